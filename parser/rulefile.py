@@ -1,0 +1,97 @@
+"""Load maintainer-edited YAML (rules/*.yaml, formulas/*.yaml) with line numbers.
+
+Every value keeps the line it was written on, so schema errors and later
+checks (a bad regex, a duplicate id) can point to `file:line`.
+
+>>> rules = RuleFile.load(Path("rules/headings.yaml"), schema=HEADINGS_SCHEMA)
+>>> rules.data["levels"][0]["pattern"]
+>>> rules.line("levels", 0, "pattern")      # -> 7
+>>> raise rules.error("bad regex", "levels", 0, "pattern")   # InputError "rules/headings.yaml:7: bad regex"
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from parser.errors import InputError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+RULES_DIR = Path(os.environ.get("FINQA_RULES_DIR", PROJECT_ROOT / "rules"))
+FORMULAS_DIR = Path(os.environ.get("FINQA_FORMULAS_DIR", PROJECT_ROOT / "formulas"))
+
+
+@dataclass
+class RuleFile:
+    path: Path
+    data: Any
+    lines: dict[tuple, int]  # path of keys/indices -> 1-based line
+
+    @classmethod
+    def load(cls, path: Path, schema: dict | None = None) -> "RuleFile":
+        """Parse and (optionally) validate against a JSON schema; InputError on any problem."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read: {exc}", str(path)) from None
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark else None
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise InputError(f"invalid YAML: {problem}", str(path), line) from None
+        lines: dict[tuple, int] = {}
+        try:
+            data = _construct(node, (), lines) if node is not None else None
+        except _DuplicateKey as exc:
+            raise InputError(str(exc), str(path), exc.line) from None
+        rule_file = cls(path, data, lines)
+        if schema is not None:
+            validator = jsonschema.Draft202012Validator(schema)
+            errors = sorted(validator.iter_errors(data), key=lambda e: rule_file.line(*e.absolute_path))
+            if errors:
+                err = errors[0]
+                where = "/".join(str(p) for p in err.absolute_path)
+                raise rule_file.error(f"{where + ': ' if where else ''}{err.message}", *err.absolute_path)
+        return rule_file
+
+    def line(self, *keys) -> int:
+        """Line of the value at this key path, or of its nearest written ancestor."""
+        keys = tuple(keys)
+        while keys and keys not in self.lines:
+            keys = keys[:-1]
+        return self.lines.get(keys, 1)
+
+    def error(self, message: str, *keys) -> InputError:
+        return InputError(message, str(self.path), self.line(*keys))
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key, line: int):
+        super().__init__(f"duplicate key {key!r}")
+        self.line = line
+
+
+def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int]) -> Any:
+    lines[at] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for key_node, value_node in node.value:
+            key = _scalar(key_node)
+            if key in out:
+                raise _DuplicateKey(key, key_node.start_mark.line + 1)
+            out[key] = _construct(value_node, at + (key,), lines)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(child, at + (i,), lines) for i, child in enumerate(node.value)]
+    return _scalar(node)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    return yaml.SafeLoader("").construct_object(node, deep=True)

@@ -1,0 +1,35 @@
+"""Parser settings: one place, validated on construction (like pdfplumber's TableSettings)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from parser.errors import InputError
+
+
+@dataclass(frozen=True)
+class ParseSettings:
+    """How documents are cut into chunks and facts.
+
+    >>> ParseSettings(chunk_chars=400, overlap_sentences=1)
+    """
+
+    chunk_chars: int = 400  # most characters in one text chunk
+    overlap_sentences: int = 1  # sentences repeated at the start of the next chunk
+    section_chars: int = 1500  # sections up to this size also get one whole-section chunk
+    header_footer_share: float = 0.5  # a line on at least this share of pages is a running header/footer
+    ocr: bool = True  # OCR pages without a text layer when Tesseract is installed
+    ocr_languages: str = "chi_tra+chi_sim+jpn"
+    ocr_dpi: int = 200
+    min_text_chars: int = 20  # fewer extracted characters than this: the page has no text layer
+
+    def __post_init__(self):
+        if self.chunk_chars < 50:
+            raise InputError(f"chunk_chars must be at least 50, got {self.chunk_chars}")
+        if not 0 <= self.overlap_sentences <= 5:
+            raise InputError(f"overlap_sentences must be 0..5, got {self.overlap_sentences}")
+        if self.section_chars < self.chunk_chars:
+            raise InputError("section_chars must be at least chunk_chars")
+        if not 0 < self.header_footer_share <= 1:
+            raise InputError("header_footer_share must be in (0, 1]")
+        if self.ocr_dpi < 72:
+            raise InputError("ocr_dpi must be at least 72")

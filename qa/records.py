@@ -1,0 +1,79 @@
+"""Records passed through the QA stage: a question, what the rules made of it, the answer."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+QUESTION_TYPES = ("lookup", "ranking", "formula", "compare_years", "report_text", "open")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One input question. `sources` restricts the search to document ids or id prefixes."""
+
+    id: str
+    text: str
+    sources: tuple[str, ...] = ()
+    category: str = ""  # free label carried from the input (AI CUP category), used by eval
+
+
+@dataclass(frozen=True)
+class Company:
+    name: str  # full name
+    short_name: str = ""
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class OutputRequest:
+    """How the question wants the number: decimals kept, percent, unit."""
+
+    digits: int | None = None  # decimal places to keep after rounding (ROUND_HALF_UP)
+    percent: bool | None = None  # True: as a percentage; False: as a ratio; None: formula default
+    unit: str = ""  # unit asked for (万元, 百万円), "" when not asked
+    round_at: str = ""  # a named place to round at ("十万円"), "" when not asked
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What the rules understood of a question; the router acts on this alone."""
+
+    question: Question
+    type: str  # one of QUESTION_TYPES
+    rule_id: str  # the rule in rules/question_types.yaml that decided the type
+    language: str = "zh"  # "zh" or "ja"
+    company: Company | None = None
+    candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
+    years: tuple[int, ...] = ()  # in the order asked
+    fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
+    keywords: tuple[str, ...] = ()  # key words as written in the question
+    formula: str = ""  # formula name (formulas/*.yaml), for type formula
+    top_n: int = 0  # rankings: how many
+    rank: int = 0  # rankings: the N of 第N (0: a top-N list)
+    descending: bool = True  # rankings: 最高 (True) or 最低 (False)
+    output: OutputRequest = OutputRequest()
+    trace: tuple[str, ...] = ()  # why: matched rule, extraction steps, skipped steps
+
+
+@dataclass(frozen=True)
+class Evidence:
+    doc: str
+    page: int | None
+    text: str
+    cell_id: str = ""
+
+
+@dataclass
+class Answer:
+    """One output line of `python -m qa.run` (the CLI contract)."""
+
+    id: str
+    question: str
+    answer: str
+    type: str
+    route: str  # which route answered, e.g. "lookup:facts", "report_text:extractive"
+    value: str | None = None
+    documents: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,84 @@
+"""The narrow interface both search backends implement.
+
+Text is tokenized in Python (search/tokenize.py) and stored pre-tokenized
+(whitespace-separated tokens), so the embedded index and Elasticsearch score
+exactly the same tokens with BM25.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+from parser.records import Chunk, Fact, ReportYear
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """What to look for and where.
+
+    Filters narrow the candidates; the should-clauses score them.
+
+    >>> SearchQuery(text="保單借款的可借金額上限", doc_ids=("insurance/7", "insurance/241"))
+    """
+
+    text: str = ""  # free text, matched against body (tokenized by the backend's Tokenizer)
+    phrases: tuple[str, ...] = ()  # key words that should appear as phrases in the body
+    titles: tuple[str, ...] = ()  # terms matched against heading titles, boosted
+    companies: tuple[str, ...] = ()  # filter: any of these company names
+    years: tuple[int, ...] = ()  # filter: any of these years
+    doc_ids: tuple[str, ...] = ()  # filter: document ids or id prefixes ("finance/" or "S100IXUZ")
+    kinds: tuple[str, ...] = ()  # filter: chunk kinds ("text", "section", "table")
+    limit: int = 10
+    title_boost: float = 2.0
+    phrase_boost: float = 1.5
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk: Chunk
+    score: float
+
+
+class TextIndex(Protocol):
+    """A chunk index. Implementations: search.embedded.EmbeddedIndex, search.elastic.ElasticIndex."""
+
+    def add(self, chunks: Iterable[Chunk]) -> int:
+        """Index chunks (replacing any with the same chunk_id); returns how many."""
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        """Remove every chunk of these documents."""
+
+    def commit(self) -> None:
+        """Make all additions and deletions durable and visible to search."""
+
+    def search(self, query: SearchQuery) -> list[Hit]:
+        """Best hits first."""
+
+    def count(self) -> int:
+        """Number of chunks indexed."""
+
+    def close(self) -> None: ...
+
+
+
+class FactStore(Protocol):
+    """Long-form facts and the company-years the corpus covers.
+
+    Implementations: search.facts.SqliteFactStore (embedded default),
+    search.elastic.ElasticFactStore. Query results are pandas DataFrames with
+    the columns of parser.records.Fact.
+    """
+
+    def add(self, facts: Iterable["Fact"], reports: Iterable["ReportYear"] = ()) -> int: ...
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def lookup(self, company: str, years: Iterable[int], fields: Iterable[str]) -> "pandas.DataFrame": ...  # noqa: F821
+
+    def ranking(self, field: str, year: int, limit: int, descending: bool = True) -> "pandas.DataFrame": ...  # noqa: F821
+
+    def reports(self, company: str | None = None) -> "pandas.DataFrame": ...  # noqa: F821
+
+    def close(self) -> None: ...
