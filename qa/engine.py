@@ -1,0 +1,101 @@
+"""The question-answering engine: rules understand the question, a route answers it.
+
+    question --QuestionAnalyzer--> Analysis --+-- lookup / formula / ranking / compare_years --> DataAnswerer (facts)
+                                              +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
+                                              +-- open --------------------------------------> TextAnswerer (model or template)
+
+>>> with Engine(EngineSettings(IndexSettings(Path(".index/examples")))) as engine:
+...     engine.answer(Question("1", "2022年示例科技的电子信箱是什么?")).value
+'ir@example-tech.cn'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from parser.errors import InputError
+from qa.answers import AnswerTemplates
+from qa.data_answer import DataAnswerer
+from qa.formulas import FormulaBook
+from qa.records import Analysis, Answer, Question
+from qa.text_answer import TextAnswerer, TextSettings
+from qa.understand import QuestionAnalyzer
+from search.facts import open_fact_store
+from search.open import open_text_index
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
+
+DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
+MODES = ("answer", "retrieve")
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    index: IndexSettings
+    mode: str = "answer"  # "retrieve": rank documents only
+    llm: str = "none"  # a model folder or .gguf file, or "none"
+    text: TextSettings = field(default_factory=TextSettings)
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise InputError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.llm != "none" and not Path(self.llm).exists():
+            raise InputError("language model not found (give a model folder or .gguf file, or --llm none)", self.llm)
+
+
+class Engine:
+    """Answers questions over one index; open it once, ask many questions."""
+
+    def __init__(self, settings: EngineSettings):
+        self.settings = settings
+        self.store = open_fact_store(settings.index)
+        reports = self.store.reports()
+        self.tokenizer = Tokenizer()
+        self.tokenizer.add_words(_company_words(reports))
+        self.index = open_text_index(settings.index, self.tokenizer)
+        llm = None
+        if settings.llm != "none":
+            from qa.llm import LocalLLM  # the llm extra is optional
+
+            llm = LocalLLM.load(settings.llm)
+        templates = AnswerTemplates.load()
+        self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
+        self.data = DataAnswerer(self.store, FormulaBook.load(), templates)
+        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
+
+    def analyze(self, question: Question) -> Analysis:
+        return self.analyzer.run(question)
+
+    def answer(self, question: Question) -> Answer:
+        """Never raises for one bad question: the failure is reported in `route` so the batch goes on."""
+        try:
+            analysis = self.analyzer.run(question)
+            if self.settings.mode == "retrieve":
+                return self.text.retrieve(analysis)
+            if analysis.type in DATA_TYPES:
+                return self.data.run(analysis)
+            return self.text.run(analysis)
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
+            return Answer(id=question.id, question=question.text, answer="", type="open",
+                          route=f"error: {type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        self.index.close()
+        self.store.close()
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+
+def _company_words(reports) -> list[str]:
+    """Company names and short names, so the tokenizer keeps them whole."""
+    words = set()
+    for column in ("company", "short_name"):
+        if column in reports:
+            words.update(str(v) for v in reports[column].dropna() if str(v))
+    return sorted(words)
