@@ -1,0 +1,119 @@
+"""Answer wording from rules/answers.yaml: one template per kind and language.
+
+>>> templates = AnswerTemplates.load()
+>>> templates.render("lookup", "zh", company="四方科技", year=2019, field="电子信箱", value="zqb@ntsquare.com", unit="")
+'四方科技2019年的电子信箱是zqb@ntsquare.com。'
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from parser.errors import InputError
+from parser.rulefile import RULES_DIR, RuleFile
+
+LANGUAGES = ("zh", "ja")
+REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same", "compare_changed",
+                  "negative_report", "negative_value", "report_text_extractive", "open_no_model")
+NEGATIVE_KINDS = ("negative_report", "negative_value")
+NEGATIVE_WORDS = ("未", "无", "不", "没有")
+
+ANSWERS_SCHEMA = {
+    "type": "object",
+    "required": ["templates"],
+    "additionalProperties": False,
+    "properties": {
+        "templates": {
+            "type": "object",
+            "required": list(REQUIRED_KINDS),
+            "propertyNames": {"pattern": r"^[a-z][a-z0-9_]*$"},
+            "additionalProperties": {
+                "type": "object",
+                "required": list(LANGUAGES),
+                "additionalProperties": False,
+                "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGUAGES},
+            },
+        }
+    },
+}
+
+
+@dataclass(frozen=True)
+class _Template:
+    text: str
+    fields: frozenset[str]
+    line: int
+
+
+def answer_errors(path: Path) -> list[InputError]:
+    """Every problem of an answers file: schema, malformed placeholders, negative wording."""
+    return _parse(path)[1]
+
+
+def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputError]]:
+    rules = RuleFile.load(path, ANSWERS_SCHEMA)
+    templates, errors = {}, []
+    for kind, by_lang in rules.data["templates"].items():
+        for lang, text in by_lang.items():
+            at = ("templates", kind, lang)
+            try:
+                names = set()
+                for _, name, spec, conversion in string.Formatter().parse(text):
+                    if name is not None:
+                        if not name.isidentifier():
+                            raise ValueError(f"placeholder {{{name}}} must be a plain name")
+                        names.add(name)
+                        if spec and "{" in spec:
+                            raise ValueError("nested placeholders are not supported")
+            except ValueError as exc:
+                errors.append(rules.error(f"template {kind}/{lang}: {exc}", *at))
+                continue
+            if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in NEGATIVE_WORDS):
+                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(NEGATIVE_WORDS)}", *at))
+            templates[(kind, lang)] = _Template(text, frozenset(names), rules.line(*at))
+    return templates, errors
+
+
+class AnswerTemplates:
+    """Templates by (kind, language), rendered with str.format.
+
+    `render` raises InputError naming the template's file:line when a
+    placeholder has no value, and when the kind or language is unknown.
+    """
+
+    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path):
+        self._templates = templates
+        self.path = path
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "AnswerTemplates":
+        path = Path(path or RULES_DIR / "answers.yaml")
+        templates, errors = _parse(path)
+        if errors:
+            raise errors[0]
+        return cls(templates, path)
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted({kind for kind, _ in self._templates})
+
+    def placeholders(self, kind: str, lang: str = "zh") -> frozenset[str]:
+        return self._get(kind, lang).fields
+
+    def render(self, kind: str, lang: str = "zh", **values) -> str:
+        """The template of this kind in this language ("zh" or "ja") filled with `values`."""
+        template = self._get(kind, lang)
+        missing = sorted(template.fields - values.keys())
+        if missing:
+            raise InputError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
+                             f"given {', '.join(sorted(values)) or 'nothing'}", str(self.path), template.line)
+        return template.text.format(**values)
+
+    def _get(self, kind: str, lang: str) -> _Template:
+        template = self._templates.get((kind, lang))
+        if template is None:
+            if not any(k == kind for k, _ in self._templates):
+                raise InputError(f"no answer template {kind!r}; known: {', '.join(self.kinds)}", str(self.path))
+            raise InputError(f"no {lang!r} text for answer template {kind!r}; languages: {', '.join(LANGUAGES)}", str(self.path))
+        return template

@@ -1,0 +1,269 @@
+"""Which company a question is about: a register of names matched in one pass.
+
+The register holds full names, short names (every one a company has used),
+stock codes and derived aliases (the full name without its legal suffix),
+built from the corpus's company-years and, optionally, a reports list in the
+FinGLM file-name format (`date__full name__code__short name__year__年度报告`).
+All names go into one compiled `PhraseMatcher`, so matching costs one regex
+scan per question whatever the size of the register; when nothing matches
+exactly, thefuzz compares company-like spans with the full names.
+
+>>> register = CompanyRegister.from_reports_list(Path("reports_list.csv"))
+>>> register.find("2019年四方科技电子信箱是什么?").company.name
+'四方科技集团股份有限公司'
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from parser.errors import InputError
+from parser.records import ReportYear
+from qa.fields import PhraseMatcher, _s2t, _t2s, fold, fold_with_offsets
+from qa.records import Company
+
+# Legal-form endings removed to make a company's core-name alias (山东阳谷华泰化工股份有限公司 -> 山东阳谷华泰化工).
+LEGAL_SUFFIXES = ("股份有限公司", "有限责任公司", "有限公司", "股份公司", "株式会社")
+# Prefixes of special-treatment share names (*ST华仪 is also asked as 华仪).
+_SHORT_NAME_PREFIX = re.compile(r"^(?:\*?s?\*?st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.IGNORECASE)
+# A span that looks like a company name (ends in a legal form), for names the register lacks.
+_COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:股份有限公司|有限责任公司|有限公司|股份公司|株式会社)")
+# Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
+_SPAN_LEAD = re.compile(r"^(?:请问|请|能否|根据|结合|对比|比较|相比|与|和|分析|简要|介绍|简述|概述|说明|提供|计算|告诉我|"
+                        r"我想知道|关于|年报|年度报告|年度|年|的|在|了|给我|一下|对|从|到|至|间|期间|之间)*")
+_CODE = re.compile(r"(?<![\d.])\d{4,6}(?![\d.年])")
+
+
+@dataclass(frozen=True)
+class CompanyMatch:
+    """The outcome of `CompanyRegister.find`."""
+
+    company: Company | None = None
+    candidates: tuple[Company, ...] = ()  # several equally good matches (company is None then)
+    written: str = ""  # the name as it stands in the question
+    start: int = -1  # span in the question
+    end: int = -1
+    how: str = "none"  # "exact" | "alias" | "code" | "fuzzy" | "none"
+    score: int = 0
+    others: tuple[Company, ...] = ()  # further companies named elsewhere in the question
+
+
+@dataclass
+class _Entry:
+    company: Company
+    short_names: set[str] = field(default_factory=set)
+    years: set[int] = field(default_factory=set)
+
+
+class CompanyRegister:
+    """Company names, short names and codes, matched longest first.
+
+    >>> register = CompanyRegister.from_reports([ReportYear("丸紅株式会社", 2020, code="8002")])
+    >>> register.find("丸紅株式会社の2020年時点における「負債」は？").company.name
+    '丸紅株式会社'
+    """
+
+    def __init__(self, entries: Iterable[_Entry], fuzzy_threshold: int = 85):
+        if not 50 <= fuzzy_threshold <= 100:
+            raise InputError(f"company fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
+        self.fuzzy_threshold = fuzzy_threshold
+        self._entries: dict[str, _Entry] = {}
+        for entry in entries:
+            known = self._entries.get(entry.company.name)
+            if known is None:
+                self._entries[entry.company.name] = entry
+            else:
+                known.short_names |= entry.short_names
+                known.years |= entry.years
+        exact: dict[str, list[str]] = {}
+        derived: dict[str, list[str]] = {}
+        self._codes: dict[str, list[str]] = {}
+        for name, entry in self._entries.items():
+            exact.setdefault(fold(name), []).append(name)
+            for short in entry.short_names:
+                exact.setdefault(fold(short), []).append(name)
+                bare = _SHORT_NAME_PREFIX.sub("", fold(short))
+                if len(bare) >= 2 and bare != fold(short):
+                    derived.setdefault(bare, []).append(name)
+            core = _core_name(fold(name))
+            if core:
+                derived.setdefault(core, []).append(name)
+            if entry.company.code:
+                self._codes.setdefault(entry.company.code, []).append(name)
+        # The same names in the other script (鴻海精密工業 / 鸿海精密工业), so either writing matches.
+        for converted, names in _other_script(exact).items():
+            derived.setdefault(converted, []).extend(names)
+        # A derived alias never hides an exact name of another company.
+        phrases = {**{k: v for k, v in derived.items() if k not in exact}, **exact}
+        self._exact = set(exact)
+        self._matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
+        self._full_names = {fold(n): n for n in self._entries}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def companies(self) -> list[Company]:
+        return [e.company for e in self._entries.values()]
+
+    def years_of(self, name: str) -> set[int]:
+        entry = self._entries.get(name)
+        return set(entry.years) if entry else set()
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_reports(cls, reports: Iterable[ReportYear], **settings) -> "CompanyRegister":
+        """From the corpus's company-years (parser.records.ReportYear, or rows with those attributes)."""
+        return cls((_entry(r.company, r.short_name, r.code, r.year) for r in reports if r.company), **settings)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[dict], **settings) -> "CompanyRegister":
+        """From mappings with keys company, year, short_name, code (a FactStore `reports()` frame's records)."""
+        return cls((_entry(_text(r.get("company")), _text(r.get("short_name")), _text(r.get("code")), r.get("year"))
+                    for r in rows if _text(r.get("company"))), **settings)
+
+    @classmethod
+    def from_fact_store(cls, store, **settings) -> "CompanyRegister":
+        """From a FactStore's company-years (its `reports()` table)."""
+        return cls.from_rows(store.reports().to_dict("records"), **settings)
+
+    @classmethod
+    def from_reports_list(cls, path: Path, **settings) -> "CompanyRegister":
+        """From report file names `date__full name__code__short name__year__年度报告` (one per line or CSV row)."""
+        return cls(read_reports_list(path), **settings)
+
+    def merged(self, other: "CompanyRegister") -> "CompanyRegister":
+        """A register holding both registers' companies."""
+        return CompanyRegister([*self._entries.values(), *other._entries.values()], fuzzy_threshold=self.fuzzy_threshold)
+
+    # ------------------------------------------------------------------ matching
+    def find(self, text: str, years: Iterable[int] = ()) -> CompanyMatch:
+        """The company the text names: longest exact name, then code, then a fuzzy full-name match.
+
+        When one written name fits several companies, those that have a report
+        for one of `years` are preferred; if several remain, they are returned
+        as `candidates` (ambiguous) and `company` is None. A name with a legal
+        form (…股份有限公司) that the register lacks comes back as it is written,
+        with `how="unregistered"`, so answers can say that company is not covered.
+        """
+        folded, offsets = fold_with_offsets(text)
+        spans = [(m.start() + len(lead.group()), m.end()) for m in _COMPANY_SPAN.finditer(folded)
+                 for lead in [_SPAN_LEAD.match(m.group())] if m.end() - m.start() - len(lead.group()) >= 6]
+        matches = self._matcher.find(folded)
+        if matches:
+            best = max(matches, key=lambda m: (m.end - m.start, -m.start))
+            longer = [s for s in spans if s[0] <= best.start and best.end <= s[1] and s[1] - s[0] > best.end - best.start]
+            if not longer:
+                names = self._narrow(best.values, years)
+                others = tuple(dict.fromkeys(self._entries[n].company for m in matches if m is not best
+                                             for n in m.values if n not in best.values))
+                how = "exact" if best.text in self._exact else "alias"
+                return self._result(names, text, offsets, best.start, best.end, how, 100, others)
+        for m in _CODE.finditer(folded):
+            code = m.group()
+            if code in self._codes and not (len(code) == 4 and 1900 <= int(code) <= 2100):
+                return self._result(self._narrow(tuple(self._codes[code]), years), text, offsets, m.start(), m.end(), "code", 100)
+        return self._find_fuzzy(text, folded, offsets, spans, years)
+
+    def _find_fuzzy(self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]) -> CompanyMatch:
+        from thefuzz import fuzz, process
+
+        for start, end in spans:
+            span = folded[start:end]
+            hit = process.extractOne(span, list(self._full_names), scorer=fuzz.ratio,
+                                     processor=None, score_cutoff=self.fuzzy_threshold)
+            if hit:
+                return self._result(self._narrow((self._full_names[hit[0]],), years), text, offsets, start, end,
+                                    "fuzzy", int(hit[1]))
+            written = text[offsets[start]:offsets[end - 1] + 1]
+            return CompanyMatch(Company(written), (), written, offsets[start], offsets[end - 1] + 1, "unregistered", 0)
+        return CompanyMatch()
+
+    def _narrow(self, names: tuple[str, ...], years: Iterable[int]) -> tuple[str, ...]:
+        years = set(years)
+        if len(names) > 1 and years:
+            having = tuple(n for n in names if self._entries[n].years & years)
+            if having:
+                return having
+        return names
+
+    def _result(self, names, text, offsets, start, end, how, score, others=()) -> CompanyMatch:
+        """The match, with its span mapped from folded back to written text."""
+        companies = tuple(self._entries[n].company for n in names)
+        start, end = offsets[start], offsets[end - 1] + 1
+        written = text[start:end]
+        if len(companies) == 1:
+            return CompanyMatch(companies[0], (), written, start, end, how, score, others)
+        return CompanyMatch(None, companies, written, start, end, how, score, others)
+
+
+def _other_script(phrases: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each phrase converted Simplified->Traditional and Traditional->Simplified (OpenCC), where that changes it."""
+    keys = list(phrases)
+    converted: dict[str, list[str]] = {}
+    for converter in (_s2t(), _t2s()):
+        # One call over all names: OpenCC is fast per call, not per name.
+        for key, other in zip(keys, converter.convert("\n".join(keys)).split("\n")):
+            if other != key:
+                converted.setdefault(other, []).extend(phrases[key])
+    return converted
+
+
+def _text(value) -> str:
+    """A cell as text: None and NaN (pandas' empty cell) become ""."""
+    if value is None or value != value:
+        return ""
+    return str(value).strip()
+
+
+def _core_name(folded_name: str) -> str:
+    for suffix in LEGAL_SUFFIXES:
+        if folded_name.endswith(suffix):
+            core = folded_name[: -len(suffix)]
+            return core if len(core) >= 2 else ""
+    return ""
+
+
+def _entry(name: str, short_name: str, code: str, year) -> _Entry:
+    try:
+        year_int = int(year) if year not in (None, "") else None
+    except (TypeError, ValueError):
+        year_int = None
+    return _Entry(Company(name.strip(), short_name.strip(), str(code).strip()),
+                  {short_name.strip()} if short_name and short_name.strip() else set(),
+                  {year_int} if year_int else set())
+
+
+def read_reports_list(path: Path) -> list[_Entry]:
+    """Entries from a FinGLM-style reports list; InputError naming the line for an unreadable row."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read reports list: {exc}", str(path)) from None
+    latest: dict[str, tuple[int, _Entry]] = {}
+    for number, row in enumerate(csv.reader(text.splitlines()), start=1):
+        if not row or not row[0].strip() or row[0].strip() == "name":
+            continue
+        parts = Path(row[0].strip()).stem.split("__") if "__" in row[0] else []
+        if len(parts) < 5:
+            raise InputError("expected date__full name__code__short name__year__年度报告", str(path), number)
+        date, name, code, short_name, year = parts[:5]
+        entry = _entry(name, short_name, code, year.rstrip("年"))
+        if not entry.years:
+            raise InputError(f"bad year {year!r}", str(path), number)
+        # The company's current short name is the one in its latest filing; older ones stay aliases.
+        seen = latest.get(name)
+        if seen is None:
+            latest[name] = (int(date[:4]) if date[:4].isdigit() else 0, entry)
+        else:
+            when, kept = seen
+            kept.short_names |= entry.short_names
+            kept.years |= entry.years
+            if date[:4].isdigit() and int(date[:4]) >= when:
+                kept.company = Company(name, short_name, code or kept.company.code)
+                latest[name] = (int(date[:4]), kept)
+    return [entry for _, entry in latest.values()]

@@ -1,0 +1,311 @@
+"""Financial fields named in a question: dictionary match, then fuzzy match.
+
+`FieldDictionary` holds rules/fields.yaml (canonical names, synonyms in
+Simplified, Traditional Chinese and Japanese) as one compiled matcher and
+finds the fields a question names, longest first. `PhraseMatcher` is the
+compiled dictionary matcher itself (a trie turned into one regular
+expression), shared with the company register.
+
+>>> fields = FieldDictionary.load()
+>>> [m.field for m in fields.find("2019年四方科技的總負債和营业收入是多少?")]
+['负债合计', '营业收入']
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Generic, Iterable, TypeVar
+
+from parser.errors import InputError
+from parser.rulefile import RULES_DIR, RuleFile
+
+V = TypeVar("V")
+
+STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "basic_info", "employees", "other")
+
+FIELDS_SCHEMA = {
+    "type": "object",
+    "required": ["fields"],
+    "additionalProperties": False,
+    "properties": {
+        "fields": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name", "statement", "kind"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "synonyms": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "statement": {"enum": list(STATEMENTS)},
+                    "unit": {"type": "string"},
+                    "kind": {"enum": ["number", "text"]},
+                },
+            },
+        }
+    },
+}
+
+_DROPPED = re.compile(r"[\s()]+")
+
+
+def fold(text: str) -> str:
+    """The form names are matched in: NFKC (full-width to half-width), lower case, no spaces or parentheses.
+
+    Parentheses go because report lists write 福建龙溪轴承集团股份有限公司 for 福建龙溪轴承(集团)股份有限公司.
+    """
+    return _DROPPED.sub("", unicodedata.normalize("NFKC", text)).lower()
+
+
+def fold_field(text: str) -> str:
+    """Field names are also matched with 的 removed (归属于母公司的净利润 = 归属于母公司净利润)."""
+    return fold(text).replace("的", "")
+
+
+def fold_with_offsets(text: str, drop: str = "()") -> tuple[str, list[int]]:
+    """`fold(text)` (also dropping the characters in `drop`) and, for each of its characters,
+    the index it came from in `text`, so matches can be reported as written."""
+    normalized = unicodedata.normalize("NFKC", text).lower()
+    if len(normalized) == len(text):  # the usual case: one character for one
+        dropper = _dropper(drop)
+        kept = [i for i, c in enumerate(normalized) if c not in drop and not c.isspace()] if dropper.search(normalized) \
+            else range(len(normalized))
+        return dropper.sub("", normalized), kept
+    out: list[str] = []
+    offsets: list[int] = []
+    for i, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKC", ch).lower():
+            if c not in drop and not c.isspace():
+                out.append(c)
+                offsets.append(i)
+    return "".join(out), offsets
+
+
+@lru_cache(maxsize=8)
+def _dropper(drop: str) -> re.Pattern:
+    return re.compile("[\\s" + re.escape(drop) + "]") if drop else re.compile(r"\s")
+
+
+def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
+    """`fold_field(text)` with offsets into `text` (see fold_with_offsets)."""
+    return fold_with_offsets(text, "的()")
+
+
+@dataclass(frozen=True)
+class PhraseMatch(Generic[V]):
+    start: int
+    end: int
+    text: str  # the matched phrase as it stands in the searched text
+    values: tuple  # every value registered under this phrase
+
+
+class PhraseMatcher(Generic[V]):
+    """Leftmost-longest dictionary matching with one compiled regular expression.
+
+    The phrases are arranged in a trie and written out as a single pattern, so
+    matching costs one regex scan per text however many phrases there are
+    (11,588 reports' names match in microseconds).
+
+    >>> m = PhraseMatcher({"资产": ["a"], "资产总计": ["b"]})
+    >>> [(x.text, x.values) for x in m.find("资产总计是多少")]
+    [('资产总计', ('b',))]
+    """
+
+    def __init__(self, phrases: dict[str, Iterable[V]]):
+        self._values = {p: tuple(dict.fromkeys(v)) for p, v in phrases.items() if p}
+        self._regex = re.compile(_trie_pattern(self._values)) if self._values else None
+        # Two-character beginnings of phrases: a position whose two characters begin no phrase
+        # is skipped without running the regex there (the trie's root has thousands of branches).
+        self._starts = {p[:2] for p in self._values if len(p) >= 2}
+        self._singles = {p for p in self._values if len(p) == 1}
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, phrase: str) -> bool:
+        return phrase in self._values
+
+    def values(self, phrase: str) -> tuple:
+        return self._values.get(phrase, ())
+
+    def find(self, text: str) -> list[PhraseMatch[V]]:
+        """Non-overlapping matches; where matches overlap the longest wins (then the leftmost)."""
+        if self._regex is None:
+            return []
+        found = []
+        starts, singles, match = self._starts, self._singles, self._regex.match
+        for i in range(len(text)):
+            if text[i:i + 2] in starts or text[i] in singles:
+                m = match(text, i)
+                if m and m.end() > i:
+                    found.append((i, m.end()))
+        if len(found) > 1:
+            found = _best_non_overlapping(found)
+        return [PhraseMatch(s, e, text[s:e], self._values[text[s:e]]) for s, e in found]
+
+
+def _best_non_overlapping(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    chosen: list[tuple[int, int]] = []
+    for s, e in sorted(set(spans), key=lambda se: (se[0] - se[1], se[0])):
+        if all(e <= cs or s >= ce for cs, ce in chosen):
+            chosen.append((s, e))
+    return sorted(chosen)
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        # Greedy optional group: a longer phrase is preferred over its prefix.
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    name: str
+    synonyms: tuple[str, ...] = ()
+    statement: str = "other"
+    unit: str = ""
+    kind: str = "number"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class FieldMatch:
+    field: str  # canonical name
+    written: str  # as it stands in the question
+    start: int  # span in the question
+    end: int
+    score: int = 100  # 100 for a dictionary match, the thefuzz score otherwise
+    how: str = "dictionary"  # "dictionary" | "fuzzy" | "llm"
+
+
+def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef], list[InputError]]:
+    """Parse rules/fields.yaml; returns the definitions and every collision found."""
+    rules = RuleFile.load(path or RULES_DIR / "fields.yaml", FIELDS_SCHEMA)
+    defs, errors = [], []
+    owner: dict[str, tuple[str, int]] = {}
+    for i, item in enumerate(rules.data["fields"]):
+        line = rules.line("fields", i)
+        defs.append(FieldDef(item["name"], tuple(item.get("synonyms", ())), item["statement"],
+                             item.get("unit", ""), item["kind"], line))
+        for j, word in enumerate([item["name"], *item.get("synonyms", ())]):
+            at = ("fields", i, "name") if j == 0 else ("fields", i, "synonyms", j - 1)
+            key = fold_field(word)
+            if not key:
+                errors.append(rules.error(f"{word!r} is empty once spaces and 的 are removed", *at))
+            elif key in owner and owner[key][0] != item["name"]:
+                other, other_line = owner[key]
+                errors.append(rules.error(f"{word!r} of {item['name']} is also listed under {other} (line {other_line})", *at))
+            elif key not in owner:
+                owner[key] = (item["name"], rules.line(*at))
+    return rules, defs, errors
+
+
+@lru_cache(maxsize=1)
+def _s2t():
+    """OpenCC Simplified -> Traditional (shared with qa.formulas and qa.companies)."""
+    import opencc
+
+    return opencc.OpenCC("s2t")
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+class FieldDictionary:
+    """Canonical fields and every way of writing them, matched longest first.
+
+    Traditional-character forms of every Simplified name are added at load
+    time (OpenCC s2t), so 營業收入 needs no entry of its own; wordings that
+    differ (資產總額, 総資産) are listed as synonyms.
+
+    >>> d = FieldDictionary.load()
+    >>> d.canonical("总负债")
+    '负债合计'
+    """
+
+    def __init__(self, fields: list[FieldDef], fuzzy_threshold: int = 80, fuzzy_min_chars: int = 3):
+        if not fields:
+            raise InputError("no fields defined")
+        if not 50 <= fuzzy_threshold <= 100:
+            raise InputError(f"fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
+        self.fields = {f.name: f for f in fields}
+        self.fuzzy_threshold = fuzzy_threshold
+        self.fuzzy_min_chars = fuzzy_min_chars
+        phrases: dict[str, list[str]] = {}
+        for f in fields:
+            for word in (f.name, *f.synonyms):
+                phrases.setdefault(fold_field(word), []).append(f.name)
+        converter = _s2t()
+        for f in fields:
+            for word in (f.name, *f.synonyms):
+                traditional = fold_field(converter.convert(word))
+                phrases.setdefault(traditional, [f.name])
+        self._matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
+        self._fuzzy_choices = {fold_field(f.name): f.name for f in fields if len(f.name) >= fuzzy_min_chars}
+
+    @classmethod
+    def load(cls, path: Path | None = None, **settings) -> "FieldDictionary":
+        """Read rules/fields.yaml; InputError (file:line) on a schema error or a synonym collision."""
+        _, defs, errors = load_field_file(path)
+        if errors:
+            raise errors[0]
+        return cls(defs, **settings)
+
+    def words(self) -> list[str]:
+        """Every name and synonym as written in the file (for tokenizer user dictionaries)."""
+        return list(dict.fromkeys(w for f in self.fields.values() for w in (f.name, *f.synonyms)))
+
+    def add_to_jieba(self, tokenizer=None) -> int:
+        """Make jieba keep every field name whole; returns how many words were added."""
+        if tokenizer is None:
+            import jieba as tokenizer
+        words = [w for w in self.words() if not w.isascii()]
+        for word in words:
+            tokenizer.add_word(word, freq=20000)
+        return len(words)
+
+    def canonical(self, written: str) -> str | None:
+        """The canonical field a name or synonym stands for, or None."""
+        values = self._matcher.values(fold_field(written))
+        return values[0] if values else None
+
+    def find(self, text: str) -> list[FieldMatch]:
+        """Fields named in the text, in order, by exact dictionary match (longest first)."""
+        folded, offsets = fold_field_with_offsets(text)
+        return [FieldMatch(m.values[0], text[offsets[m.start]:offsets[m.end - 1] + 1], offsets[m.start], offsets[m.end - 1] + 1)
+                for m in self._matcher.find(folded)]
+
+    def find_fuzzy(self, text: str, threshold: int | None = None) -> list[FieldMatch]:
+        """The best canonical field by thefuzz partial ratio, if it reaches the threshold."""
+        from thefuzz import fuzz, process
+
+        folded = fold_field(text)
+        if len(folded) < self.fuzzy_min_chars:
+            return []
+        best = process.extractOne(folded, list(self._fuzzy_choices), scorer=fuzz.partial_ratio,
+                                  processor=None, score_cutoff=threshold or self.fuzzy_threshold)
+        if not best:
+            return []
+        key, score = best[0], best[1]
+        return [FieldMatch(self._fuzzy_choices[key], key, 0, 0, score=score, how="fuzzy")]

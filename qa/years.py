@@ -1,0 +1,106 @@
+"""Which years a question is about.
+
+Understands 2019年, 2019年度, 2019-2021年 / 2019至2021年 (every year of the
+range), 二〇二一年, 令和3年 / 平成31年 / 令和元年, 民國112年, 2023年第1季 /
+2023年第三季度 (year plus quarter), FY2020, and 上年 / 去年 / 前年 / 上上年
+relative to the year the question names (or a reference year). Words that look
+ahead (下一年度的经营计划) name what a report says, not which report, so they add no year.
+
+>>> extract_years("2021年法定代表人对比2019年是否相同?").years
+(2021, 2019)
+>>> extract_years("2021年营业收入与上年相比增长了多少?").years
+(2021, 2020)
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_DIGITS = {"〇": 0, "零": 0, "○": 0, "O": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_SMALL = {**{k: v for k, v in _DIGITS.items() if k not in "〇零○O"}, "两": 2, "兩": 2, "元": 1}
+ERAS = {"令和": 2018, "平成": 1988, "昭和": 1925, "民國": 1911, "民国": 1911}
+
+_Y = r"(?:19|20)\d{2}"
+_CN_YEAR = r"[〇零○一二三四五六七八九]{4}"
+_NUM = r"(?:\d{1,3}|[元一二三四五六七八九十两]{1,3})"
+_QUARTER = r"第?([1-4一二三四])(?:季度|季|四半期|quarter)|q([1-4])"
+_PATTERNS = re.compile(
+    rf"(?P<range>(?P<r1>{_Y})\s*年?\s*(?:-|~|～|—|–|至|到|—|から)\s*(?P<r2>{_Y})\s*年?)"
+    rf"|(?P<era>(?P<era_name>令和|平成|昭和|民國|民国)\s*(?P<era_num>{_NUM})\s*年)"
+    rf"|(?P<cn>(?P<cn_digits>{_CN_YEAR})\s*年)"
+    rf"|(?:fy\s*(?P<fy>{_Y}))"
+    rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*(?:年度|年|期|財年|会計年度|年度末)?)"
+    rf"|(?P<relative>上上年|上上个年度|大前年|前年|去年|上年|上一年|上个年度|上年度|上期|前期|前年度|前一年|同期|今年|本年|本期|当年|当期)",
+    re.IGNORECASE,
+)
+_RELATIVE = {"上上年": -2, "上上个年度": -2, "大前年": -3, "前年": -2, "去年": -1, "上年": -1, "上一年": -1, "上个年度": -1,
+             "上年度": -1, "上期": -1, "前期": -1, "前年度": -1, "前一年": -1, "同期": -1, "今年": 0, "本年": 0, "本期": 0, "当年": 0, "当期": 0}
+_QUARTER_AFTER = re.compile(rf"\s*(?:年)?\s*(?:的)?\s*(?:{_QUARTER})", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class YearMatch:
+    years: tuple[int, ...] = ()  # in the order asked, no repeats
+    written: tuple[str, ...] = ()  # each year expression as written
+    quarter: int = 0  # 1-4 when a quarter is named (2023年第1季)
+    is_range: bool = False  # a range was named (2019-2021年): every year of it is asked
+    unresolved: tuple[str, ...] = ()  # relative expressions with no year to count from
+
+
+def small_number(text: str) -> int | None:
+    """12, 十二, 二十三, 元 (=1) -> int; None when not a number."""
+    text = unicodedata.normalize("NFKC", text).strip()
+    if text.isdigit():
+        return int(text)
+    if not text or any(ch not in _SMALL and ch != "十" for ch in text):
+        return None
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_SMALL.get(tens, 1) if tens else 1) * 10 + (_SMALL.get(ones, 0) if ones else 0)
+    return _SMALL.get(text) if len(text) == 1 else None
+
+
+def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
+    """The years named in the text; relative words count from the first absolute year named,
+    else from `reference_year` (the year the question was asked in), else they stay unresolved."""
+    text = unicodedata.normalize("NFKC", text)
+    absolute: list[tuple[int, int, str]] = []  # (position, year, written)
+    relative: list[tuple[int, int, str]] = []
+    quarter = 0
+    is_range = False
+    for m in _PATTERNS.finditer(text):
+        if m.group("range"):
+            first, last = int(m.group("r1")), int(m.group("r2"))
+            if first <= last <= first + 30:
+                is_range = True
+                absolute += [(m.start(), y, m.group()) for y in range(first, last + 1)]
+            else:
+                absolute += [(m.start(), first, m.group()), (m.start(), last, m.group())]
+        elif m.group("era"):
+            number = small_number(m.group("era_num"))
+            if number:
+                absolute.append((m.start(), ERAS[m.group("era_name")] + number, m.group()))
+        elif m.group("cn"):
+            absolute.append((m.start(), int("".join(str(_DIGITS[c]) for c in m.group("cn_digits"))), m.group()))
+        elif m.group("fy"):
+            absolute.append((m.start(), int(m.group("fy")), m.group()))
+        elif m.group("plain"):
+            absolute.append((m.start(), int(m.group("year")), m.group()))
+        else:
+            relative.append((m.start(), _RELATIVE[m.group("relative")], m.group()))
+        if not quarter and not m.group("relative"):
+            q = _QUARTER_AFTER.match(text, m.end())
+            if q:
+                quarter = small_number(q.group(1) or q.group(2)) or 0
+    base = absolute[0][1] if absolute else reference_year
+    found = list(absolute)
+    unresolved = []
+    for position, offset, written in relative:
+        if base is None:
+            unresolved.append(written)
+        elif offset or not absolute:  # 本期/当年 add nothing when a year is named
+            found.append((position, base + offset, written))
+    years = tuple(dict.fromkeys(y for _, y, _ in sorted(found, key=lambda f: f[0])))
+    written = tuple(dict.fromkeys(w for _, _, w in sorted(found, key=lambda f: f[0])))
+    return YearMatch(years, written, quarter, is_range, tuple(unresolved))

@@ -1,0 +1,52 @@
+import textwrap
+
+import pytest
+
+from parser.errors import InputError
+from parser.rulefile import RULES_DIR
+from qa.answers import NEGATIVE_WORDS, REQUIRED_KINDS, AnswerTemplates, answer_errors
+
+
+@pytest.fixture(scope="module")
+def templates():
+    return AnswerTemplates.load()
+
+
+def test_every_required_kind_has_chinese_and_japanese_text(templates):
+    for kind in REQUIRED_KINDS:
+        for lang in ("zh", "ja"):
+            assert templates.placeholders(kind, lang) is not None
+
+
+def test_render_fills_placeholders(templates):
+    text = templates.render("lookup", "zh", company="四方科技", year=2019, field="研发费用", value="241986307.9", unit="元")
+    assert text == "四方科技2019年的研发费用是241986307.9元。"
+    assert "丸紅株式会社" in templates.render("lookup", "ja", company="丸紅株式会社", year=2020, field="負債", value="1", unit="円")
+
+
+def test_negative_answers_say_no(templates):
+    for kind in ("negative_report", "negative_value"):
+        text = templates.render(kind, "zh", company="某公司", year=2021, field="营业收入")
+        assert any(word in text for word in NEGATIVE_WORDS)
+
+
+def test_a_missing_placeholder_is_a_clear_error_naming_the_template_line(templates):
+    with pytest.raises(InputError, match=r"answers.yaml:\d+: template lookup/zh needs \{field\}, \{unit\}, \{value\}, \{year\}"):
+        templates.render("lookup", "zh", company="四方科技")
+    with pytest.raises(InputError, match="no answer template 'lookups'"):
+        templates.render("lookups", "zh")
+
+
+def test_a_negative_template_without_a_negative_word_is_rejected(tmp_path):
+    path = tmp_path / "answers.yaml"
+    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    path.write_text(text.replace("抱歉，资料中没有{company}{year}年的年报，无法回答该问题。", "{company}{year}年的年报在此。"), encoding="utf-8")
+    assert any("negative_report/zh must contain" in str(e) for e in answer_errors(path))
+
+
+def test_a_malformed_placeholder_is_reported(tmp_path):
+    path = tmp_path / "answers.yaml"
+    body = textwrap.indent("\n".join(f"{k}:\n  zh: '无{{x}}'\n  ja: 'x'" for k in REQUIRED_KINDS), "  ")
+    path.write_text("templates:\n" + body.replace("lookup:\n    zh: '无{x}'", "lookup:\n    zh: '{value'") + "\n", encoding="utf-8")
+    errors = [str(e) for e in answer_errors(path)]
+    assert len(errors) == 1 and "template lookup/zh" in errors[0]
