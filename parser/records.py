@@ -91,6 +91,7 @@ class ParsedDocument:
     chunks: list[Chunk] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     reports: list[ReportYear] = field(default_factory=list)
+    table_list: list["Table"] = field(default_factory=list)  # for the per-document Excel workbook
     pages: int = 0
     tables: int = 0
     ocr_pages: int = 0

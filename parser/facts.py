@@ -1,0 +1,319 @@
+"""Tables to long-form facts (one value of one field for one period) and row sentences for search.
+
+>>> facts, chunks = table_facts(table, DocumentMeta("cn/600519_2021", company="贵州茅台酒股份有限公司", year=2021))
+>>> facts[0].field, facts[0].period, facts[0].year, facts[0].value, facts[0].unit
+('货币资金', '期末余额', 2021, '51810243607.11', '元')
+>>> chunks[0].text
+'货币资金期末余额为51,810,243,607.11元；货币资金期初余额为36,091,090,060.90元。'
+
+The year of a column comes from its label: an explicit year ("2021年",
+"2021年12月31日", "令和3年3月期", "民國112年", the end of "自…至…"), else
+a word for this or last period (本期/期末余额/当事業年度 -> the report's
+year; 上期/期初余额/前事業年度 -> the year before). Tables whose rows are
+periods ("2019年3月31日残高") are read the other way round.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from parser.records import Chunk, DocumentMeta, Fact, Table
+from parser.tables import column_period
+from parser.units import (CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, find_unit, is_dash, is_unit,
+                          is_unit_statement, iso_date, nfkc, parse_quantity, plain, scale_of)
+
+_CHANGE = re.compile(r"比上年|比上期|较上年|較上年|前期比|前年比|前年同期比|増減|增减|增減|変動率|変化率|同比")
+_OPENING = re.compile(r"期首残高|期首|期初余额|期初餘額|年初余额|年初餘額|上年年末余额|上年年末餘額|期初")
+_NOTE_HEADER = re.compile(r"^(?:注記|注記番号|附注|附註|注释|注釋|注|註|notes?)$", re.IGNORECASE)
+_NUMBERING = re.compile(
+    r"^(?:\d{1,2}\s*[.．、)）]\s*(?!\d)|[(（]\s*\d{1,2}\s*[)）]|[一二三四五六七八九十]{1,3}\s*[、.．]"
+    r"|[(（]\s*[一二三四五六七八九十]{1,3}\s*[)）]|[A-Za-z]\s*[.)]\s+|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ]+\s*[、.．]?)\s*")
+_CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
+_LEAD_WORDS = re.compile(r"^(?:其中|其中[:：]|加|减|減|Less|Add)\s*[:：]\s*|^其中[:：]?\s*(?=\S)")
+_ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}\s+(?=\D)")
+_NOTE_REFS = re.compile(r"[(（]\s*(?:注|註)\s*[\d一二三四五六七八九十]*\s*[)）]\s*\d*|※\s*\d*|\*\d+|(?:注|註)\s*\d+$")
+_TRAILING_UNIT = re.compile(r"[(（]([^()（）]{1,8})[)）]$")
+# Japanese statements may print expense lines with △ as deductions; the expense itself is a
+# positive amount (as XBRL records it), so in tables that do that for most expense lines the
+# △ on an expense line is presentation, not sign.
+_EXPENSE = re.compile(r"(?:費|費用|原価|賃借料)$")
+_TRIANGLES = "▲△▴▵"
+# Per-share figures are never in thousands or millions, whatever the table's unit says.
+_PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class _Column:
+    index: int
+    period: str
+    unit: str
+    kind: str  # "value" | "note" | "unit"
+
+
+def clean_field(label: str) -> str:
+    """A row label as a field name: no numbering, 其中/加/减, account codes, note marks, spaces, trailing unit.
+
+    >>> clean_field("1.营业收入"), clean_field("其中：营业成本"), clean_field("（一）货币资金（注1）")
+    ('营业收入', '营业成本', '货币资金')
+    >>> clean_field("１株当たり当期純利益（円）"), clean_field("1100 現金及約當現金"), clean_field("①売上高")
+    ('1株当たり当期純利益', '現金及約當現金', '売上高')
+    """
+    text = _CIRCLED.sub("", label.strip())
+    text = nfkc(text).strip()
+    for _ in range(3):
+        before = text
+        text = _ACCOUNT_CODE.sub("", text)
+        text = _NUMBERING.sub("", text)
+        text = _LEAD_WORDS.sub("", text)
+        if text == before:
+            break
+    text = _NOTE_REFS.sub("", text)
+    text = re.sub(r"\s+", "", text).strip(":：、,，")
+    if text.startswith("【") and text.endswith("】"):
+        text = text[1:-1]
+    match = _TRAILING_UNIT.search(text)
+    if match and is_unit(match.group(1)) and match.start() > 0:
+        text = text[: match.start()]
+    return text
+
+
+def period_year(label: str, report_year: int | None) -> int | None:
+    """The year a column label stands for, given the report's year; None when it does not say.
+
+    >>> period_year("本期发生额", 2021), period_year("期初余额", 2021), period_year("前事業年度", 2020)
+    (2021, 2020, 2019)
+    >>> period_year("第92期 (2015年度)/2016年３月", 2020), period_year("自 2018年4月1日 至 2019年3月31日", None)
+    (2016, 2019)
+    """
+    year = explicit_year(label)
+    if year is not None:
+        return year
+    if report_year is None:
+        return None
+    text = nfkc(label)
+    if _CHANGE.search(text):
+        return report_year  # "本年比上年增减", "前期比": this year's change on the year before
+    if PRIOR_PERIOD.search(text):
+        return report_year - 1
+    if CURRENT_PERIOD.search(text):
+        return report_year
+    return None
+
+
+def _label_column(frame) -> int:
+    """The first column that holds words rather than numbers or account codes."""
+    for j in range(len(frame.columns)):
+        cells = [str(v) for v in frame.iloc[:, j] if str(v)]
+        if not cells:
+            continue
+        wordy = sum(1 for v in cells if parse_quantity(v) is None and not is_dash(v)
+                    and re.search(r"[^\dX\s.,()（）\-]", v))
+        if wordy * 2 >= len(cells):
+            return j
+    return 0
+
+
+def _last_part_unit(label: str) -> str:
+    last = label.rsplit("/", 1)[-1].strip()
+    return last if is_unit(last) else find_unit(label)
+
+
+def _columns(table: Table, label_col: int) -> list[_Column]:
+    frame = table.frame
+    out = []
+    for j in range(label_col + 1, len(frame.columns)):
+        period = column_period(str(frame.columns[j]))
+        cells = [str(v) for v in frame.iloc[:, j] if str(v)]
+        if _NOTE_HEADER.match(period.rsplit("/", 1)[-1].replace(" ", "")):
+            kind = "note"
+        elif cells and all(is_unit_statement(v) for v in cells):
+            kind = "unit"
+        else:
+            kind = "value"
+        unit = _last_part_unit(period) if period else ""
+        if not unit and kind == "value":
+            # "36,917 百万円" at the top of a column states the unit of the cells below it.
+            first = next((parse_quantity(v) for v in cells if parse_quantity(v) is not None), None)
+            unit = first.stated_unit if first is not None and first.stated_unit else ""
+        out.append(_Column(j, period, unit, kind))
+    return out
+
+
+def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool) -> str:
+    if column.unit in ("%", "％"):
+        return column.unit
+    unit = row_unit or column.unit or table_unit
+    if per_share and not row_unit:
+        scaled = scale_of(unit) if unit else None
+        return scaled[1] if scaled else unit
+    return unit
+
+
+def _fact_value(text: str, unit: str, parentheses_negative: bool):
+    """(value, number, unit, stated unit) of a cell."""
+    if is_dash(text):
+        return "-", None, "", ""
+    date = iso_date(text)
+    if date:
+        return date, None, "", ""
+    quantity = parse_quantity(text, unit, parentheses_negative=parentheses_negative)
+    if quantity is not None:
+        return quantity.value, quantity.number, quantity.unit, quantity.stated_unit
+    return text, None, "", ""
+
+
+def current_year(tables: list[Table]) -> int | None:
+    """The year the document's own labels give "this period" ("当連結会計年度（自 2019年4月1日 至 2020年3月31日）").
+
+    Pass it to `table_facts` so a column headed only 当期 / 本期 gets the same
+    year as the dated columns of the same document.
+    """
+    votes: Counter = Counter()
+    for table in tables:
+        labels = [column_period(str(c)) for c in table.frame.columns] + [table.title]
+        for label in labels:
+            text = nfkc(label)
+            if CURRENT_PERIOD.search(text) and not PRIOR_PERIOD.search(text):
+                year = explicit_year(text)
+                if year is not None:
+                    votes[year] += 1
+    return votes.most_common(1)[0][0] if votes else None
+
+
+def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None) -> tuple[list[Fact], list[Chunk]]:
+    """Long-form facts of every value cell, and one search chunk of sentences per row that has values.
+
+    `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for.
+    """
+    frame = table.frame
+    if frame.empty:
+        return [], []
+    this_year = report_year if report_year is not None else meta.year
+    label_col = _label_column(frame)
+    columns = _columns(table, label_col)
+    unit_cols = [c.index for c in columns if c.kind == "unit"]
+    value_cols = [c for c in columns if c.kind == "value"]
+    row_pages = frame.attrs.get("row_pages")
+    language = "ja" if meta.language == "ja" else "zh"
+    parentheses_negative = language != "ja"
+    title_year = period_year(table.title, this_year) if table.title else None
+    chunk_titles = tuple(table.titles) + ((table.title,) if table.title and table.title not in table.titles else ())
+    label_header = clean_field(column_period(str(frame.columns[label_col])))
+    # In a table of mostly words (役職名 | 氏名 | 略歴 ...) the row labels are values too.
+    label_facts = bool(label_header) and _mostly_text(frame, value_cols)
+    deducted = language == "ja" and _expenses_shown_deducted(frame, label_col, value_cols)
+    movement_year = _movement_years(frame, label_col)
+    facts: list[Fact] = []
+    chunks: list[Chunk] = []
+    seen_ids: set[str] = set()
+    field = ""
+    section = ("", "", False)  # (field, unit, per share) of the last row with a label and no values
+    for i in range(len(frame)):
+        label = str(frame.iat[i, label_col])
+        field = clean_field(label) or field
+        row_unit = next((find_unit(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "")
+        row_unit = row_unit or find_unit(label)
+        per_share = bool(_PER_SHARE.search(label))
+        if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
+            section = (field, find_unit(label), per_share)
+        elif section[1] and field != section[0]:
+            # Rows under a heading that states a unit ("基本每股盈餘(元)" / "本期淨利  10.64") are
+            # figures of that heading, in its unit.
+            field = f"{section[0]}/{clean_field(label) or field}"
+            row_unit = row_unit or section[1]
+            per_share = per_share or section[2]
+        row_year = explicit_year(label)
+        opening = row_year is None and bool(_OPENING.search(nfkc(label)))
+        page = row_pages[i] if row_pages else table.page
+        sentences = []
+        row_facts: list[Fact] = []
+        label_id = str(table.cell_ids.iat[i, label_col]) if table.cell_ids is not None else ""
+        if label_facts and label and not (label_id and label_id in seen_ids):
+            seen_ids.add(label_id)
+            value, _, _, _ = _fact_value(label, "", parentheses_negative)
+            row_facts.append(Fact(company=meta.company, year=title_year or this_year or 0, field=label_header,
+                                  value=value, raw=label, short_name=meta.short_name, code=meta.code,
+                                  doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=label_id))
+        for column in value_cols:
+            text = str(frame.iat[i, column.index])
+            if not text:
+                continue
+            cell_id = str(table.cell_ids.iat[i, column.index]) if table.cell_ids is not None else ""
+            if cell_id and cell_id in seen_ids:
+                continue
+            if cell_id:
+                seen_ids.add(cell_id)
+            fact_field, period = field, column.period
+            year = period_year(period, this_year) if period else None
+            if year is None and row_year is not None:
+                fact_field, period, year = clean_field(column.period.rsplit("/", 1)[-1]) or field, label, row_year
+            if year is None:
+                year = movement_year[i] or (title_year if title_year is not None else this_year)
+            if opening and year:
+                year -= 1  # an opening balance is the balance at the end of the year before
+            unit = _cell_unit(row_unit, column, table.unit, per_share)
+            value, number, unit, stated = _fact_value(text, unit, parentheses_negative)
+            if deducted and number is not None and number < 0 and _EXPENSE.search(field) and _triangle(text):
+                number = -number
+                value = plain(number)
+            if not fact_field:
+                continue
+            fact = Fact(company=meta.company, year=year or 0, field=fact_field, value=value, number=number,
+                        unit=unit, raw=text, period=period, short_name=meta.short_name, code=meta.code,
+                        doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=cell_id)
+            row_facts.append(fact)
+            shown = text if number is None else f"{text}{stated if stated not in text else ''}"
+            sentences.append(_sentence(language, fact_field, period, shown))
+        facts.extend(row_facts)
+        if sentences:
+            end = "。" if language == "ja" else "；"
+            chunks.append(Chunk(
+                chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
+                text=end.join(sentences) + "。", titles=chunk_titles, page_start=page, page_end=page,
+                company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
+    return facts, chunks
+
+
+def _movement_years(frame, label_col: int) -> list[int | None]:
+    """Rows between two dated balance rows ("2018年4月1日残高" … "2019年3月31日残高") are the
+    movements of the year that ends at the later one."""
+    row_dates = [explicit_year(str(frame.iat[i, label_col])) for i in range(len(frame))]
+    years: list[int | None] = [None] * len(frame)
+    if sum(1 for y in row_dates if y is not None) >= 2:
+        upcoming = None
+        for i in range(len(frame) - 1, -1, -1):
+            upcoming = row_dates[i] if row_dates[i] is not None else upcoming
+            years[i] = upcoming
+    return years
+
+
+def _triangle(text: str) -> bool:
+    return text.strip()[:1] in _TRIANGLES
+
+
+def _expenses_shown_deducted(frame, label_col: int, value_cols: list[_Column]) -> bool:
+    """True when this table prints expense lines with △ as deductions (most of them are)."""
+    marked = total = 0
+    for i in range(len(frame)):
+        if not _EXPENSE.search(clean_field(str(frame.iat[i, label_col]))):
+            continue
+        for column in value_cols:
+            text = str(frame.iat[i, column.index])
+            if parse_quantity(text) is not None:
+                total += 1
+                marked += _triangle(text)
+    return total > 0 and marked * 2 > total
+
+
+def _mostly_text(frame, value_cols: list[_Column]) -> bool:
+    cells = [str(frame.iat[i, c.index]) for c in value_cols for i in range(len(frame))]
+    cells = [v for v in cells if v and not is_dash(v)]
+    words = sum(1 for v in cells if parse_quantity(v) is None)
+    return bool(cells) and words * 2 > len(cells)
+
+
+def _sentence(language: str, field: str, period: str, value: str) -> str:
+    if language == "ja":
+        return f"{field}（{period}）は{value}" if period else f"{field}は{value}"
+    return f"{field}{period}为{value}"

@@ -1,0 +1,265 @@
+"""HTML reports (Japanese securities reports, 有価証券報告書) -> text chunks, tables and facts.
+
+Headings come from the markup (h1-h6; EDINET's h6.style_lv7 is level 7), so
+the chunker gets `Line.heading_level` set. Each <table> becomes a Table with
+its `table-id` attribute as id and the `cell-id` attribute of every cell in
+`Table.cell_ids` (NTCIR-18 U4 annotates EDINET reports that way:
+"S100IXUZ-0105010-tab89" / "S100IXUZ-0105010-tab89-r25c9"); tables without
+ids get "t1", "t2" ... Rowspan and colspan are expanded on the grid. A table's
+title is the nearest short caption above it ("前事業年度（自 2018年4月1日
+至 2019年3月31日）") or else its heading, and a unit line above it
+("（単位：百万円）") becomes `Table.unit`.
+
+>>> doc = parse_html(Path("reports/S100IXUZ/S100IXUZ-0105010.html"), meta, ParseSettings())
+>>> doc.table_list[0].table_id, doc.facts[0].cell_id, doc.facts[0].field, doc.facts[0].value
+('S100IXUZ-0105010-tab85', 'S100IXUZ-0105010-tab85-r4c3', '売上収益', '367960000000')
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import lxml.etree
+import lxml.html
+
+from parser.chunking import Chunker
+from parser.errors import InputError
+from parser.facts import current_year, table_facts
+from parser.headings import HeadingRules, HeadingStack
+from parser.records import DocumentMeta, Line, ParsedDocument, Table
+from parser.rulefile import RULES_DIR
+from parser.settings import ParseSettings
+from parser.tables import GridCell, build_table, clean_cell
+from parser.units import find_unit, is_unit_statement
+
+_SKIPPED = frozenset({"script", "style", "title", "meta", "head", "colgroup", "col", "noscript", "template"})
+_TEXT_BLOCKS = frozenset({"p", "li", "dt", "dd", "caption", "pre", "blockquote", "address"})
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_MAX_SPAN = 1000
+# A paragraph that is only a bracketed caption ("①【連結財政状態計算書】") is a heading.
+_CAPTION_HEADING = re.compile(r"^[^\s【]{0,4}【[^】]{1,40}】$")
+MAX_CAPTION_CHARS = 60
+_CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+
+
+@dataclass
+class HtmlDocument:
+    """What one HTML file holds, in reading order."""
+
+    lines: list[Line] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+
+
+def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
+               rules: HeadingRules | None = None) -> ParsedDocument:
+    """Text chunks, table-row chunks and facts of one HTML file; InputError when it cannot be read.
+
+    The tables themselves are on `ParsedDocument.table_list` for the tables workbook.
+    """
+    html = read_html(Path(path))
+    doc = ParsedDocument(meta=meta)
+    chunker = Chunker(settings, rules or _default_rules(RULES_DIR / "headings.yaml"))
+    doc.chunks = chunker.run(meta, html.lines)
+    year = current_year(html.tables)
+    for table in html.tables:
+        try:
+            facts, chunks = table_facts(table, meta, year)
+        except Exception as exc:  # one odd table must not lose the document's other facts
+            doc.warnings.append(f"table {table.table_id}: no facts ({type(exc).__name__}: {exc})")
+            continue
+        doc.facts += facts
+        doc.chunks += chunks
+    doc.tables = len(html.tables)
+    doc.table_list = html.tables  # ingest writes these to the tables workbook
+    return doc
+
+
+@functools.lru_cache(maxsize=4)
+def _default_rules(path: Path) -> HeadingRules:
+    return HeadingRules.load(path)
+
+
+def read_html(path: Path) -> HtmlDocument:
+    """Lines (headings marked) and tables of an HTML file."""
+    root = _load(path)
+    body = root.find("body")
+    walker = _Walker()
+    walker.walk(body if body is not None else root)
+    return HtmlDocument(walker.lines, walker.tables)
+
+
+def _load(path: Path):
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
+    if not data.strip():
+        raise InputError("empty file, not HTML", str(path))
+    declared = _CHARSET.search(data[:4096])
+    encodings = ([declared.group(1).decode("ascii")] if declared else []) + ["utf-8", "cp932", "gb18030", "big5"]
+    for encoding in encodings:
+        try:
+            data.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+        try:
+            parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True)
+            root = lxml.html.document_fromstring(data, parser=parser)
+        except (lxml.etree.ParserError, ValueError) as exc:
+            raise InputError(f"not readable as HTML ({exc})", str(path)) from None
+        return root
+    raise InputError("cannot decode the text: not UTF-8, Shift_JIS, GB18030 or Big5", str(path))
+
+
+def _text(element) -> str:
+    """An element's text on one line; its paragraphs and line breaks joined like wrapped lines."""
+    pieces: list[str] = []
+
+    def collect(el):
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if not tag or tag in _SKIPPED or ":" in tag:  # comments, <?xml …?>, hidden XBRL elements
+            if el.tail:
+                pieces.append(el.tail)
+            return
+        if tag in ("p", "br", "div", "tr") and pieces:
+            pieces.append("\n")
+        if el.text:
+            pieces.append(el.text)
+        for child in el:
+            collect(child)
+        if tag in ("td", "th"):
+            pieces.append(" ")
+        if el.tail and el is not element:
+            pieces.append(el.tail)
+
+    collect(element)
+    return clean_cell("".join(pieces))
+
+
+class _Walker:
+    """Walks the body in document order, collecting lines, headings and tables."""
+
+    def __init__(self):
+        self.lines: list[Line] = []
+        self.tables: list[Table] = []
+        self.headings = HeadingStack()
+        self.captions: list[str] = []  # short lines since the last heading or table
+        self.tag_level = 5  # level of the last h1-h6 heading
+
+    def walk(self, element) -> None:
+        for child in element:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            if not tag or tag in _SKIPPED or ":" in tag or _hidden(child):
+                continue
+            if tag == "table":
+                self._table(child)
+            elif tag in _HEADINGS:
+                self._heading(child, tag)
+            elif tag in _TEXT_BLOCKS:
+                text = _text(child)
+                if _CAPTION_HEADING.match(text):
+                    self._heading(child, "", text)
+                elif text:
+                    self.lines.append(Line(text))
+                    self.captions.append(text)
+            else:
+                if child.text and child.text.strip():
+                    self._loose_text(child.text)
+                self.walk(child)
+            if child.tail and child.tail.strip():
+                self._loose_text(child.tail)
+
+    def _loose_text(self, text: str) -> None:
+        text = clean_cell(text)
+        if text:
+            self.lines.append(Line(text))
+            self.captions.append(text)
+
+    def _heading(self, element, tag: str, text: str = "") -> None:
+        text = text or _text(element)
+        if not text:
+            return
+        if tag in _HEADINGS:
+            level = 7 if "style_lv7" in (element.get("class") or "") else _HEADINGS[tag]
+            self.tag_level = level
+        else:  # a 【…】 caption in a paragraph sits one level below the last marked-up heading
+            level = self.tag_level + 1
+        self.lines.append(Line(text, heading_level=level))
+        self.headings.push(level, text)
+        self.captions = []
+
+    def _table(self, element) -> None:
+        unit = next((find_unit(c) for c in reversed(self.captions) if find_unit(c) and len(c) <= MAX_CAPTION_CHARS),
+                    "")
+        caption = next((c for c in reversed(self.captions)
+                        if len(c) <= MAX_CAPTION_CHARS and not is_unit_statement(c)), "")
+        path = self.headings.path
+        table_id = element.get("table-id") or element.get("id") or f"t{len(self.tables) + 1}"
+        table = build_table(_grid(element), table_id, 0, title=caption, titles=path, unit=unit, with_ids=True)
+        if table is None:
+            # A one-cell layout table ("（単位：百万円）", a caption) reads as a line of text.
+            self._loose_text(_text(element))
+            return
+        previous = self.tables[-1] if self.tables else None
+        if previous is not None and previous.titles == path:
+            # A statement split over several tables (too wide for one page, or 前事業年度 then
+            # 当事業年度) states its unit once above the first, and a part without a caption of
+            # its own continues the part before it.
+            table.unit = table.unit or previous.unit
+            table.title = table.title or previous.title
+        table.title = table.title or (path[-1] if path else "")
+        self.tables.append(table)
+        self.captions = []
+        for nested in element.iterdescendants("table"):
+            nested_table = build_table(_grid(nested), nested.get("table-id") or nested.get("id")
+                                       or f"t{len(self.tables) + 1}", 0, titles=path, with_ids=True)
+            if nested_table is not None:
+                self.tables.append(nested_table)
+
+
+def _hidden(element) -> bool:
+    style = (element.get("style") or "").replace(" ", "").lower()
+    return "display:none" in style
+
+
+def _rows(table) -> list[list]:
+    """The table's own rows (not those of tables nested in its cells), each a list of td/th."""
+    rows = []
+    for child in table:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag == "tr":
+            rows.append(child)
+        elif tag in ("thead", "tbody", "tfoot"):
+            rows += [tr for tr in child if isinstance(tr.tag, str) and tr.tag == "tr"]
+    return [[cell for cell in tr if isinstance(cell.tag, str) and cell.tag in ("td", "th")] for tr in rows]
+
+
+def _span(cell, name: str) -> int:
+    value = (cell.get(name) or "1").strip()
+    return min(int(value), _MAX_SPAN) if value.isdigit() and int(value) > 0 else 1
+
+
+def _grid(table) -> list[list[GridCell]]:
+    """The table's cells on a grid, rowspan/colspan expanded."""
+    placed: dict[tuple[int, int], GridCell] = {}
+    rows = _rows(table)
+    for r, cells in enumerate(rows):
+        c = 0
+        for cell in cells:
+            while (r, c) in placed:
+                c += 1
+            text, cell_id = _text(cell), cell.get("cell-id") or cell.get("id") or ""
+            rowspan = min(_span(cell, "rowspan"), len(rows) - r)
+            colspan = _span(cell, "colspan")
+            for dr in range(rowspan):
+                for dc in range(colspan):
+                    placed[(r + dr, c + dc)] = GridCell(text, cell_id, origin=(dr == 0 and dc == 0))
+            c += colspan
+    if not placed:
+        return []
+    height = max(r for r, _ in placed) + 1
+    width = max(c for _, c in placed) + 1
+    empty = GridCell("", "", False)
+    return [[placed.get((r, c), empty) for c in range(width)] for r in range(height)]

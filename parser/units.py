@@ -1,0 +1,258 @@
+"""Numbers as printed in financial tables: units, scaling, negative forms, dates and period labels.
+
+A cell such as "△ 4,187" under "(単位：百万円)" is the quantity -4,187,000,000 円;
+"(1,234)" in a Chinese statement is -1234; "12.5%" is 12.5 with unit "%".
+
+>>> parse_quantity("△ 4,187", "百万円")
+Quantity(number=Decimal('-4187000000'), unit='円', raw='△ 4,187', stated_unit='百万円')
+>>> parse_quantity("(1,234)", "千元").number, parse_quantity("( 89.2 )", "%", parentheses_negative=False).number
+(Decimal('-1234000'), Decimal('89.2'))
+>>> find_unit("单位：元 币种：人民币"), find_unit("（単位：百万円）"), find_unit("金額（百万円）")
+('元', '百万円', '百万円')
+>>> iso_date("1964年12月13日 生"), plain(Decimal("4500000.0"))
+('1964-12-13', '4500000')
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+from parser.metadata import DocumentRules, era_number
+
+# Multipliers written in front of a unit, longest first so 百万 wins over 万.
+_MULTIPLIERS = (
+    ("千万", 10**7), ("千萬", 10**7), ("百万", 10**6), ("百萬", 10**6), ("十亿", 10**9), ("十億", 10**9),
+    ("千", 10**3), ("仟", 10**3), ("万", 10**4), ("萬", 10**4), ("亿", 10**8), ("億", 10**8), ("兆", 10**12),
+)
+# Base units a table value may carry after scaling (currencies, counts, ratios).
+BASE_UNITS = frozenset({
+    "元", "円", "美元", "港元", "欧元", "日元", "米ドル", "ドル", "ユーロ",
+    "株", "股", "人", "名", "個", "个", "倍", "単元", "户", "戶", "家", "社", "件", "年", "ヶ月", "か月",
+    "㎡", "m2", "%", "‰", "次", "天", "日", "台", "吨", "噸", "銘柄",
+})
+# Currency words that qualify but do not change a unit: 人民币千元 is 千元.
+_CURRENCY_WORDS = re.compile(r"^(?:人民币|人民幣|新台幣|新臺幣|新台币|台幣|台币|币种[:：]?\S*)")
+_DASHES = frozenset({"-", "－", "—", "―", "–", "−", "‐", "ー", "─", "━", "…", "*", "＊"})
+_MINUS = "-−－–▲△▴▵"
+_NOTE_PREFIX = re.compile(r"^(?:(?:※|\*|＊)\s*\d*|\(注\s*\d*\)\s*\d*|注\s*\d+)\s*[,、，]?\s+")
+_NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
+_YEN_SEN = re.compile(r"^(\d+)円(\d{2})銭$")
+_UNIT_STATEMENT = re.compile(
+    r"(?:单位|單位|単位)\s*[:：]?\s*(?:人民币|人民幣|新台幣|新臺幣)?\s*([^\s,，;；、)）]+)"
+    r"|均以\s*(\S+?)\s*為單位"
+)
+_BRACKETED = re.compile(r"[（(]\s*([^()（）]{1,8}?)\s*[)）]")
+_DATE = (r"^(?:(?P<era>{eras})\s*(?P<eyear>元|\d{{1,3}})|(?P<year>(?:19|20)\d{{2}}))\s*年\s*"
+         r"(?P<month>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*日\s*(?:生|現在|现在)?$")
+
+
+# Words that make a column "this period" or "the period before" (the report's year, or the one before).
+PRIOR_PERIOD = re.compile(
+    r"上期|上年|前期|前年|期初|年初|期首|上半年同期|前事業年度|前連結会計年度|前連結|前事業|前第\d*|前四半期|上季|去年")
+CURRENT_PERIOD = re.compile(
+    r"本期|本年|当期|當期|期末|年末|本报告期|本報告期|报告期|報告期|当事業年度|当連結会計年度|当第|本季|当年|今期|現在$")
+# Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
+_CN_YEAR = re.compile(r"([〇零一二三四五六七八九十百]{2,6})(?=\s*年)")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A parsed cell: `number` scaled to the base `unit`; `raw` and `stated_unit` as printed."""
+
+    number: Decimal
+    unit: str
+    raw: str
+    stated_unit: str = ""  # the unit the number was written in (百万円), before scaling
+
+    @property
+    def value(self) -> str:
+        return plain(self.number)
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def scale_of(unit: str) -> tuple[Decimal, str] | None:
+    """(multiplier, base unit) of a unit as printed, or None if it is not a unit.
+
+    >>> scale_of("百万円"), scale_of("人民币千元"), scale_of("千株"), scale_of("％"), scale_of("公司")
+    ((Decimal('1000000'), '円'), (Decimal('1000'), '元'), (Decimal('1000'), '株'), (Decimal('1'), '%'), None)
+    """
+    text = nfkc(unit).strip().replace(" ", "")
+    text = _CURRENCY_WORDS.sub("", text) or ("元" if text else "")
+    if not text:
+        return None
+    if text in BASE_UNITS:
+        return Decimal(1), text
+    for prefix, factor in _MULTIPLIERS:
+        if text.startswith(prefix):
+            rest = text[len(prefix):]
+            if rest == "" or rest in BASE_UNITS:
+                return Decimal(factor), rest
+    return None
+
+
+def is_unit(text: str) -> bool:
+    return scale_of(text) is not None
+
+
+def find_unit(text: str) -> str:
+    """The unit a caption, header or label states ("单位：人民币千元" -> "千元"), or ""."""
+    text = nfkc(text)
+    for match in _UNIT_STATEMENT.finditer(text):
+        unit = match.group(1) or match.group(2)
+        unit = re.sub(r"[）)]+$", "", unit)
+        if is_unit(unit):
+            return _CURRENCY_WORDS.sub("", unit.replace(" ", "")) or unit
+    for match in _BRACKETED.finditer(text):
+        unit = match.group(1).replace(" ", "")
+        if is_unit(unit):
+            return unit
+    return ""
+
+
+def is_unit_statement(text: str) -> bool:
+    """True when the text says nothing but a unit: "(単位：百万円)", "单位：元", "（千株）"."""
+    flat = nfkc(text).replace(" ", "")
+    if not flat or not find_unit(flat):
+        return False
+    rest = _UNIT_STATEMENT.sub("", flat)
+    rest = _BRACKETED.sub(lambda m: "" if is_unit(m.group(1)) else m.group(0), rest)
+    rest = re.sub(r"币种[:：]?(?:人民币|人民幣|美元|港元)?|[()（）:：,，;；]", "", rest)
+    return rest == "" or is_unit(rest)
+
+
+def is_dash(text: str) -> bool:
+    """A cell that says "nothing here" ("－", "—", "-")."""
+    flat = text.strip()
+    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+        flat = flat[1:-1].strip()
+    return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
+
+
+def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True) -> Quantity | None:
+    """The number in a cell, scaled by its own unit suffix or else by `unit`; None if not a number.
+
+    Negative forms: a leading -, −, －, ▲ or △, and (when `parentheses_negative`,
+    as in Chinese statements) a number in parentheses. Japanese reports print
+    secondary figures in parentheses, so they pass parentheses_negative=False.
+    """
+    raw = text.strip()
+    flat = nfkc(raw).strip()
+    while _NOTE_PREFIX.match(flat):  # "※1 , ※2 60,976": note marks before the number
+        flat = _NOTE_PREFIX.sub("", flat, count=1)
+    flat = re.sub(r"^(?:NT\$|US\$|\$|¥|￥|RMB)\s*", "", flat)
+    negative = False
+    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+        flat = flat[1:-1].strip()
+        negative = parentheses_negative
+    if flat[:1] and flat[0] in _MINUS:
+        flat = flat[1:].strip()
+        negative = not negative
+    flat = re.sub(r"^(?:\$|¥)\s*", "", flat)
+    yen_sen = _YEN_SEN.match(flat)
+    if yen_sen:
+        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}円"
+    match = _NUMBER.match(flat)
+    if not match:
+        return None
+    suffix = flat[match.end():].strip()
+    if suffix:
+        scaled, stated = scale_of(suffix), suffix
+        if scaled is None:
+            return None
+    else:
+        scaled = scale_of(unit) if unit else None
+        stated = unit if scaled else ""
+        scaled = scaled or (Decimal(1), "")
+    try:
+        number = Decimal(match.group(0).replace(",", ""))
+    except InvalidOperation:
+        return None
+    number *= scaled[0]
+    if negative and number:
+        number = -number
+    return Quantity(number=number, unit=scaled[1], raw=raw, stated_unit=stated)
+
+
+def plain(number: Decimal) -> str:
+    """A Decimal as a plain string: no exponent, no trailing zeros after the point."""
+    if number == number.to_integral_value():
+        return format(number.quantize(Decimal(1)), "f")
+    return format(number.normalize(), "f")
+
+
+@lru_cache(maxsize=1)
+def eras() -> dict[str, int]:
+    """Era name -> the Western year before its year 1, from rules/documents.yaml (令和: 2018)."""
+    return dict(DocumentRules.load().eras)
+
+
+def era_pattern() -> str:
+    """A regex alternation of the known era names, longest first."""
+    return "|".join(re.escape(name) for name in sorted(eras(), key=len, reverse=True))
+
+
+def western_year(era: str, number: int) -> int | None:
+    """令和3 -> 2021, 平成31 -> 2019, 民國112 -> 2023."""
+    base = eras().get(era)
+    return base + number if base is not None else None
+
+
+@lru_cache(maxsize=1)
+def _date_regex() -> re.Pattern:
+    return re.compile(_DATE.format(eras=era_pattern()))
+
+
+def iso_date(text: str) -> str | None:
+    """A cell that is only a date ("1964年12月13日 生", "令和2年6月19日") as YYYY-MM-DD, else None."""
+    match = _date_regex().match(nfkc(text).strip())
+    if not match:
+        return None
+    if match.group("year"):
+        year = int(match.group("year"))
+    else:
+        eyear = match.group("eyear")
+        year = western_year(match.group("era"), era_number(eyear))
+    month, day = int(match.group("month")), int(match.group("day"))
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+@lru_cache(maxsize=1)
+def _year_regex() -> re.Pattern:
+    return re.compile(rf"(?P<era>{era_pattern()})\s*(?P<n>元|\d{{1,3}})\s*年"
+                      r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])"
+                      r"|(?<![\d.,])(?P<roc>\d{2,3})\s*年")
+
+
+def explicit_year(label: str) -> int | None:
+    """The year a label names: "2021年", "2016年３月", "令和3年3月期", "民國112年", "一一二年", the end of 自…至…."""
+    text = nfkc(label)
+    text = _CN_YEAR.sub(lambda m: str(era_number(m.group(1)) or m.group(1)), text)
+    found: list[tuple[int, int, bool]] = []  # (year, position, a month follows)
+    for match in _year_regex().finditer(text):
+        if match.group("era"):
+            year = western_year(match.group("era"), era_number(match.group("n")) or 0)
+        elif match.group("y"):
+            year = int(match.group("y"))
+        else:
+            number = int(match.group("roc"))
+            year = number + 1911 if 50 <= number <= 200 else None
+        if year is None or not 1900 <= year <= 2100:
+            continue
+        rest = text[match.end():]
+        month = bool(re.match(r"\s*(?:年\s*)?\d{1,2}\s*月|[-/.]\d{1,2}(?!\d)", rest))
+        found.append((year, match.start(), month))
+    if not found:
+        return None
+    until = max(text.rfind("至"), text.rfind("~"), text.rfind("〜"), text.rfind("～"))
+    if until >= 0 and any(pos > until for _, pos, _ in found):
+        found = [f for f in found if f[1] > until]
+    with_month = [f for f in found if f[2]]
+    return with_month[-1][0] if with_month else found[0][0]

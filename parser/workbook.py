@@ -1,0 +1,202 @@
+"""Excel workbooks: the tables of a parsed document, and facts workbooks users supply.
+
+>>> write_tables_workbook(document.table_list, Path("index/tables/finance/12.xlsx"))
+>>> doc = read_facts_workbook(Path("corpus/facts/2019.xlsx"), "facts/2019")
+>>> doc.facts[0].field, doc.facts[0].value, doc.reports[0].year
+('研发费用', '241986307.9', 2019)
+
+A facts workbook (.xlsx, or one .csv) has one row per value with the columns
+company, year, field, value and optionally unit, short_name, code, source,
+page. Every sheet but `reports` holds facts. The optional sheet `reports`
+(company, short_name, code, year) lists the company-years the workbook
+covers - the basis of "no such report" answers; without it the company-years
+of the facts are taken. A bad row stops the file with an InputError naming
+the file, sheet and row (the spreadsheet's row number).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+from parser.errors import InputError
+from parser.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
+from parser.units import is_dash, nfkc, parse_quantity, scale_of
+
+INDEX_SHEET = "index"
+REPORTS_SHEET = "reports"
+FACT_COLUMNS = ("company", "year", "field", "value")
+OPTIONAL_FACT_COLUMNS = ("unit", "short_name", "code", "source", "page")
+REPORT_COLUMNS = ("company", "year")
+OPTIONAL_REPORT_COLUMNS = ("short_name", "code")
+_SHEET_NAME_MAX = 31  # Excel's limit
+_BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
+_YEAR = re.compile(r"^\s*((?:19|20)\d{2})(?:\.0+)?\s*年?(?:度)?\s*$")
+CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
+
+
+def write_tables_workbook(tables: list[Table], path: Path) -> None:
+    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them."""
+    path = Path(path)
+    used = {INDEX_SHEET}
+    rows = []
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        sheets = []
+        for table in tables:
+            name = _sheet_name(table.table_id, used)
+            used.add(name)
+            sheets.append((name, table))
+            rows.append({"sheet": name, "table_id": table.table_id, "page": table.page, "title": table.title,
+                         "headings": " > ".join(table.titles), "unit": table.unit,
+                         "rows": len(table.frame), "columns": len(table.frame.columns)})
+        pd.DataFrame(rows, columns=["sheet", "table_id", "page", "title", "headings", "unit", "rows", "columns"]
+                     ).to_excel(writer, sheet_name=INDEX_SHEET, index=False)
+        for name, table in sheets:
+            _printable(table.frame).to_excel(writer, sheet_name=name, index=False)
+            for row in writer.sheets[name].iter_rows():
+                for cell in row:
+                    if cell.data_type == "f":  # a cell reading "=…" is text from a report, never a formula
+                        cell.data_type = "s"
+
+
+def _printable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame without the control characters Excel cannot store."""
+    clean = frame.map(lambda v: ILLEGAL_CHARACTERS_RE.sub("", v) if isinstance(v, str) else v)
+    clean.columns = [ILLEGAL_CHARACTERS_RE.sub("", str(c)) for c in frame.columns]
+    return clean
+
+
+def _sheet_name(table_id: str, used: set[str]) -> str:
+    base = _BAD_SHEET_CHARS.sub("_", table_id).strip("'") or "table"
+    name = base[-_SHEET_NAME_MAX:]  # the end of a long id (…-tab89) says most
+    n = 2
+    while name.lower() in {u.lower() for u in used}:
+        suffix = f"~{n}"
+        name = base[-(_SHEET_NAME_MAX - len(suffix)):] + suffix
+        n += 1
+    return name
+
+
+def read_tables_workbook(path: Path) -> dict[str, pd.DataFrame]:
+    """The tables of a workbook written by `write_tables_workbook`, by table id."""
+    sheets = pd.read_excel(path, sheet_name=None, dtype=str, keep_default_na=False)
+    index = sheets.pop(INDEX_SHEET)
+    return {row["table_id"]: sheets[row["sheet"]] for _, row in index.iterrows()}
+
+
+def read_facts_workbook(path: Path, doc_id: str) -> ParsedDocument:
+    """Facts (and covered company-years) from a user's .xlsx/.csv; InputError naming file, sheet and row."""
+    path = Path(path)
+    sheets = _read_sheets(path)
+    facts: list[Fact] = []
+    reports: list[ReportYear] = []
+    report_sheet = next((name for name in sheets if name.strip().lower() == REPORTS_SHEET), None)
+    for name, frame in sheets.items():
+        if name == report_sheet:
+            reports = _reports(frame, path, name, doc_id)
+        else:
+            facts += _facts(frame, path, name, doc_id)
+    if report_sheet is None:
+        seen = {}
+        for fact in facts:
+            seen.setdefault((fact.company, fact.year), ReportYear(fact.company, fact.year, fact.short_name,
+                                                                   fact.code, doc_id))
+        reports = list(seen.values())
+    companies = {f.company for f in facts} | {r.company for r in reports}
+    years = {f.year for f in facts} | {r.year for r in reports}
+    meta = DocumentMeta(doc_id, company=next(iter(companies)) if len(companies) == 1 else "",
+                        year=next(iter(years)) if len(years) == 1 else None)
+    return ParsedDocument(meta=meta, facts=facts, reports=reports)
+
+
+def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            data = path.read_bytes()
+            for encoding in CSV_ENCODINGS:
+                try:
+                    data.decode(encoding)
+                except UnicodeDecodeError:
+                    continue
+                frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding=encoding,
+                                    skipinitialspace=True)
+                return {"": frame}
+            raise InputError(f"cannot decode the text as {'/'.join(CSV_ENCODINGS)}; save it as UTF-8", str(path))
+        if suffix in (".xlsx", ".xlsm"):
+            return pd.read_excel(path, sheet_name=None, dtype=str, keep_default_na=False)
+    except InputError:
+        raise
+    except (OSError, ValueError, KeyError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise InputError(f"cannot read the workbook: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                         str(path)) from None
+    except Exception as exc:  # openpyxl raises zipfile/XML errors of many types on damaged files
+        raise InputError(f"damaged workbook ({type(exc).__name__})", str(path)) from None
+    raise InputError(f"not a facts workbook: expected .xlsx or .csv, got {suffix or 'no extension'}", str(path))
+
+
+def _where(sheet: str) -> str:
+    return f"sheet {sheet!r}: " if sheet else ""
+
+
+def _columns(frame: pd.DataFrame, path: Path, sheet: str, required: tuple, optional: tuple) -> dict[str, str]:
+    """Lower-cased column name -> the frame's column; InputError listing the missing ones."""
+    found = {str(c).strip().lower(): c for c in frame.columns}
+    missing = [c for c in required if c not in found]
+    if missing:
+        raise InputError(f"{_where(sheet)}missing column(s) {', '.join(missing)} "
+                         f"(needed: {', '.join(required)}; optional: {', '.join(optional)})", str(path), 1)
+    return {name: found[name] for name in required + optional if name in found}
+
+
+def _rows(frame: pd.DataFrame, columns: dict[str, str]):
+    """(spreadsheet row number, {column: stripped text}) of each non-empty row; the header is row 1."""
+    for i, (_, row) in enumerate(frame.iterrows()):
+        values = {name: str(row[column]).strip() for name, column in columns.items()}
+        if any(values.values()):
+            yield i + 2, values
+
+
+def _year(text: str, path: Path, sheet: str, line: int) -> int:
+    match = _YEAR.match(nfkc(text))
+    if not match:
+        raise InputError(f"{_where(sheet)}year {text!r} is not a year (1900-2099)", str(path), line)
+    return int(match.group(1))
+
+
+def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str) -> list[Fact]:
+    columns = _columns(frame, path, sheet, FACT_COLUMNS, OPTIONAL_FACT_COLUMNS)
+    facts = []
+    for line, row in _rows(frame, columns):
+        for name in ("company", "field", "value"):
+            if not row[name]:
+                raise InputError(f"{_where(sheet)}empty {name}", str(path), line)
+        year = _year(row["year"], path, sheet, line)
+        unit = row.get("unit", "")
+        if unit and scale_of(unit) is None:
+            raise InputError(f"{_where(sheet)}unknown unit {unit!r}", str(path), line)
+        page = row.get("page", "")
+        if page and not re.fullmatch(r"\d+(?:\.0+)?", page):
+            raise InputError(f"{_where(sheet)}page {page!r} is not a page number", str(path), line)
+        raw = row["value"]
+        quantity = None if is_dash(raw) else parse_quantity(raw, unit)
+        facts.append(Fact(
+            company=row["company"], year=year, field=row["field"],
+            value=quantity.value if quantity else raw, number=quantity.number if quantity else None,
+            unit=quantity.unit if quantity else "", raw=raw, short_name=row.get("short_name", ""),
+            code=row.get("code", ""), doc_id=doc_id, page=int(float(page)) if page else 0,
+            table=row.get("source", ""), cell_id=f"{sheet or 'csv'}!{line}"))
+    return facts
+
+
+def _reports(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str) -> list[ReportYear]:
+    columns = _columns(frame, path, sheet, REPORT_COLUMNS, OPTIONAL_REPORT_COLUMNS)
+    reports = []
+    for line, row in _rows(frame, columns):
+        if not row["company"]:
+            raise InputError(f"{_where(sheet)}empty company", str(path), line)
+        reports.append(ReportYear(row["company"], _year(row["year"], path, sheet, line),
+                                  row.get("short_name", ""), row.get("code", ""), doc_id))
+    return reports

@@ -1,0 +1,139 @@
+"""parse_html on the NTCIR-18 U4 securities reports and on small HTML files the tests write."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from parser.errors import InputError
+from parser.html import parse_html, read_html
+from parser.records import DocumentMeta
+from parser.settings import ParseSettings
+
+SHIONOGI = DocumentMeta("ntcir/S100IXUZ", company="塩野義製薬株式会社", year=2020, language="ja")
+
+
+def report(shared_data, doc: str, section: str) -> Path:
+    return shared_data / "ntcir18-u4" / "reports" / doc / f"{doc}-{section}.html"
+
+
+def markup_cell_ids(path: Path) -> set[str]:
+    root = lxml.html.parse(str(path), parser=lxml.html.HTMLParser(encoding="utf-8")).getroot()
+    return {cell.get("cell-id") for cell in root.iter("td", "th") if cell.get("cell-id")}
+
+
+def write_html(path: Path, body: str) -> Path:
+    path.write_text(f"<html><head><meta charset='utf-8'></head><body>{body}</body></html>", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def statements(shared_data):
+    path = report(shared_data, "S100IXUZ", "0105010")
+    return path, parse_html(path, SHIONOGI, ParseSettings())
+
+
+def test_table_and_fact_ids_are_the_markup_ids(statements):
+    path, doc = statements
+    ids = markup_cell_ids(path)
+    equity = next(t for t in doc.table_list if t.table_id == "S100IXUZ-0105010-tab89")
+    assert equity.cell_ids.shape == equity.frame.shape
+    used = {v for v in equity.cell_ids.to_numpy().ravel() if v}
+    assert used and used <= ids
+    fact = next(f for f in doc.facts if f.cell_id == "S100IXUZ-0105010-tab89-r25c9")
+    assert (fact.value, fact.unit, fact.raw, fact.table) == ("-4187000000", "円", "△ 4,187", "S100IXUZ-0105010-tab89")
+    assert fact.field == "支配継続子会社に対する持分変動" and fact.period == "非支配持分"
+    assert all(f.cell_id in ids for f in doc.facts)
+    assert len({f.cell_id for f in doc.facts}) == len(doc.facts)
+
+
+def test_document_yields_text_table_chunks_and_tables(statements):
+    _, doc = statements
+    kinds = {c.kind for c in doc.chunks}
+    assert {"text", "section", "table"} <= kinds
+    assert doc.tables == len(doc.table_list) > 100
+    row = next(c for c in doc.chunks if c.chunk_id == "ntcir/S100IXUZ#rS100IXUZ-0105010-tab89-0")
+    # a row of dated balances reads column by column
+    assert row.text.startswith("資本金（2018年４月１日残高）は21,279百万円。資本剰余金（2018年４月１日残高）は21,055百万円。")
+    assert row.titles[-1] == "③【連結持分変動計算書】" and row.cell_id == "S100IXUZ-0105010-tab89-r4c1"
+
+
+def test_rows_between_dated_balances_take_the_year_they_end_in(statements):
+    _, doc = statements
+    by_id = {f.cell_id: f for f in doc.facts}
+    assert by_id["S100IXUZ-0105010-tab89-r25c9"].year == 2020
+    assert by_id["S100IXUZ-0105010-tab89-r13c9"].year == 2019  # the same row of the year before
+
+
+def test_cover_page_values_are_text_facts(shared_data):
+    path = report(shared_data, "S100IXUZ", "0000000")
+    doc = parse_html(path, SHIONOGI, ParseSettings())
+    by_field = {f.field: f for f in doc.facts}
+    office = by_field["本店の所在の場所"]
+    assert office.value == "大阪府大阪市中央区道修町３丁目１番８号" and office.number is None
+    assert office.cell_id == "S100IXUZ-0000000-tab1-r10c2"
+    assert by_field["提出日"].value == "2020-06-24"
+    assert by_field["提出書類"].value == "有価証券報告書"
+
+
+def test_headings_come_from_the_markup_and_bracket_captions(shared_data):
+    lines = read_html(report(shared_data, "S100J50B", "0105010")).lines
+    headings = {line.text: line.heading_level for line in lines if line.heading_level is not None}
+    assert headings["第５【経理の状況】"] == 2
+    # this report writes its statement captions as plain paragraphs
+    assert headings["①【連結財政状態計算書】"] == headings["②【連結損益計算書】"]
+    assert headings["①【連結財政状態計算書】"] > headings["第５【経理の状況】"]
+
+
+def test_key_figures_table_reads_units_from_its_unit_column(shared_data):
+    tables = read_html(report(shared_data, "S100IU0U", "0101010")).tables
+    key_figures = next(t for t in tables if t.table_id == "S100IU0U-0101010-tab2")
+    assert list(key_figures.frame.columns)[2] == "第92期(2015年度)/2016年３月"
+    from parser.facts import table_facts
+    facts, _ = table_facts(key_figures, DocumentMeta("d", company="丸紅株式会社", year=2020, language="ja"))
+    got = {(f.field, f.year): (f.value, f.unit) for f in facts}
+    assert got[("収益", 2016)] == ("7300299000000", "円")
+    assert got[("親会社所有者帰属持分比率", 2016)] == ("18.5", "%")
+    assert got[("従業員数", 2020)] == ("45635", "人")
+    assert got[("(外、平均臨時雇用者数)", 2020)] == ("7760", "人")  # parentheses are not a minus here
+
+
+def test_spans_units_and_captions_of_written_tables(tmp_path):
+    path = write_html(tmp_path / "s.html", """
+      <h3>１【業績】</h3>
+      <p>前事業年度（自 2018年4月1日 至 2019年3月31日）</p>
+      <p>（単位：百万円）</p>
+      <table table-id="T-tab1">
+        <tr><td cell-id="T-tab1-r1c1" rowspan="2">区分</td><td cell-id="T-tab1-r1c2" colspan="2">金額</td></tr>
+        <tr><td cell-id="T-tab1-r2c1">国内</td><td cell-id="T-tab1-r2c2">海外</td></tr>
+        <tr><td cell-id="T-tab1-r3c1" rowspan="2">売上高</td><td cell-id="T-tab1-r3c2">1,000</td>
+            <td cell-id="T-tab1-r3c3">200</td></tr>
+        <tr><td cell-id="T-tab1-r4c1">△ 30</td><td cell-id="T-tab1-r4c2">5</td></tr>
+      </table>
+      <table table-id="T-tab2">
+        <tr><td cell-id="T-tab2-r1c1">区分</td><td cell-id="T-tab2-r1c2">国内</td></tr>
+        <tr><td cell-id="T-tab2-r2c1">営業利益</td><td cell-id="T-tab2-r2c2">70</td></tr>
+      </table>""")
+    first, second = read_html(path).tables
+    assert (first.table_id, first.unit, first.title) == ("T-tab1", "百万円", "前事業年度（自 2018年4月1日 至 2019年3月31日）")
+    assert first.titles == ("１【業績】",)
+    assert list(first.frame.columns) == ["区分", "金額/国内", "金額/海外"]
+    assert first.frame.values.tolist() == [["売上高", "1,000", "200"], ["売上高", "△ 30", "5"]]
+    assert first.cell_ids.values.tolist() == [["T-tab1-r3c1", "T-tab1-r3c2", "T-tab1-r3c3"],
+                                              ["T-tab1-r3c1", "T-tab1-r4c1", "T-tab1-r4c2"]]
+    # the second part of the statement has no caption of its own: same unit and period
+    assert (second.unit, second.title) == ("百万円", first.title)
+    doc = parse_html(path, DocumentMeta("s", company="C", year=2019, language="ja"), ParseSettings())
+    by_id = {f.cell_id: f for f in doc.facts}
+    assert (by_id["T-tab1-r4c1"].value, by_id["T-tab1-r4c1"].year) == ("-30000000", 2019)
+    assert by_id["T-tab2-r2c2"].value == "70000000"
+
+
+def test_unreadable_files_are_input_errors(tmp_path):
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match="empty.html: empty file"):
+        read_html(empty)
+    with pytest.raises(InputError, match="missing.html: cannot read"):
+        read_html(tmp_path / "missing.html")

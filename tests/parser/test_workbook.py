@@ -1,0 +1,133 @@
+"""Tables workbooks (write and read back) and user facts workbooks (.xlsx/.csv) with their errors."""
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from parser.errors import InputError
+from parser.html import read_html
+from parser.records import Table
+from parser.workbook import INDEX_SHEET, read_facts_workbook, read_tables_workbook, write_tables_workbook
+
+
+def write_xlsx(path: Path, sheets: dict[str, list[list]]) -> Path:
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    book.save(path)
+    return path
+
+
+FACTS = [["company", "year", "field", "value", "unit", "short_name", "code", "source", "page"],
+         ["贵州茅台酒股份有限公司", 2019, "研发费用", "241986307.9", "元", "贵州茅台", "600519", "2019年年报", 88],
+         ["贵州茅台酒股份有限公司", "2019年", "营业收入", "8,540,000", "万元", "贵州茅台", "600519", "", ""],
+         ["贵州茅台酒股份有限公司", 2019, "电子信箱", "mtdm@moutaichina.com", "", "贵州茅台", "600519", "", ""],
+         ["贵州茅台酒股份有限公司", 2019, "资产负债率", "22.49%", "", "贵州茅台", "600519", "", ""]]
+
+
+# ---- tables workbooks --------------------------------------------------------------------------
+
+def test_tables_of_a_report_round_trip_through_the_workbook(shared_data, tmp_path):
+    path = shared_data / "ntcir18-u4" / "reports" / "S100IXUZ" / "S100IXUZ-0105010.html"
+    tables = read_html(path).tables
+    out = tmp_path / "tables.xlsx"
+    write_tables_workbook(tables, out)
+    back = read_tables_workbook(out)
+    assert set(back) == {t.table_id for t in tables}
+    for table in tables:
+        frame = back[table.table_id]
+        assert list(frame.columns) == list(table.frame.columns)
+        assert frame.values.tolist() == table.frame.values.tolist()
+    book = openpyxl.load_workbook(out, read_only=True)
+    assert book.sheetnames[0] == INDEX_SHEET
+    assert all(len(name) <= 31 for name in book.sheetnames)
+    index = pd.read_excel(out, sheet_name=INDEX_SHEET, dtype=str, keep_default_na=False)
+    row = index[index["table_id"] == "S100IXUZ-0105010-tab89"].iloc[0]
+    assert (row["title"], row["unit"]) == ("③【連結持分変動計算書】", "百万円")
+
+
+def test_long_and_clashing_table_ids_get_distinct_short_sheet_names(tmp_path):
+    frame = pd.DataFrame([["营业收入", "1,000"]], columns=["项目", "2021年"])
+    tables = [Table("a-very-long-table-identifier-from-some-report-tab1", 3, frame),
+              Table("b-very-long-table-identifier-from-some-report-tab1", 4, frame),
+              Table("p12t1", 12, frame), Table("index", 1, frame)]
+    out = tmp_path / "t.xlsx"
+    write_tables_workbook(tables, out)
+    names = openpyxl.load_workbook(out, read_only=True).sheetnames
+    assert len(set(names)) == 5 and all(len(n) <= 31 for n in names)
+    assert "p12t1" in names and set(read_tables_workbook(out)) == {t.table_id for t in tables}
+
+
+def test_cell_text_that_looks_like_a_formula_stays_text(tmp_path):
+    frame = pd.DataFrame([["=HYPERLINK(\"x\")", "1,234\x07"]], columns=["项目", "金额"])
+    out = tmp_path / "t.xlsx"
+    write_tables_workbook([Table("p1t1", 1, frame)], out)
+    assert read_tables_workbook(out)["p1t1"].values.tolist() == [["=HYPERLINK(\"x\")", "1,234"]]
+
+
+# ---- facts workbooks ---------------------------------------------------------------------------
+
+def test_facts_workbook_gives_scaled_facts_and_its_company_years(tmp_path):
+    path = write_xlsx(tmp_path / "facts.xlsx", {
+        "facts": FACTS,
+        "reports": [["company", "short_name", "code", "year"],
+                    ["贵州茅台酒股份有限公司", "贵州茅台", "600519", 2019],
+                    ["贵州茅台酒股份有限公司", "贵州茅台", "600519", 2020]]})
+    doc = read_facts_workbook(path, "facts/moutai")
+    by_field = {f.field: f for f in doc.facts}
+    rd = by_field["研发费用"]
+    assert (rd.value, rd.number, rd.unit, rd.year, rd.page, rd.table) == (
+        "241986307.9", Decimal("241986307.9"), "元", 2019, 88, "2019年年报")
+    assert (rd.short_name, rd.code, rd.doc_id, rd.cell_id) == ("贵州茅台", "600519", "facts/moutai", "facts!2")
+    assert (by_field["营业收入"].value, by_field["营业收入"].raw) == ("85400000000", "8,540,000")
+    assert (by_field["电子信箱"].value, by_field["电子信箱"].number) == ("mtdm@moutaichina.com", None)
+    assert (by_field["资产负债率"].value, by_field["资产负债率"].unit) == ("22.49", "%")
+    assert [(r.company, r.year, r.short_name) for r in doc.reports] == [
+        ("贵州茅台酒股份有限公司", 2019, "贵州茅台"), ("贵州茅台酒股份有限公司", 2020, "贵州茅台")]
+    assert doc.meta.company == "贵州茅台酒股份有限公司" and doc.meta.year is None
+
+
+def test_facts_csv_without_reports_covers_the_company_years_of_its_facts(tmp_path):
+    path = tmp_path / "facts.csv"
+    path.write_text("company,year,field,value\n甲公司,2020,营业收入,100\n乙公司,2021,营业收入,200\n\n",
+                    encoding="utf-8")
+    doc = read_facts_workbook(path, "facts/csv")
+    assert [(f.company, f.year, f.value, f.cell_id) for f in doc.facts] == [
+        ("甲公司", 2020, "100", "csv!2"), ("乙公司", 2021, "200", "csv!3")]
+    assert {(r.company, r.year) for r in doc.reports} == {("甲公司", 2020), ("乙公司", 2021)}
+
+
+@pytest.mark.parametrize("sheets, message", [
+    ({"facts": [["company", "field", "value"], ["甲公司", "营业收入", "1"]]},
+     r"facts.xlsx:1: sheet 'facts': missing column\(s\) year"),
+    ({"facts": FACTS[:2] + [["甲公司", "20x9", "营业收入", "1", "", "", "", "", ""]]},
+     r"facts.xlsx:3: sheet 'facts': year '20x9' is not a year"),
+    ({"facts": FACTS[:1] + [["甲公司", 2019, "营业收入", "1", "英镑", "", "", "", ""]]},
+     r"facts.xlsx:2: sheet 'facts': unknown unit '英镑'"),
+    ({"facts": FACTS[:1] + [["", 2019, "营业收入", "1", "", "", "", "", ""]]},
+     r"facts.xlsx:2: sheet 'facts': empty company"),
+    ({"facts": FACTS, "reports": [["company", "year"], ["甲公司", 2019], ["乙公司", "去年"]]},
+     r"facts.xlsx:3: sheet 'reports': year '去年' is not a year"),
+])
+def test_bad_facts_workbook_names_file_sheet_and_row(tmp_path, sheets, message):
+    path = write_xlsx(tmp_path / "facts.xlsx", sheets)
+    with pytest.raises(InputError, match=message):
+        read_facts_workbook(path, "facts/bad")
+
+
+def test_unreadable_facts_files_are_input_errors(tmp_path):
+    broken = tmp_path / "broken.xlsx"
+    broken.write_bytes(b"PK\x03\x04 not really a workbook")
+    with pytest.raises(InputError, match="broken.xlsx: "):
+        read_facts_workbook(broken, "b")
+    other = tmp_path / "facts.ods"
+    other.write_bytes(b"")
+    with pytest.raises(InputError, match="expected .xlsx or .csv"):
+        read_facts_workbook(other, "o")
