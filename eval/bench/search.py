@@ -1,0 +1,234 @@
+"""`python -m eval.bench search`: both text backends on the AI CUP reference documents.
+
+Chunks come from the real PDF parser (parser/pdf.py) when it is importable,
+else from pdfplumber page text cut into ~400-character pieces; FAQ entries
+are one chunk each. For each backend (tantivy always; Elasticsearch when
+FINQA_ES_URL is set) it measures:
+
+- indexing throughput (chunks/s, add + commit, tokenizing included), also as
+  a ratio to tokenizing alone (the baseline, same run);
+- query latency p50/p95 and throughput over the 60 dev questions, each
+  filtered to its candidate documents (`source`);
+- Precision@1 per category, ranking documents by their best chunk: a sanity
+  figure for the tokenizer and BM25, not the engine's retrieval score.
+
+    bash docker/elasticsearch.sh run python -m eval.bench search
+    python -m eval.bench search --chunks pdfplumber --repeat 5
+    python -m eval.bench search --chunks-cache /tmp/aicup-chunks.pickle   # parse once, reuse
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tqdm import tqdm
+
+from eval.bench._data import shared_data
+from parser.errors import InputError
+from parser.records import Chunk, DocumentMeta
+from search.backend import SearchQuery, TextIndex
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
+
+CATEGORIES = ("insurance", "finance", "faq")
+PIECE_CHARS = 400
+HITS_PER_QUESTION = 50  # chunks fetched per question before taking each document's best
+
+
+@dataclass
+class BackendRun:
+    name: str
+    chunks: int = 0
+    index_seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    query_seconds: float = 0.0
+    correct: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks / self.index_seconds if self.index_seconds else 0.0
+
+    def percentile(self, share: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000 if ordered else 0.0
+
+    @property
+    def queries_per_second(self) -> float:
+        return len(self.latencies) / self.query_seconds if self.query_seconds else 0.0
+
+    def precision(self, category: str | None = None) -> float:
+        marks = [m for c, ms in self.correct.items() if category in (None, c) for m in ms]
+        return sum(marks) / len(marks) if marks else 0.0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.bench search", description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", choices=("auto", "parser", "pdfplumber"), default="auto",
+                        help="where chunks come from (auto: the parser when importable)")
+    parser.add_argument("--no-ocr", action="store_true", help="parser: skip OCR of pages without a text layer")
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes over the questions (default 3)")
+    parser.add_argument("--chunks-cache", type=Path, metavar="FILE",
+                        help="read chunks from FILE when it exists, else parse and save them there (parsing takes minutes)")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+
+    root = shared_data("aicup")
+    if root is None:
+        return 0
+    questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))["questions"]
+    gold = {g["qid"]: g["retrieve"] for g in json.loads((root / "ground_truths_dev.json").read_text(encoding="utf-8"))["ground_truths"]}
+    if args.chunks_cache and args.chunks_cache.is_file():
+        with args.chunks_cache.open("rb") as cache:
+            chunks, source = pickle.load(cache)  # a file this benchmark wrote itself
+        source += f", cached in {args.chunks_cache}"
+    else:
+        chunks, source = load_chunks(root / "reference", args.chunks, ocr=not args.no_ocr)
+        if args.chunks_cache:
+            with args.chunks_cache.open("wb") as cache:
+                pickle.dump((chunks, source), cache)
+    print(f"chunks: {len(chunks)} from {source}; questions: {len(questions)}")
+
+    tokenizer = Tokenizer()
+    for chunk in chunks[:: max(1, len(chunks) // 50)]:  # load jieba's and Sudachi's dictionaries before timing
+        tokenizer.tokens(chunk.text)
+    start = time.perf_counter()
+    for chunk in chunks:
+        tokenizer.tokens(chunk.text)
+    tokenize_rate = len(chunks) / (time.perf_counter() - start)
+
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="finqa-bench-") as tmp:
+        from search.embedded import EmbeddedIndex
+
+        with EmbeddedIndex(IndexSettings(Path(tmp)), tokenizer) as index:
+            runs.append(run_backend("embedded", index, chunks, questions, gold, args.repeat))
+        es_url = os.environ.get("FINQA_ES_URL")
+        if not es_url:
+            print("elasticsearch: skipped, FINQA_ES_URL is not set "
+                  "(run `bash docker/elasticsearch.sh run python -m eval.bench search`)")
+        else:
+            from search.elastic import ElasticIndex
+
+            settings = IndexSettings(Path(tmp), backend="elasticsearch", es_url=es_url,
+                                     es_prefix=f"finqa-bench-{uuid.uuid4().hex[:8]}")
+            try:
+                index = ElasticIndex(settings, tokenizer)
+            except InputError as exc:
+                print(f"elasticsearch: skipped, {exc}")
+            else:
+                try:
+                    runs.append(run_backend("elasticsearch", index, chunks, questions, gold, args.repeat))
+                finally:
+                    index.client.options(ignore_status=404).indices.delete(index=index.name)
+                    index.close()
+    print_table(runs, tokenize_rate)
+    return 0
+
+
+def load_chunks(reference: Path, mode: str, ocr: bool) -> tuple[list[Chunk], str]:
+    """Chunks of every PDF under reference/{insurance,finance} plus one per FAQ entry."""
+    parse = None
+    if mode in ("auto", "parser"):
+        try:
+            from parser.pdf import parse_pdf
+            from parser.settings import ParseSettings
+
+            settings = ParseSettings(ocr=ocr)
+            parse = lambda path, meta: parse_pdf(path, meta, settings).chunks  # noqa: E731
+        except ImportError as exc:
+            if mode == "parser":
+                raise SystemExit(f"the parser is not importable: {exc}")
+    source = f"parser/pdf.py (ocr {'on' if ocr else 'off'})" if parse else f"pdfplumber page text cut into {PIECE_CHARS}-char pieces"
+    chunks: list[Chunk] = []
+    failed = []
+    pdfs = [p for category in ("insurance", "finance") for p in sorted((reference / category).glob("*.pdf"))]
+    for path in tqdm(pdfs, desc="reading PDFs", unit="pdf", file=sys.stderr):
+        meta = DocumentMeta(f"{path.parent.name}/{path.stem}")
+        try:
+            chunks.extend(parse(path, meta) if parse else _pieces(path, meta))
+        except InputError as exc:  # one unreadable file must not stop the benchmark
+            failed.append(str(exc))
+    faq = json.loads((reference / "faq" / "pid_map_content.json").read_text(encoding="utf-8"))
+    for pid, entries in faq.items():
+        text = "\n".join(f"{e['question']}\n{' '.join(e['answers'])}" for e in entries)
+        chunks.append(Chunk(f"faq/{pid}#t0", f"faq/{pid}", text))
+    if failed:
+        print(f"{len(failed)} PDFs unreadable, first: {failed[0]}")
+    return chunks, source
+
+
+def _pieces(path: Path, meta: DocumentMeta) -> list[Chunk]:
+    import pdfplumber
+
+    out = []
+    try:
+        with pdfplumber.open(path) as pdf:
+            for number, page in enumerate(pdf.pages, 1):
+                text = page.extract_text() or ""
+                for i in range(0, len(text), PIECE_CHARS):
+                    out.append(Chunk(f"{meta.doc_id}#p{number}c{i // PIECE_CHARS}", meta.doc_id,
+                                     text[i:i + PIECE_CHARS], page_start=number, page_end=number))
+    except Exception as exc:  # pdfminer raises many types on damaged files
+        raise InputError(f"cannot read ({type(exc).__name__})", str(path)) from None
+    return out
+
+
+def run_backend(name: str, index: TextIndex, chunks: list[Chunk], questions: list[dict], gold: dict,
+                repeat: int) -> BackendRun:
+    run = BackendRun(name, chunks=len(chunks))
+    start = time.perf_counter()
+    index.add(tqdm(chunks, desc=f"{name}: indexing", unit="chunk", file=sys.stderr, leave=False))
+    index.commit()
+    run.index_seconds = time.perf_counter() - start
+    queries = [(q, SearchQuery(text=q["query"], doc_ids=tuple(f"{q['category']}/{s}" for s in q["source"]),
+                               limit=HITS_PER_QUESTION)) for q in questions]
+    for q, query in queries:  # untimed pass: warms caches, scores Precision@1
+        run.correct[q["category"]].append(best_document(index.search(query)) == f"{q['category']}/{gold.get(q['qid'])}")
+    start = time.perf_counter()
+    for _ in range(repeat):
+        for _, query in queries:
+            t = time.perf_counter()
+            index.search(query)
+            run.latencies.append(time.perf_counter() - t)
+    run.query_seconds = time.perf_counter() - start
+    return run
+
+
+def best_document(hits) -> str | None:
+    """The document of the best-scoring chunk (its max chunk score is the highest)."""
+    best: dict[str, float] = {}
+    for hit in hits:
+        best[hit.chunk.doc_id] = max(best.get(hit.chunk.doc_id, float("-inf")), hit.score)
+    return max(best, key=best.get) if best else None
+
+
+def print_table(runs: list[BackendRun], tokenize_rate: float) -> None:
+    print(f"baseline: tokenizing alone {tokenize_rate:,.0f} chunks/s")
+    header = ("backend", "chunks", "index s", "chunks/s", "x tokenize", "p50 ms", "p95 ms", "queries/s",
+              *(f"P@1 {c}" for c in CATEGORIES), "P@1 all")
+    rows = [(r.name, f"{r.chunks}", f"{r.index_seconds:.1f}", f"{r.chunks_per_second:,.0f}",
+             f"{r.chunks_per_second / tokenize_rate:.2f}", f"{r.percentile(0.5):.1f}", f"{r.percentile(0.95):.1f}",
+             f"{r.queries_per_second:,.0f}", *(f"{r.precision(c):.3f}" for c in CATEGORIES), f"{r.precision():.3f}")
+            for r in runs]
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
+    if len(runs) == 2:
+        embedded, elastic = runs
+        print(f"elasticsearch / embedded: indexing {elastic.chunks_per_second / embedded.chunks_per_second:.2f}x, "
+              f"queries {elastic.queries_per_second / embedded.queries_per_second:.2f}x, "
+              f"same Precision@1: {elastic.correct == embedded.correct}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,242 @@
+"""The Elasticsearch text index: the same tokens and BM25 as the embedded index, in a server.
+
+Chunks are tokenized in Python (search.tokenize) and sent pre-tokenized; the
+mapping analyzes body and titles with the whitespace analyzer only, so the
+server scores exactly the tokens tantivy scores.
+
+>>> index = ElasticIndex(IndexSettings(Path(".index"), backend="elasticsearch", es_url="http://127.0.0.1:9200"))
+>>> index.add(chunks); index.commit()
+>>> index.search(SearchQuery(text="売上高", doc_ids=("S100IXUZ",)))[0].chunk.chunk_id
+>>> index.close()
+
+Start a local server with `bash docker/elasticsearch.sh start`.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
+
+from parser.errors import InputError
+from parser.records import Chunk
+from search.backend import Hit, SearchQuery
+from search.settings import IndexSettings
+from search.tokenize import (
+    TIE_MARGIN,
+    QueryTerms,
+    Tokenizer,
+    best_first,
+    chunk_from_stored,
+    chunk_terms,
+    chunk_to_stored,
+    query_terms,
+)
+
+MAPPING_VERSION = 1  # bump when the mapping changes; an index of another version is refused
+START_HINT = "start one with `bash docker/elasticsearch.sh start`"
+
+_KEYWORD = {"type": "keyword"}
+_TOKENS = {"type": "text", "analyzer": "whitespace"}
+MAPPING = {
+    "dynamic": "strict",
+    "_meta": {"finqa_mapping": MAPPING_VERSION},
+    "properties": {
+        "chunk_id": _KEYWORD,
+        "doc_id": _KEYWORD,
+        "doc_prefixes": _KEYWORD,
+        "company": _KEYWORD,
+        "year": _KEYWORD,
+        "kind": _KEYWORD,
+        "body": _TOKENS,
+        "titles": _TOKENS,
+        # The whole Chunk, kept in _source to restore hits; not searchable.
+        "chunk": {"type": "object", "enabled": False},
+    },
+}
+# One shard so term statistics (BM25's idf and average length) are global, as in tantivy.
+INDEX_SETTINGS = {"number_of_shards": 1, "number_of_replicas": 0}
+
+
+def connect(url: str, timeout: float = 30.0) -> Elasticsearch:
+    """A client for the server at `url`, after checking it answers.
+
+    Unreachable or not Elasticsearch: InputError naming the URL and how to start one.
+    """
+    try:
+        client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True)
+    except ValueError as exc:
+        raise InputError(f"not a valid Elasticsearch URL ({exc})", url) from None
+    try:
+        # Cluster health, not GET /: the minimal (integ-test) distribution answers only the former.
+        client.options(request_timeout=5, max_retries=0).cluster.health()
+    except TransportError as exc:
+        client.close()
+        raise InputError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", url) from None
+    except ApiError as exc:  # it answers, but not as an open Elasticsearch (security on, another server)
+        client.close()
+        detail = " ".join(str(exc.error).split())[:200]
+        raise InputError(f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); "
+                         f"{START_HINT}", url) from None
+    return client
+
+
+class ElasticIndex:
+    """Chunks in the index `{es_prefix}-chunks`; implements search.backend.TextIndex.
+
+    Chunks are sent as they are added (bulk, `bulk_size` per request, retried
+    when the server is busy); `commit` refreshes so they become searchable.
+    """
+
+    def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None,
+                 client: Elasticsearch | None = None, bulk_size: int = 500):
+        if bulk_size < 1:
+            raise InputError(f"bulk_size must be at least 1, got {bulk_size}")
+        self.settings = settings
+        self.name = f"{settings.es_prefix}-chunks"
+        self.bulk_size = bulk_size
+        self._own_client = client is None
+        self.client = client if client is not None else connect(settings.es_url)
+        self.tokenizer = tokenizer or Tokenizer()
+        self._titles_cache: dict = {}
+        self._ensure_index()
+
+    def add(self, chunks: Iterable[Chunk]) -> int:
+        ok, failures = 0, []
+        try:
+            for success, info in helpers.streaming_bulk(
+                self.client, self._actions(chunks), chunk_size=self.bulk_size, max_retries=5,
+                initial_backoff=1, raise_on_error=False, raise_on_exception=True,
+            ):
+                if success:
+                    ok += 1
+                else:
+                    failures.append(info)
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+        if failures:
+            first = next(iter(failures[0].values()))
+            raise InputError(f"{len(failures)} chunks were refused by {self.name}, first {first.get('_id')}: "
+                             f"{first.get('error')}", self.settings.es_url)
+        return ok
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        doc_ids = list(dict.fromkeys(doc_ids))
+        if not doc_ids:
+            return
+        # Find the chunk ids and bulk-delete them: _delete_by_query lives in the reindex
+        # module, which the minimal distribution docker/elasticsearch.sh runs does not have.
+        try:
+            # Searches see only refreshed documents: refresh first so chunks added since are deleted too.
+            self.client.indices.refresh(index=self.name)
+            for start in range(0, len(doc_ids), 1000):
+                found = helpers.scan(self.client, index=self.name, _source=False, size=1000,
+                                     query={"query": {"terms": {"doc_id": doc_ids[start:start + 1000]}}})
+                actions = ({"_op_type": "delete", "_index": self.name, "_id": hit["_id"]} for hit in found)
+                for success, info in helpers.streaming_bulk(self.client, actions, chunk_size=self.bulk_size,
+                                                            max_retries=5, raise_on_error=False):
+                    if not success and info.get("delete", {}).get("status") != 404:  # already gone is fine
+                        raise InputError(f"cannot delete from {self.name}: {info}", self.settings.es_url)
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+
+    def commit(self) -> None:
+        try:
+            self.client.indices.refresh(index=self.name)
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+
+    def search(self, query: SearchQuery) -> list[Hit]:
+        if query.limit < 1:
+            return []
+        terms = query_terms(self.tokenizer, query)
+        body = self._query(terms, query)
+        if body is None:
+            return []
+        # Sorting by score and chunk_id in the server would score every match (3x slower):
+        # fetch a margin and break ties here, as the embedded index does.
+        order = {"size": query.limit + TIE_MARGIN} if terms.scored else {"size": query.limit, "sort": [{"chunk_id": "asc"}]}
+        try:
+            response = self.client.search(index=self.name, query=body, source=["chunk"], **order)
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+        hits = [Hit(chunk_from_stored(hit["_source"]["chunk"]), float(hit["_score"] or 0.0))
+                for hit in response["hits"]["hits"]]
+        return best_first(hits, query.limit)
+
+    def count(self) -> int:
+        try:
+            return int(self.client.count(index=self.name)["count"])
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()
+
+    def __enter__(self) -> "ElasticIndex":
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def _ensure_index(self) -> None:
+        try:
+            if not self.client.indices.exists(index=self.name):
+                try:
+                    self.client.indices.create(index=self.name, settings=INDEX_SETTINGS, mappings=MAPPING)
+                except ApiError as exc:
+                    if exc.error != "resource_already_exists_exception":  # another process created it first
+                        raise
+            mapping = self.client.indices.get_mapping(index=self.name)[self.name]["mappings"]
+        except ApiError as exc:
+            raise InputError(f"cannot open index {self.name}: {exc.error}", self.settings.es_url) from None
+        except TransportError as exc:
+            raise self._unreachable(exc) from None
+        version = mapping.get("_meta", {}).get("finqa_mapping")
+        if version != MAPPING_VERSION:
+            raise InputError(f"index {self.name} was made by another version of finqa (mapping {version}, "
+                             f"expected {MAPPING_VERSION}); delete it and ingest again", self.settings.es_url)
+
+    def _actions(self, chunks: Iterable[Chunk]) -> Iterator[dict]:
+        for chunk in chunks:
+            terms = chunk_terms(self.tokenizer, chunk, self._titles_cache)
+            source = {
+                "chunk_id": chunk.chunk_id,
+                "doc_id": chunk.doc_id,
+                "doc_prefixes": list(terms.doc_prefixes),
+                "kind": chunk.kind,
+                "body": terms.body,
+                "titles": terms.titles,
+                "chunk": chunk_to_stored(chunk),
+            }
+            if chunk.company:
+                source["company"] = chunk.company
+            if terms.year:
+                source["year"] = terms.year
+            # chunk_id as _id: adding a chunk again replaces it.
+            yield {"_op_type": "index", "_index": self.name, "_id": chunk.chunk_id, "_source": source}
+
+    def _query(self, terms: QueryTerms, query: SearchQuery) -> dict | None:
+        """Filters must match (scoring nothing); at least one should-clause must match when there are any."""
+        filters = [{"terms": {field: list(values)}} for field, values in
+                   (("company", terms.companies), ("year", terms.years),
+                    ("doc_prefixes", terms.doc_prefixes), ("kind", terms.kinds)) if values]
+        should = []
+        if terms.body:
+            should.append({"match": {"body": {"query": " ".join(terms.body)}}})
+        for words, slop in terms.phrases:
+            should.append({"match_phrase": {"body": {"query": " ".join(words), "slop": slop,
+                                                     "boost": query.phrase_boost}}})
+        if terms.titles:
+            should.append({"match": {"titles": {"query": " ".join(terms.titles), "boost": query.title_boost}}})
+        if not filters and not should:
+            return None
+        body: dict = {"filter": filters}
+        if should:
+            body.update(should=should, minimum_should_match=1)
+        return {"bool": body}
+
+    def _unreachable(self, exc: Exception) -> InputError:
+        detail = " ".join(str(exc).split())[:300]
+        return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
+                          f"is the server running? {START_HINT}", self.settings.es_url)

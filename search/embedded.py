@@ -1,0 +1,197 @@
+"""The embedded text index: tantivy on disk under IndexSettings.text_dir.
+
+Text is tokenized in Python (search.tokenize) and indexed as whitespace-joined
+tokens with tantivy's whitespace tokenizer, so tantivy never re-tokenizes CJK
+and scores exactly the tokens Elasticsearch scores (BM25 on both).
+
+>>> index = EmbeddedIndex(IndexSettings(Path(".index")))
+>>> index.add(chunks); index.commit()
+>>> index.search(SearchQuery(text="保單借款的可借金額上限", doc_ids=("insurance",)))[0].chunk.doc_id
+>>> index.close()
+
+Only one process may write at a time (tantivy's writer lock); any number may
+search. Changes not committed when the index is closed are dropped.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+import tantivy
+
+from parser.errors import InputError
+from parser.records import Chunk
+from search.backend import Hit, SearchQuery
+from search.settings import IndexSettings
+from search.tokenize import (
+    TIE_MARGIN,
+    QueryTerms,
+    Tokenizer,
+    best_first,
+    chunk_from_stored,
+    chunk_terms,
+    chunk_to_stored,
+    query_terms,
+)
+
+_KEYWORD = "raw"  # tantivy's built-in tokenizers: "raw" keeps the value whole,
+_TOKENS = "whitespace"  # "whitespace" splits our pre-tokenized text on spaces only
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("chunk_id", fast=True, tokenizer_name=_KEYWORD)  # fast: filter-only queries sort by it
+    for name in ("doc_id", "doc_prefixes", "company", "year", "kind"):
+        builder.add_text_field(name, tokenizer_name=_KEYWORD)
+    builder.add_text_field("body", tokenizer_name=_TOKENS)
+    builder.add_text_field("titles", tokenizer_name=_TOKENS)
+    builder.add_bytes_field("chunk", stored=True)  # the whole Chunk as JSON
+    return builder.build()
+
+
+class EmbeddedIndex:
+    """A chunk index in a directory; implements search.backend.TextIndex.
+
+    `writer_heap_mb` bounds the memory tantivy's writer buffers before it
+    flushes a segment.
+    """
+
+    def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None, writer_heap_mb: int = 128):
+        if writer_heap_mb < 16:
+            raise InputError(f"writer_heap_mb must be at least 16, got {writer_heap_mb}")
+        self.settings = settings
+        self.directory = Path(settings.text_dir)
+        self._heap = writer_heap_mb * 1_000_000
+        self._writer: tantivy.IndexWriter | None = None
+        self._titles_cache: dict = {}
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the index directory: {exc.strerror}", str(self.directory)) from None
+        self._index = self._open()
+        self.tokenizer = tokenizer or Tokenizer()
+
+    def add(self, chunks: Iterable[Chunk]) -> int:
+        writer = self._writable()
+        n = 0
+        for chunk in chunks:
+            terms = chunk_terms(self.tokenizer, chunk, self._titles_cache)
+            doc = tantivy.Document()
+            doc.add_text("chunk_id", chunk.chunk_id)
+            doc.add_text("doc_id", chunk.doc_id)
+            for prefix in terms.doc_prefixes:
+                doc.add_text("doc_prefixes", prefix)
+            if chunk.company:
+                doc.add_text("company", chunk.company)
+            if terms.year:
+                doc.add_text("year", terms.year)
+            doc.add_text("kind", chunk.kind)
+            doc.add_text("body", terms.body)
+            doc.add_text("titles", terms.titles)
+            doc.add_bytes("chunk", json.dumps(chunk_to_stored(chunk), ensure_ascii=False).encode("utf-8"))
+            # Deletes apply to documents added before them, so this replaces an older copy only.
+            writer.delete_documents_by_term("chunk_id", chunk.chunk_id)
+            writer.add_document(doc)
+            n += 1
+        return n
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        writer = self._writable()
+        for doc_id in doc_ids:
+            writer.delete_documents_by_term("doc_id", doc_id)
+
+    def commit(self) -> None:
+        if self._writer is None:
+            return
+        try:
+            self._writer.commit()
+        except ValueError as exc:
+            raise InputError(f"cannot commit the text index: {exc}", str(self.directory)) from None
+        self._index.reload()
+
+    def search(self, query: SearchQuery) -> list[Hit]:
+        if query.limit < 1:
+            return []
+        terms = query_terms(self.tokenizer, query)
+        plan = self._query(terms, query)
+        if plan is None:
+            return []
+        try:
+            searcher = self._index.searcher()
+            if not terms.scored:  # filters alone: every match scores 0, so take them in chunk_id order
+                found = searcher.search(plan, limit=query.limit, count=False, order_by_field="chunk_id",
+                                        order=tantivy.Order.Asc).hits
+                return [Hit(self._stored(searcher, address), 0.0) for _, address in found]
+            found = searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits
+            return best_first([Hit(self._stored(searcher, address), score) for score, address in found], query.limit)
+        except (ValueError, OSError) as exc:
+            raise InputError(f"cannot read the text index ({exc}); delete the directory and ingest again",
+                             str(self.directory)) from None
+
+    def count(self) -> int:
+        return self._index.searcher().num_docs
+
+    def close(self) -> None:
+        """Release the writer lock; uncommitted changes are dropped."""
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.rollback()
+            writer.wait_merging_threads()
+
+    def __enter__(self) -> "EmbeddedIndex":
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    @staticmethod
+    def _stored(searcher: tantivy.Searcher, address) -> Chunk:
+        return chunk_from_stored(json.loads(searcher.doc(address)["chunk"][0]))
+
+    def _open(self) -> tantivy.Index:
+        path = str(self.directory)
+        try:
+            return tantivy.Index(_schema(), path=path, reuse=True)
+        except ValueError as exc:
+            if "schema does not match" in str(exc):
+                reason = "was built by another version of finqa (its schema differs)"
+            else:
+                reason = f"is damaged ({exc})"
+            raise InputError(f"the text index {reason}; delete the directory and ingest again", path) from None
+
+    def _writable(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self._index.writer(heap_size=self._heap, num_threads=1)
+            except ValueError as exc:
+                if "LockBusy" in str(exc):
+                    raise InputError("the text index is locked by another writer (is another ingest running?)",
+                                     str(self.directory)) from None
+                raise InputError(f"cannot write the text index: {exc}", str(self.directory)) from None
+        return self._writer
+
+    def _query(self, terms: QueryTerms, query: SearchQuery) -> tantivy.Query | None:
+        """Filters must match (scoring nothing); at least one should-clause must match when there are any."""
+        schema = self._index.schema
+        Q, must, should = tantivy.Query, tantivy.Occur.Must, tantivy.Occur.Should
+        clauses = []
+        for field, values in (("company", terms.companies), ("year", terms.years),
+                              ("doc_prefixes", terms.doc_prefixes), ("kind", terms.kinds)):
+            if values:
+                clauses.append((must, Q.const_score_query(Q.term_set_query(schema, field, list(values)), 0.0)))
+        scoring = []
+        if terms.body:
+            scoring.append(Q.boolean_query([(should, Q.term_query(schema, "body", t)) for t in terms.body]))
+        for words, slop in terms.phrases:
+            phrase = (Q.term_query(schema, "body", words[0]) if len(words) == 1
+                      else Q.phrase_query(schema, "body", list(words), slop=slop))
+            scoring.append(Q.boost_query(phrase, query.phrase_boost))
+        if terms.titles:
+            titles = Q.boolean_query([(should, Q.term_query(schema, "titles", t)) for t in terms.titles])
+            scoring.append(Q.boost_query(titles, query.title_boost))
+        if scoring:
+            clauses.append((must, Q.boolean_query([(should, q) for q in scoring])))
+        if not clauses:
+            return None
+        return Q.boolean_query(clauses)

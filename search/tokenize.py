@@ -1,0 +1,580 @@
+"""The one tokenizer used to index and to query Chinese, Japanese and Latin text.
+
+Both search backends store the tokens this module makes (whitespace-joined),
+so indexing and querying can never disagree about what a word is.
+
+What it does to a text, in order:
+- NFKC (full-width digits and letters, half-width katakana), Latin lower-cased,
+  control and zero-width characters removed;
+- picks the language of the text: kana or a Japanese-only kanji => Japanese,
+  other CJK => Chinese, else Latin;
+- keeps numbers and dates as single tokens before any word segmentation:
+  "1,234.5" -> "1234.5", "2023年度" -> "2023年", "第一季度" -> "第1季",
+  "2023/3/31" -> "2023年 3月 31日"; era years also give the Gregorian year
+  ("民國112年" and a bare "112 年" in Chinese -> "112年 2023年", "令和5年" -> "5年 2023年");
+- segments Chinese with jieba (Traditional folded to Simplified first, via
+  OpenCC t2s) and Japanese with SudachiPy mode C; long words also yield their
+  parts (jieba's dictionary 2/3-grams, Sudachi's mode A split) so a query for
+  "负债" finds "负债合计";
+- domain words (rules/fields.yaml names and synonyms, plus words added by the
+  caller, e.g. company names) stay whole;
+- joins Chinese headings spread one character at a time ("關 係 人" -> "关系人");
+- drops punctuation, Japanese particles and auxiliaries, and a small stop list.
+
+>>> tokenizer = Tokenizer(TokenizerSettings(words=("保單借款",)))
+>>> tokenizer.tokens("保單借款的可借金額上限")
+['保单', '借款', '保单借款', '可', '借', '金额', '上限']
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from parser.errors import InputError
+from parser.records import Chunk
+from parser.rulefile import RULES_DIR, RuleFile
+from search.backend import Hit, SearchQuery
+
+ZH, JA, LATIN = "zh", "ja", "latin"
+
+DEFAULT_STOP_WORDS = frozenset(
+    # Chinese function words and question words that never help find a passage.
+    "的 了 和 与 及 或 在 是 为 之 其 对 于 将 被 把 也 都 而 并 则 等 所 以 该 此 这 那 "
+    "吗 呢 吧 啊 请 请问 多少 什么 哪些 哪个 如何 怎么 怎样 是否 是不是 有没有 "
+    # Japanese (hiragana-only words are dropped anyway).
+    "何 "
+    # Latin.
+    "a an the of and or to in on at for by with is are was were be what which how".split()
+)
+
+# Part-of-speech classes (Sudachi's first level) that are never search terms.
+JA_DROP_POS = frozenset({"助詞", "助動詞", "補助記号", "空白", "記号"})
+
+# Kanji written only in Japanese (shinjitai and kokuji: in neither GB2312 nor
+# Big5), so a kana-less Japanese table row is still read as Japanese.
+JA_ONLY_KANJI = frozenset("売円価済営関総発労従払単図実広変検経続険剰処拠様帰権収転対歳駅択沢戻掲覧譲縦雑継両込畑枠働峠")
+
+_KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff]")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+_WORD_CHAR = re.compile(r"\w")
+# "關 係 人 名 稱": PDF layouts spread headings one character at a time.
+_SPACED_CJK = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])")
+_HIRAGANA_ONLY = re.compile(r"[\u3040-\u309fー]+")
+_CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+# Numbers and dates, found before word segmentation so every segmenter sees
+# them the same way. Units are normalised: 年度->年, 季度->季, 月份->月.
+_ATOMS = re.compile(
+    r"(?P<ymd>(?<!\d)(?P<y>\d{4})[/\-.](?P<m>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
+    r"|(?P<ord>第\s*(?P<ordn>\d+|[〇零一二两兩三四五六七八九十百]+)\s*(?P<ordu>四半期|季度|季|期|节|節|章|条|條|款|项|項|回|号|號))"
+    r"|(?P<date>(?P<daten>\d+)\s*(?P<dateu>年度|年|月份|月|日|季度|季|四半期))"
+    r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
+    r"|(?P<latin>[a-z][a-z0-9]*(?:[_'&][a-z0-9]+)*)"
+)
+_UNIT_ALIASES = {"年度": "年", "季度": "季", "月份": "月"}
+_ERAS = {"民国": 1911, "民國": 1911, "令和": 2018, "平成": 1988, "昭和": 1925}
+
+_FIELDS_SCHEMA = {
+    "type": "object",
+    "required": ["fields"],
+    "properties": {
+        "fields": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "synonyms": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        }
+    },
+}
+
+_SUDACHI_MAX_CHARS = 8000  # Sudachi refuses inputs over ~49 KB; cut long texts at line ends well below that.
+
+
+@dataclass(frozen=True)
+class TokenizerSettings:
+    """How text becomes tokens. Index and queries must use equal settings.
+
+    >>> TokenizerSettings(words=("台灣積體電路製造股份有限公司",), sub_words=True)
+
+    `fields_path` None reads rules/fields.yaml when it exists; a path given
+    explicitly must exist. `use_fields_file=False` ignores the file.
+    """
+
+    words: tuple[str, ...] = ()  # domain words kept whole (company names ...)
+    fields_path: Path | None = None
+    use_fields_file: bool = True
+    fold_traditional: bool = True  # Traditional -> Simplified before matching
+    sub_words: bool = True  # long words also yield their parts
+    compound_min_chars: int = 3  # words at least this long yield parts
+    max_token_chars: int = 40  # longer tokens (garbage, base64) are dropped
+    hmm: bool = True  # jieba's HMM for words missing from its dictionary
+    stop_words: frozenset[str] = field(default=DEFAULT_STOP_WORDS)
+
+    def __post_init__(self):
+        if isinstance(self.words, str) or not all(isinstance(w, str) for w in self.words):
+            raise InputError("TokenizerSettings.words must be a sequence of strings")
+        object.__setattr__(self, "words", tuple(self.words))
+        object.__setattr__(self, "stop_words", frozenset(self.stop_words))
+        if self.compound_min_chars < 2:
+            raise InputError(f"compound_min_chars must be at least 2, got {self.compound_min_chars}")
+        if not 4 <= self.max_token_chars <= 255:  # Elasticsearch's whitespace tokenizer splits at 255
+            raise InputError(f"max_token_chars must be 4..255, got {self.max_token_chars}")
+        if self.fields_path is not None:
+            object.__setattr__(self, "fields_path", Path(self.fields_path))
+            if self.use_fields_file and not self.fields_path.is_file():
+                raise InputError("field list not found", str(self.fields_path))
+
+    @property
+    def fields_file(self) -> Path | None:
+        """The fields YAML to read, or None."""
+        if not self.use_fields_file:
+            return None
+        if self.fields_path is not None:
+            return self.fields_path
+        default = RULES_DIR / "fields.yaml"
+        return default if default.is_file() else None
+
+
+class Tokenizer:
+    """Turns text into search tokens; see the module docstring for the rules.
+
+    >>> tokenizer = Tokenizer()
+    >>> tokenizer.add_words(["台积电"])
+    >>> tokenizer.tokens("台積電2023年第1季合併資產負債表")
+    ['台积电', '2023年', '第1季', '合并', '资产', '负债', '负债表']
+
+    Building one costs a dictionary load the first time in a process (jieba,
+    Sudachi: about a second); later instances share the loaded dictionaries.
+    """
+
+    def __init__(self, settings: TokenizerSettings | None = None):
+        self.settings = settings or TokenizerSettings()
+        self._jieba = _base_jieba()
+        self._jieba_private = False
+        self._zh_words: set[str] = set()  # user words, folded: also looked for inside longer words
+        self._ja_words: set[str] = set()
+        self._ja_prefixes: set[str] = set()  # every prefix of a user word: spans not in it end the search
+        self._local = threading.local()
+        self._t2s = _opencc() if self.settings.fold_traditional else None
+        words = list(self.settings.words)
+        fields_file = self.settings.fields_file
+        if fields_file is not None:
+            words.extend(_field_words(fields_file))
+        if words:
+            self.add_words(words)
+
+    def tokens(self, text: str, language: str | None = None) -> list[str]:
+        """All search tokens of `text`, in order (words, their parts, numbers).
+
+        `language` ("zh", "ja", "latin") overrides the detection, e.g. for a
+        kana-less row of a Japanese table.
+        """
+        return [token for token, _ in self._analyze(text, language)]
+
+    def phrase_tokens(self, text: str, language: str | None = None) -> list[str]:
+        """The tokens of `text` without the parts of long words: the words a phrase query must find in order.
+
+        In indexed text each long word is preceded by its parts, so a phrase of
+        these words matches with a slop of len(tokens) - len(phrase_tokens).
+        """
+        return [token for token, part in self._analyze(text, language) if not part]
+
+    def add_words(self, words: Iterable[str]) -> None:
+        """Keep these words whole from now on (company names, field names).
+
+        Index and queries must have the same words added.
+        """
+        for word in words:
+            norm = _normalize(word).strip()
+            if len(norm) < 2 or len(norm) > self.settings.max_token_chars or not _CJK.search(norm):
+                continue  # Latin words are whole already; one character is no compound
+            if not self._jieba_private:
+                self._jieba = _private_copy(self._jieba)
+                self._jieba_private = True
+            zh = self._fold(norm)
+            # Just frequent enough to beat its own pieces: a higher count lets a short
+            # name steal characters from its neighbours (光寶科|技 in 光寶科技).
+            self._jieba.add_word(zh, freq=self._jieba.suggest_freq(zh, False))
+            self._zh_words.add(zh)
+            self._ja_words.add(norm)
+            self._ja_prefixes.update(norm[:i] for i in range(1, len(norm) + 1))
+
+    @staticmethod
+    def language(text: str) -> str:
+        """"ja", "zh" or "latin" for a text."""
+        return _detect(_normalize(text))
+
+    def _analyze(self, text: str, language: str | None) -> list[tuple[str, bool]]:
+        """(token, is_part) pairs in text order."""
+        if not text:
+            return []
+        norm = _normalize(text)
+        lang = language or _detect(norm)
+        if lang not in (ZH, JA, LATIN):
+            raise InputError(f"unknown language {lang!r}; choose zh, ja or latin")
+        if lang == ZH:
+            norm = self._fold(_SPACED_CJK.sub(lambda m: m.group().replace(" ", ""), norm))
+        out: list[tuple[str, bool]] = []
+        segment = {ZH: self._segment_zh, JA: self._segment_ja, LATIN: _segment_other}[lang]
+        pos = 0
+        for match in _ATOMS.finditer(norm):
+            if match.start() > pos:
+                out.extend(segment(norm[pos : match.start()]))
+            out.extend((atom, False) for atom in _atom_tokens(match, lang))
+            pos = match.end()
+        if pos < len(norm):
+            out.extend(segment(norm[pos:]))
+        if lang == JA and self._t2s is not None:
+            out = self._fold_tokens(out)
+        limit = self.settings.max_token_chars
+        stop = self.settings.stop_words
+        return [(t, part) for t, part in out if len(t) <= limit and t not in stop and _WORD_CHAR.search(t)]
+
+    def _segment_zh(self, text: str) -> list[tuple[str, bool]]:
+        out: list[tuple[str, bool]] = []
+        freq = self._jieba.FREQ
+        min_chars = self.settings.compound_min_chars if self.settings.sub_words else 10**6
+        for word in self._jieba.cut(text, HMM=self.settings.hmm):
+            word = word.strip()
+            if not word:
+                continue
+            if len(word) >= min_chars:
+                for n in (2, 3):
+                    if len(word) > n:
+                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if freq.get(word[i : i + n]))
+                # Longer user words inside: a short name (贵州茅台) inside the full name.
+                for n in range(4, len(word)):
+                    out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if word[i : i + n] in self._zh_words)
+            out.append((word, False))
+        return out
+
+    def _segment_ja(self, text: str) -> list[tuple[str, bool]]:
+        sudachi, pos_of = self._sudachi()
+        from sudachipy import SplitMode
+
+        min_chars = self.settings.compound_min_chars if self.settings.sub_words else 10**6
+        out: list[tuple[str, bool]] = []
+        for piece in _pieces(text, _SUDACHI_MAX_CHARS):
+            morphemes = sudachi.tokenize(piece)
+            surfaces = [m.surface() for m in morphemes]
+            merged = self._merge_user_words(surfaces)
+            for i, morpheme in enumerate(morphemes):
+                surface = surfaces[i].strip()
+                # Hiragana-only words are inflections and function words (おける, なり, ください).
+                if surface and not _HIRAGANA_ONLY.fullmatch(surface) and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS:
+                    if len(surface) >= min_chars:
+                        parts = morpheme.split(SplitMode.A)
+                        if len(parts) > 1:
+                            out.extend((p.surface(), True) for p in parts)
+                    out.append((surface, False))
+                out.extend((word, True) for word in merged.get(i, ()))
+        return out
+
+    def _merge_user_words(self, surfaces: list[str]) -> dict[int, list[str]]:
+        """User words spelled by consecutive morphemes, keyed by the index of their last morpheme."""
+        if not self._ja_words:
+            return {}
+        found: dict[int, list[str]] = {}
+        prefixes = self._ja_prefixes
+        for start in range(len(surfaces)):
+            span = surfaces[start]
+            if span not in prefixes:
+                continue
+            for end in range(start + 1, len(surfaces)):
+                span += surfaces[end]
+                if span not in prefixes:
+                    break
+                if span in self._ja_words:
+                    found.setdefault(end, []).append(span)
+        return found
+
+    def _sudachi(self):
+        """This thread's Sudachi tokenizer (they are not thread-safe) and a cached POS lookup."""
+        local = self._local
+        if not hasattr(local, "sudachi"):
+            dictionary, pos_of = _sudachi_dictionary()
+            from sudachipy import SplitMode
+
+            local.sudachi = (dictionary.tokenizer(mode=SplitMode.C), pos_of)
+        return local.sudachi
+
+    def _fold(self, text: str) -> str:
+        return self._t2s.convert(text) if self._t2s is not None else text
+
+    def _fold_tokens(self, tokens: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+        # One OpenCC call for the whole list; tokens never contain a newline.
+        if not tokens:
+            return tokens
+        folded = self._t2s.convert("\n".join(t for t, _ in tokens)).split("\n")
+        if len(folded) != len(tokens):
+            folded = [self._t2s.convert(t) for t, _ in tokens]
+        return [(f, part) for f, (_, part) in zip(folded, tokens)]
+
+
+def _detect(norm: str) -> str:
+    if _KANA.search(norm) or not JA_ONLY_KANJI.isdisjoint(norm):
+        return JA
+    if _CJK.search(norm):
+        return ZH
+    return LATIN
+
+
+def _normalize(text: str) -> str:
+    return _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", text)).lower()
+
+
+def _atom_tokens(match: re.Match, lang: str) -> list[str]:
+    if match.group("ymd"):
+        return [f"{int(match.group('y'))}年", f"{int(match.group('m'))}月", f"{int(match.group('d'))}日"]
+    if match.group("ord"):
+        unit = _UNIT_ALIASES.get(match.group("ordu"), match.group("ordu"))
+        return [f"第{_number(match.group('ordn'))}{unit}"]
+    if match.group("date"):
+        unit = _UNIT_ALIASES.get(match.group("dateu"), match.group("dateu"))
+        number = int(match.group("daten"))
+        tokens = [f"{number}{unit}"]
+        if unit == "年" and number < 1000:
+            western = _western_year(number, match.string[max(0, match.start() - 3) : match.start()].rstrip(), lang)
+            if western:
+                tokens.append(f"{western}年")
+        return tokens
+    if match.group("num"):
+        return [match.group("num").replace(",", "")]
+    return [match.group("latin")]
+
+
+def _western_year(number: int, before: str, lang: str) -> int | None:
+    """The Gregorian year of an era year, so "2023年" finds "民國112年", "112 年 9 月" and "令和5年"."""
+    for era, offset in _ERAS.items():
+        if before.endswith(era):
+            return number + offset
+    # Taiwanese reports often write ROC years bare ("112 年 1 月 1 日"); 60..150 is 1971..2061.
+    if lang == ZH and 60 <= number <= 150:
+        return number + 1911
+    return None
+
+
+def _number(text: str) -> int:
+    """Arabic or Chinese numerals up to 999 ("十二" -> 12, "二十" -> 20)."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for ch in text:
+        if ch == "百":
+            total += (current or 1) * 100
+            current = 0
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        else:
+            current = _CN_DIGITS[ch]
+    return total + current
+
+
+def _segment_other(text: str) -> list[tuple[str, bool]]:
+    return [(w, False) for w in re.findall(r"\w+", text)]
+
+
+def _pieces(text: str, limit: int) -> Iterable[str]:
+    while len(text) > limit:
+        cut = max(text.rfind("\n", 0, limit), text.rfind("。", 0, limit))
+        cut = cut + 1 if cut > 0 else limit
+        yield text[:cut]
+        text = text[cut:]
+    if text:
+        yield text
+
+
+def _field_words(path: Path) -> list[str]:
+    rules = RuleFile.load(path, _FIELDS_SCHEMA)
+    words = []
+    for entry in rules.data["fields"]:
+        words.append(entry["name"])
+        words.extend(entry.get("synonyms", []))
+    return words
+
+
+_LOCK = threading.Lock()
+_SHARED: dict[str, object] = {}
+
+
+def _base_jieba():
+    """jieba's default dictionary, loaded once per process and never changed."""
+    with _LOCK:
+        if "jieba" not in _SHARED:
+            import jieba
+
+            jieba.setLogLevel(logging.WARNING)
+            base = jieba.Tokenizer()
+            base.initialize()
+            _SHARED["jieba"] = base
+        return _SHARED["jieba"]
+
+
+def _private_copy(base):
+    """A jieba tokenizer sharing nothing mutable with `base`, without reloading the dictionary."""
+    import jieba
+
+    copy = jieba.Tokenizer()
+    copy.FREQ = dict(base.FREQ)
+    copy.total = base.total
+    copy.user_word_tag_tab = dict(base.user_word_tag_tab)
+    copy.initialized = True
+    return copy
+
+
+def _sudachi_dictionary():
+    with _LOCK:
+        if "sudachi" not in _SHARED:
+            from functools import lru_cache
+
+            from sudachipy import Dictionary
+
+            dictionary = Dictionary(dict="core")
+
+            @lru_cache(maxsize=None)
+            def pos_of(pos_id: int) -> str:
+                return dictionary.pos_of(pos_id)[0]
+
+            _SHARED["sudachi"] = (dictionary, pos_of)
+        return _SHARED["sudachi"]
+
+
+def _opencc():
+    with _LOCK:
+        if "t2s" not in _SHARED:
+            import opencc
+
+            _SHARED["t2s"] = opencc.OpenCC("t2s")
+        return _SHARED["t2s"]
+
+
+# --- Terms both backends index and query -------------------------------------
+# Kept here, next to the tokenizer, so the embedded index and Elasticsearch
+# cannot drift apart in what they store or look for.
+
+
+# Stands in for an empty body or titles field. Elasticsearch leaves a field with
+# no tokens out of BM25's average length and tantivy does not; a placeholder
+# token (the tokenizer never makes it: it has no word character) keeps the two equal.
+EMPTY_FIELD = "∅"
+
+
+@dataclass(frozen=True)
+class ChunkTerms:
+    """What a backend indexes for one chunk besides the stored chunk itself."""
+
+    body: str  # whitespace-joined tokens of the text
+    titles: str  # whitespace-joined tokens of the heading path
+    doc_prefixes: tuple[str, ...]  # the doc id and every "/"-prefix of it
+    year: str  # "" when the chunk has no year
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A SearchQuery turned into index terms.
+
+    `phrases` holds (words, slop): the phrase's words in order, and how many
+    word parts the index may have between them (see Tokenizer.phrase_tokens).
+    """
+
+    body: tuple[str, ...] = ()
+    phrases: tuple[tuple[tuple[str, ...], int], ...] = ()
+    titles: tuple[str, ...] = ()
+    companies: tuple[str, ...] = ()
+    years: tuple[str, ...] = ()
+    doc_prefixes: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        """Whether any clause scores; a query of filters alone gives every match score 0."""
+        return bool(self.body or self.phrases or self.titles)
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.companies or self.years or self.doc_prefixes or self.kinds)
+
+
+def doc_prefixes(doc_id: str) -> tuple[str, ...]:
+    """Every "/"-prefix of a document id, the id itself last.
+
+    >>> doc_prefixes("S100IXUZ/S100IXUZ-0101010")
+    ('S100IXUZ', 'S100IXUZ/S100IXUZ-0101010')
+    """
+    parts = [p for p in doc_id.split("/") if p]
+    return tuple("/".join(parts[: i + 1]) for i in range(len(parts)))
+
+
+def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = None) -> ChunkTerms:
+    """The terms to index for a chunk. Title paths repeat across a document, so their tokens may be cached."""
+    language = Tokenizer.language(" ".join(chunk.titles) + "\n" + chunk.text)
+    if titles_cache is not None:
+        key = (chunk.titles, language)
+        titles = titles_cache.get(key)
+        if titles is None:
+            if len(titles_cache) > 50_000:
+                titles_cache.clear()
+            titles = titles_cache[key] = " ".join(tokenizer.tokens("\n".join(chunk.titles), language)) or EMPTY_FIELD
+    else:
+        titles = " ".join(tokenizer.tokens("\n".join(chunk.titles), language)) or EMPTY_FIELD
+    return ChunkTerms(
+        body=" ".join(tokenizer.tokens(chunk.text, language)) or EMPTY_FIELD,
+        titles=titles,
+        doc_prefixes=doc_prefixes(chunk.doc_id),
+        year="" if chunk.year is None else str(chunk.year),
+    )
+
+
+def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
+    """The terms of a query. Phrases and titles are read in the language of the query text."""
+    language = Tokenizer.language(query.text) if query.text.strip() else None
+    phrases = []
+    for phrase in query.phrases:
+        words = tuple(tokenizer.phrase_tokens(phrase, language))
+        if words:
+            phrases.append((words, len(tokenizer.tokens(phrase, language)) - len(words)))
+    title_tokens = [t for title in query.titles for t in tokenizer.tokens(title, language)]
+    return QueryTerms(
+        body=tuple(dict.fromkeys(tokenizer.tokens(query.text, language))),
+        phrases=tuple(dict.fromkeys(phrases)),
+        titles=tuple(dict.fromkeys(title_tokens)),
+        companies=tuple(dict.fromkeys(c for c in query.companies if c)),
+        years=tuple(dict.fromkeys(str(y) for y in query.years)),
+        doc_prefixes=tuple(dict.fromkeys(d.strip("/") for d in query.doc_ids if d.strip("/"))),
+        kinds=tuple(dict.fromkeys(k for k in query.kinds if k)),
+    )
+
+
+# Hits fetched beyond the limit so that ties at the cut are broken by chunk_id
+# on both backends (each engine breaks ties by its own internal order).
+TIE_MARGIN = 20
+
+
+def best_first(hits: list[Hit], limit: int) -> list[Hit]:
+    """Highest score first, ties by chunk_id; at most `limit`."""
+    return sorted(hits, key=lambda h: (-h.score, h.chunk.chunk_id))[:limit]
+
+
+def chunk_to_stored(chunk: Chunk) -> dict:
+    """The chunk as a JSON-able dict, as both backends store it."""
+    return dataclasses.asdict(chunk)
+
+
+def chunk_from_stored(stored: dict) -> Chunk:
+    known = {f.name for f in dataclasses.fields(Chunk)}
+    values = {k: v for k, v in stored.items() if k in known}
+    values["titles"] = tuple(values.get("titles") or ())
+    return Chunk(**values)
