@@ -16,7 +16,6 @@ title is the nearest short caption above it ("前事業年度（自 2018年4月1
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,6 @@ from parser.errors import InputError
 from parser.facts import current_year, table_facts
 from parser.headings import HeadingRules, HeadingStack
 from parser.records import DocumentMeta, Line, ParsedDocument, Table
-from parser.rulefile import RULES_DIR
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, clean_cell
 from parser.units import find_unit, is_unit_statement
@@ -60,7 +58,7 @@ def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
     """
     html = read_html(Path(path))
     doc = ParsedDocument(meta=meta)
-    chunker = Chunker(settings, rules or _default_rules(RULES_DIR / "headings.yaml"))
+    chunker = Chunker(settings, rules or HeadingRules.shared())
     doc.chunks = chunker.run(meta, html.lines)
     year = current_year(html.tables)
     for table in html.tables:
@@ -74,11 +72,6 @@ def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
     doc.tables = len(html.tables)
     doc.table_list = html.tables  # ingest writes these to the tables workbook
     return doc
-
-
-@functools.lru_cache(maxsize=4)
-def _default_rules(path: Path) -> HeadingRules:
-    return HeadingRules.load(path)
 
 
 def read_html(path: Path) -> HtmlDocument:
