@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        ingest(docs, index, workers=args.workers)
+        print(ingest(docs, index, workers=args.workers).text(), file=sys.stderr)
     elif not index.index_dir.is_dir():
         raise InputError("index directory not found (ingest first: python -m parser.ingest CORPUS --index DIR)",
                          str(index.index_dir))

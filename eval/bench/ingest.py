@@ -1,0 +1,139 @@
+"""`python -m eval.bench ingest`: full ingestion of the AI CUP reference PDFs against a naive baseline.
+
+In one process run, over the same files:
+
+- baseline: a single-process loop of pdfplumber `extract_text()` over every
+  page (what the organisers' BM25 baseline reads), pages/s;
+- full ingestion: `parser.ingest.ingest` into a fresh index with `--workers`
+  processes (default 2: both cores): tables, facts, OCR of pages without a
+  text layer, chunking, tokenizing, the text index, the facts store and the
+  tables workbooks; pages/s and the ratio to the baseline;
+- peak memory (resource.getrusage max RSS of this process and of the
+  largest child), OCR pages, files by status, and how busy the workers
+  were (per-file parse seconds summed, over workers x wall time);
+- a cProfile summary (top functions by cumulative time) of a
+  worker-equivalent run: `parse_source` in this process on an evenly spaced
+  sample of the files.
+
+    python -m eval.bench ingest                      # all 191 PDFs, workers=2
+    python -m eval.bench ingest --limit 40 --profile-sample 6
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from eval.bench._data import shared_data
+
+
+def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
+    """Pages and seconds of pdfplumber extract_text over every page, one process."""
+    import pdfplumber
+
+    pages, started = 0, time.perf_counter()
+    for path in paths:
+        try:
+            with pdfplumber.open(path) as pdf:
+                for page in pdf.pages:
+                    page.extract_text()
+                    pages += 1
+                    page.close()
+        except Exception:  # noqa: BLE001 - the baseline skips what it cannot open, as the organisers' did
+            continue
+    return pages, time.perf_counter() - started
+
+
+def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
+    """cProfile of parsing `sample` in this process, as one worker would."""
+    from parser.ingest import Source, parse_source
+    from parser.metadata import MetadataFinder
+    from parser.settings import ParseSettings
+
+    documents = {p.relative_to(corpus).with_suffix("").as_posix(): p for p in sample}
+    finder = MetadataFinder.for_corpus(corpus, documents)
+    settings = ParseSettings()
+    sources = [Source(path, path.relative_to(corpus).as_posix(), doc_id, "pdf") for doc_id, path in documents.items()]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for source in sources:
+        parse_source(source, finder, settings)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(top)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("ncalls")), 0)
+    return "\n".join(lines[start:])
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.bench ingest", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
+    ap.add_argument("--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run")
+    ap.add_argument("--top", type=int, default=25, help="functions shown in the profile")
+    args = ap.parse_args(argv)
+    reference = shared_data("aicup", "reference")
+    if reference is None:
+        return 0
+
+    from parser.ingest import ingest
+    from search.settings import IndexSettings
+
+    with tempfile.TemporaryDirectory(prefix="finqa-bench-ingest-") as temp:
+        corpus = Path(temp) / "corpus"
+        paths: list[Path] = []
+        for folder in ("finance", "insurance"):
+            files = sorted((reference / folder).glob("*.pdf"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0)
+            for path in files[: args.limit or None]:
+                target = corpus / folder / path.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)  # also warms the page cache for both runs
+                paths.append(target)
+        print(f"corpus: {len(paths)} PDFs from {reference}")
+
+        base_pages, base_seconds = baseline_pages_per_second(paths)
+        base_rate = base_pages / base_seconds if base_seconds else 0.0
+        print(f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
+              f"= {base_rate:.2f} pages/s")
+
+        started = time.perf_counter()
+        summary = ingest(corpus, IndexSettings(Path(temp) / "index"), workers=args.workers, progress=False)
+        seconds = time.perf_counter() - started
+        pages = summary.total("pages")
+        rate = pages / seconds if seconds else 0.0
+        counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
+        print(f"full ingestion (workers={args.workers}): {pages} pages in {seconds:.1f} s = {rate:.2f} pages/s "
+              f"({counts}; {summary.total('ocr_pages')} OCR pages, {summary.total('tables')} tables, "
+              f"{summary.total('chunks')} chunks, {summary.total('facts')} facts)")
+        parse_seconds = sum(f.seconds for f in summary.files)
+        print(f"  parsing in the workers: {parse_seconds:.1f} s summed over files = "
+              f"{parse_seconds / (seconds * args.workers):.0%} of {args.workers} workers x wall time "
+              f"(the rest: pool start, metadata, waiting on the slowest file, writing in the main process)")
+        ocr_files = [f for f in summary.files if f.ocr_pages]
+        text_files = [f for f in summary.files if f.status == "ingested" and not f.ocr_pages]
+        text_pages, text_seconds = sum(f.pages for f in text_files), sum(f.seconds for f in text_files)
+        print(f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
+              f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
+              f"= {text_pages / text_seconds if text_seconds else 0:.2f} pages/s per worker "
+              f"({text_pages / text_seconds / base_rate if text_seconds and base_rate else 0:.2f} x baseline)")
+        for failed in summary.failed:
+            print(f"  failed: {failed.path}: {'; '.join(failed.errors)}")
+        print(f"ratio full / baseline pages/s: {rate / base_rate:.2f}" if base_rate else "ratio: n/a")
+
+        self_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"peak memory: main process {self_mb:.0f} MB, largest worker {child_mb:.0f} MB")
+
+        step = max(1, len(paths) // max(1, args.profile_sample))
+        sample = paths[::step][: args.profile_sample]
+        print(f"\nprofile of a worker-equivalent run on {len(sample)} files, every {step}th "
+              f"({', '.join(p.relative_to(corpus).as_posix() for p in sample)}):")
+        print(profile_sample(corpus, sample, args.top))
+    return 0

@@ -1,0 +1,440 @@
+"""Ingestion: the CLI, document ids, incremental runs, resuming, bad input, a small real corpus."""
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from parser import ingest as ingest_module
+from parser.ingest import find_sources, ingest, main
+from parser.manifest import Manifest
+from parser.rulefile import PROJECT_ROOT
+from search.backend import SearchQuery
+from search.facts import SqliteFactStore
+from search.open import open_text_index
+from search.settings import IndexSettings
+
+REPORT_A = "2022-04-20__甲乙科技股份有限公司__600001__甲乙科技__2021年__年度报告"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def small_pdf(path: Path, text: str = "Quarterly report page one", **canvas_options) -> Path:
+    from reportlab.pdfgen import canvas
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf = canvas.Canvas(str(path), **canvas_options)
+    for line in range(3):
+        pdf.drawString(72, 720 - 20 * line, f"{text} line {line}")
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def make_corpus(root: Path) -> Path:
+    write(root / f"{REPORT_A}.txt",
+          "甲乙科技股份有限公司\n2021年年度报告\n\n第三节 管理层讨论与分析\n报告期内，公司主营业务为光伏组件的研发与销售。\n")
+    write(root / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心发行联名卡，年费减免政策延续。\n")
+    write(root / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
+                              "丙丁股份有限公司,2021,营业收入,800,元\n")
+    return root
+
+
+def run(corpus: Path, index: Path, **options):
+    options.setdefault("workers", 1)
+    return ingest(corpus, IndexSettings(index), progress=False, **options)
+
+
+def found(index: Path, text: str) -> set[str]:
+    text_index = open_text_index(IndexSettings(index))
+    try:
+        return {hit.chunk.doc_id for hit in text_index.search(SearchQuery(text=text, limit=50))}
+    finally:
+        text_index.close()
+
+
+def chunk_count(index: Path) -> int:
+    text_index = open_text_index(IndexSettings(index))
+    try:
+        return text_index.count()
+    finally:
+        text_index.close()
+
+
+def by_path(summary) -> dict:
+    return {f.path: f for f in summary.files}
+
+
+# -- the CLI ---------------------------------------------------------------------------------------
+
+
+def test_cli_exits_0_when_every_file_is_ingested_and_writes_the_report(tmp_path, capsys):
+    corpus = make_corpus(tmp_path / "corpus")
+    assert main([str(corpus), "--index", str(tmp_path / "index"), "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "3 ingested, 0 unchanged, 0 failed, 0 removed" in out
+    report = json.loads((tmp_path / "index" / "ingest_report.json").read_text(encoding="utf-8"))
+    assert report["counts"] == {"ingested": 3, "unchanged": 0, "failed": 0, "removed": 0}
+    assert {f["path"]: f["status"] for f in report["files"]} == {
+        f"{REPORT_A}.txt": "ingested", "bank/notes.md": "ingested", "facts.csv": "ingested"}
+    assert all(f["chunks"] > 0 for f in report["files"] if f["path"].endswith((".txt", ".md")))
+
+
+def test_cli_exits_3_when_a_file_fails_and_keeps_the_others(tmp_path, capsys):
+    corpus = make_corpus(tmp_path / "corpus")
+    (corpus / "empty.pdf").write_bytes(b"")
+    assert main([str(corpus), "--index", str(tmp_path / "index"), "--workers", "1"]) == 3
+    out = capsys.readouterr().out
+    assert "3 ingested, 0 unchanged, 1 failed" in out
+    assert "failed: empty.pdf: empty file (0 bytes)" in out
+    assert found(tmp_path / "index", "光伏组件") == {REPORT_A}
+
+
+def test_cli_exits_2_on_a_missing_corpus_directory(tmp_path, capsys):
+    assert main([str(tmp_path / "nowhere"), "--index", str(tmp_path / "index")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"error: {tmp_path / 'nowhere'}: corpus directory not found"
+
+
+def test_cli_exits_2_on_an_unknown_backend(tmp_path, capsys):
+    corpus = make_corpus(tmp_path / "corpus")
+    assert main([str(corpus), "--index", str(tmp_path / "index"), "--backend", "lucene"]) == 2
+    assert "unknown backend 'lucene'" in capsys.readouterr().err
+
+
+def test_cli_usage_errors_exit_2_from_the_command_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "parser.ingest", str(tmp_path)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "--index" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "parser.ingest", str(tmp_path / "missing"), "--index",
+                           str(tmp_path / "index")], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("corpus directory not found")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_locked_index_is_one_clear_line_and_a_nonzero_exit(tmp_path, capsys):
+    corpus = make_corpus(tmp_path / "corpus")
+    holder = open_text_index(IndexSettings(tmp_path / "index"))
+    holder.delete_documents([])  # takes the writer lock, as a running ingest does
+    try:
+        assert main([str(corpus), "--index", str(tmp_path / "index")]) == 2
+    finally:
+        holder.close()
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "locked" in err
+
+
+@pytest.mark.parametrize("damaged", ["facts.sqlite", "text/meta.json", "manifest.json"])
+def test_a_damaged_index_directory_is_one_clear_line_and_a_nonzero_exit(tmp_path, capsys, damaged):
+    corpus = make_corpus(tmp_path / "corpus")
+    write(tmp_path / "index" / damaged, "this is not what belongs here " * 100)
+    assert main([str(corpus), "--index", str(tmp_path / "index")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "damaged" in err, err
+
+
+# -- document ids ----------------------------------------------------------------------------------
+
+
+def test_document_ids_are_relative_paths_without_extension(tmp_path):
+    write(tmp_path / "finance" / "12.pdf", "x")
+    write(tmp_path / "S100IXUZ" / "S100IXUZ-0101010.html", "x")
+    write(tmp_path / "top.TXT", "x")
+    write(tmp_path / "metadata.csv", "doc_id,company\n")
+    write(tmp_path / ".hidden" / "a.txt", "x")
+    write(tmp_path / "picture.png", "x")
+    write(tmp_path / "index" / "tables" / "finance" / "12.xlsx", "x")
+    sources, clashes, ignored = find_sources(tmp_path, exclude=[tmp_path / "index"])
+    assert [s.doc_id for s in sources] == ["S100IXUZ/S100IXUZ-0101010", "finance/12", "top"]
+    assert [s.kind for s in sources] == ["html", "pdf", "text"]
+    assert clashes == [] and ignored == {".png": 1}
+
+
+def test_two_files_with_the_same_id_fail_the_second_one(tmp_path):
+    write(tmp_path / "a.md", "x")
+    write(tmp_path / "a.txt", "x")
+    sources, clashes, _ = find_sources(tmp_path)
+    assert [s.rel for s in sources] == ["a.md"]
+    assert clashes[0].path == "a.txt" and "already used by a.md" in clashes[0].errors[0]
+
+
+def test_ingested_chunks_and_company_years_carry_the_document_metadata(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus")
+    run(corpus, tmp_path / "index")
+    text_index = open_text_index(IndexSettings(tmp_path / "index"))
+    try:
+        hits = text_index.search(SearchQuery(text="光伏组件", companies=("甲乙科技股份有限公司",), years=(2021,)))
+    finally:
+        text_index.close()
+    assert hits and hits[0].chunk.doc_id == REPORT_A
+    with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
+        reports = store.reports("甲乙科技股份有限公司")
+    assert set(zip(reports["year"], reports["doc_id"])) >= {(2021, REPORT_A)}
+    assert (reports[reports["doc_id"] == REPORT_A]["code"] == "600001").all()
+
+
+# -- incremental runs ------------------------------------------------------------------------------
+
+
+def test_unchanged_files_are_skipped(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus")
+    first = run(corpus, tmp_path / "index")
+    chunks = chunk_count(tmp_path / "index")
+    second = run(corpus, tmp_path / "index")
+    assert second.counts == {"ingested": 0, "unchanged": 3, "failed": 0, "removed": 0}
+    assert chunk_count(tmp_path / "index") == chunks
+    assert {f.path: f.chunks for f in second.files} == {f.path: f.chunks for f in first.files}
+
+
+def test_a_changed_file_replaces_its_chunks_and_facts_and_a_removed_file_is_removed(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus")
+    index = tmp_path / "index"
+    run(corpus, index)
+    assert found(index, "光伏组件") == {REPORT_A}
+    assert found(index, "联名卡") == {"bank/notes"}
+
+    write(corpus / f"{REPORT_A}.txt", "甲乙科技股份有限公司\n2021年年度报告\n\n报告期内，公司主营业务转为储能电站的建设与运营。\n")
+    write(corpus / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,2000,元\n")
+    (corpus / "bank" / "notes.md").unlink()
+    summary = run(corpus, index)
+
+    assert {f.path: f.status for f in summary.files} == {
+        f"{REPORT_A}.txt": "ingested", "facts.csv": "ingested", "bank/notes.md": "removed"}
+    assert found(index, "光伏组件") == set()
+    assert found(index, "储能电站") == {REPORT_A}
+    assert found(index, "联名卡") == set()
+    with SqliteFactStore(index / "facts.sqlite") as store:
+        revenue = store.lookup("甲乙科技股份有限公司", [2021], ["营业收入"])
+        assert list(revenue["value"]) == ["2000"]
+        assert store.lookup("丙丁股份有限公司", [2021], ["营业收入"]).empty
+        assert "丙丁股份有限公司" not in set(store.reports()["company"])
+    assert set(Manifest.load(index / "manifest.json").entries) == {REPORT_A, "facts"}
+
+
+def test_editing_the_sidecar_reingests_the_document_it_names(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus")
+    run(corpus, tmp_path / "index")
+    write(corpus / "bank" / "metadata.csv", "file,company,year\nnotes.md,某某银行股份有限公司,2022\n")
+    summary = run(corpus, tmp_path / "index")
+    assert by_path(summary)["bank/notes.md"].status == "ingested"
+    assert by_path(summary)["facts.csv"].status == "unchanged"
+    with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
+        assert list(store.reports("某某银行股份有限公司")["doc_id"]) == ["bank/notes"]
+
+
+# -- interrupted runs ------------------------------------------------------------------------------
+
+
+def four_documents(root: Path) -> Path:
+    for n, word in enumerate(["光伏组件", "储能电站", "风力发电", "氢燃料电池"]):
+        write(root / f"d{n}.txt", f"第一节 业务概要\n公司专注于{word}领域。\n")
+    return root
+
+
+def consistent(index: Path) -> None:
+    """The index holds exactly what the manifest lists, each chunk once."""
+    manifest = Manifest.load(index / "manifest.json")
+    assert chunk_count(index) == sum(e.chunks for e in manifest.entries.values())
+
+
+def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, monkeypatch):
+    corpus = four_documents(tmp_path / "corpus")
+    writes = []
+    real_write = ingest_module._BatchWriter.write
+
+    def interrupted_after_first_batch(self, batch):
+        if writes:
+            raise KeyboardInterrupt
+        writes.append(len(batch))
+        return real_write(self, batch)
+
+    monkeypatch.setattr(ingest_module._BatchWriter, "write", interrupted_after_first_batch)
+    with pytest.raises(KeyboardInterrupt):
+        run(corpus, tmp_path / "index", batch_size=1)
+    monkeypatch.undo()
+
+    assert len(Manifest.load(tmp_path / "index" / "manifest.json").entries) == 1
+    consistent(tmp_path / "index")
+    summary = run(corpus, tmp_path / "index", batch_size=1)
+    assert summary.counts == {"ingested": 3, "unchanged": 1, "failed": 0, "removed": 0}
+    consistent(tmp_path / "index")
+    assert found(tmp_path / "index", "氢燃料电池") == {"d3"}
+
+
+def test_a_crash_after_a_commit_but_before_the_manifest_redoes_that_batch_without_duplicates(tmp_path, monkeypatch):
+    corpus = four_documents(tmp_path / "corpus")
+    saves = []
+    real_save = Manifest.save
+
+    def crash_on_second_save(self):
+        if saves:
+            raise RuntimeError("power cut")
+        saves.append(1)
+        real_save(self)
+
+    monkeypatch.setattr(Manifest, "save", crash_on_second_save)
+    with pytest.raises(RuntimeError, match="power cut"):
+        run(corpus, tmp_path / "index", batch_size=1)
+    monkeypatch.undo()
+
+    summary = run(corpus, tmp_path / "index", batch_size=1)
+    assert summary.counts["unchanged"] == 1 and summary.counts["ingested"] == 3
+    consistent(tmp_path / "index")
+
+
+# -- bad input -------------------------------------------------------------------------------------
+
+
+def test_each_bad_file_gets_a_clear_reason_and_the_good_ones_are_ingested(tmp_path):
+    from reportlab.lib.pdfencrypt import StandardEncryption
+
+    corpus = make_corpus(tmp_path / "corpus")
+    (corpus / "empty.pdf").write_bytes(b"")
+    whole = small_pdf(tmp_path / "whole.pdf").read_bytes()
+    (corpus / "truncated.pdf").write_bytes(whole[: len(whole) // 2])
+    small_pdf(corpus / "locked.pdf", encrypt=StandardEncryption("secret", ownerPassword="owner"))
+    write(corpus / "fake.pdf", "<html><body>404 Not Found</body></html>")
+    write(corpus / "huge.txt", "公司" * 20000)
+    (corpus / "odd.txt").write_bytes(b"\xff\xfe\xfd" * 10 + "正文".encode("utf-8") + b"\xff\xff")
+    (corpus / "zero.txt").write_bytes(b"")
+    small_pdf(corpus / "fine.pdf", "Interim statements of cash flows")
+
+    summary = run(corpus, tmp_path / "index", max_file_mb=0.05, workers=2)
+    files = by_path(summary)
+    reasons = {path: " ".join(f.errors) for path, f in files.items() if f.status == "failed"}
+    assert set(reasons) == {"empty.pdf", "truncated.pdf", "locked.pdf", "fake.pdf", "huge.txt", "odd.txt", "zero.txt"}
+    assert "empty file (0 bytes)" in reasons["empty.pdf"]
+    assert "truncated PDF" in reasons["truncated.pdf"]
+    assert "encrypted" in reasons["locked.pdf"] and "password" in reasons["locked.pdf"]
+    assert "not a PDF" in reasons["fake.pdf"]
+    assert "over the limit of 0.05 MB" in reasons["huge.txt"]
+    assert "not UTF-8" in reasons["odd.txt"]
+    assert "empty file" in reasons["zero.txt"]
+    assert {p for p, f in files.items() if f.status == "ingested"} == {
+        f"{REPORT_A}.txt", "bank/notes.md", "facts.csv", "fine.pdf"}
+    assert found(tmp_path / "index", "cash flows") == {"fine"}
+    assert summary.exit_code == 3
+
+
+def test_text_in_a_legacy_chinese_encoding_is_ingested(tmp_path):
+    write(tmp_path / "corpus" / "placeholder.txt", "占位")
+    (tmp_path / "corpus" / "gbk.txt").write_bytes("第一节 公司简介\n本公司主要从事风力发电设备制造。\n".encode("gb18030"))
+    summary = run(tmp_path / "corpus", tmp_path / "index")
+    assert by_path(summary)["gbk.txt"].status == "ingested"
+    assert found(tmp_path / "index", "风力发电") == {"gbk"}
+
+
+def test_a_broken_new_version_keeps_the_indexed_one(tmp_path):
+    corpus = tmp_path / "corpus"
+    small_pdf(corpus / "report.pdf", "Consolidated balance sheet")
+    run(corpus, tmp_path / "index")
+    data = (corpus / "report.pdf").read_bytes()
+    (corpus / "report.pdf").write_bytes(data[: len(data) // 2])
+    summary = run(corpus, tmp_path / "index")
+    row = by_path(summary)["report.pdf"]
+    assert row.status == "failed"
+    assert "truncated PDF" in row.errors[0] and "previously indexed version is kept" in row.errors[-1]
+    assert found(tmp_path / "index", "balance sheet") == {"report"}
+    # still failed (not "unchanged") next time, and still searchable
+    assert by_path(run(corpus, tmp_path / "index"))["report.pdf"].status == "failed"
+    assert found(tmp_path / "index", "balance sheet") == {"report"}
+
+
+def test_a_worker_that_crashes_fails_only_its_file(tmp_path, monkeypatch):
+    corpus = four_documents(tmp_path / "corpus")
+    write(corpus / "crash.txt", "这个文件让解析进程崩溃。")
+    real_check = ingest_module.check_file
+
+    def segfault_on_crash_txt(source):
+        if source.path.name == "crash.txt":
+            faulthandler.disable()  # pytest's crash dump, inherited by the fork, would only add noise
+            ctypes.string_at(0)  # a real segmentation fault in the worker process
+        return real_check(source)
+
+    # the pool forks its workers, so they run the patched function
+    monkeypatch.setattr(ingest_module, "check_file", segfault_on_crash_txt)
+    summary = run(corpus, tmp_path / "index", workers=2)
+    files = by_path(summary)
+    assert files["crash.txt"].status == "failed"
+    assert "crashed" in files["crash.txt"].errors[0]
+    assert {p for p, f in files.items() if f.status == "ingested"} == {f"d{n}.txt" for n in range(4)}
+    consistent(tmp_path / "index")
+
+
+# -- a small real corpus ---------------------------------------------------------------------------
+
+
+def test_a_small_real_corpus_of_pdfs_and_a_securities_report(tmp_path, shared_data):
+    corpus = tmp_path / "corpus"
+    aicup = shared_data / "aicup" / "reference"
+    (corpus / "finance").mkdir(parents=True)
+    (corpus / "insurance").mkdir()
+    for name in ("115.pdf", "137.pdf"):
+        shutil.copy(aicup / "finance" / name, corpus / "finance" / name)
+    shutil.copy(aicup / "insurance" / "10.pdf", corpus / "insurance" / "10.pdf")
+    ntcir = shared_data / "ntcir18-u4" / "reports" / "S100IXUZ"
+    (corpus / "S100IXUZ").mkdir()
+    for name in ("S100IXUZ-0000000.html", "S100IXUZ-0200010.html"):
+        shutil.copy(ntcir / name, corpus / "S100IXUZ" / name)
+
+    summary = run(corpus, tmp_path / "index", workers=2)
+    assert summary.counts == {"ingested": 5, "unchanged": 0, "failed": 0, "removed": 0}, summary.text()
+    files = by_path(summary)
+    assert files["finance/115.pdf"].pages == 2 and files["finance/115.pdf"].chunks > 0
+    assert files["S100IXUZ/S100IXUZ-0000000.html"].facts > 0
+    with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
+        covered = set(zip(store.reports()["company"], store.reports()["year"]))
+    assert {("中國鋼鐵股份有限公司", 2022), ("台達電子工業股份有限公司", 2022), ("塩野義製薬株式会社", 2020)} <= covered
+    assert "insurance/10" in found(tmp_path / "index", "滿期保險金")
+    assert (tmp_path / "index" / "tables" / "S100IXUZ" / "S100IXUZ-0000000.xlsx").exists()
+    assert run(corpus, tmp_path / "index", workers=2).counts["unchanged"] == 5
+
+
+# -- Elasticsearch ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def es_index_settings(es_url, tmp_path):
+    """IndexSettings of fresh Elasticsearch indices of their own, deleted afterwards."""
+    import uuid
+
+    settings = IndexSettings(tmp_path / "index", backend="elasticsearch", es_url=es_url,
+                             es_prefix=f"finqa-test-ingest-{uuid.uuid4().hex[:10]}")
+    yield settings
+    from search.elastic import connect
+
+    client = connect(es_url)
+    client.options(ignore_status=404).indices.delete(index=f"{settings.es_prefix}-*")
+    client.close()
+
+
+def test_ingest_into_elasticsearch_is_incremental_too(tmp_path, es_index_settings):
+    corpus = make_corpus(tmp_path / "corpus")
+    first = ingest(corpus, es_index_settings, workers=2, progress=False)
+    assert first.counts["ingested"] == 3, first.text()
+
+    def es_found(text: str) -> set[str]:
+        index = open_text_index(es_index_settings)
+        try:
+            return {hit.chunk.doc_id for hit in index.search(SearchQuery(text=text, limit=50))}
+        finally:
+            index.close()
+
+    assert es_found("联名卡") == {"bank/notes"}
+    (corpus / "bank" / "notes.md").unlink()
+    second = ingest(corpus, es_index_settings, workers=2, progress=False)
+    assert second.counts == {"ingested": 0, "unchanged": 2, "failed": 0, "removed": 1}
+    assert es_found("联名卡") == set()
+    assert es_found("光伏组件") == {REPORT_A}
