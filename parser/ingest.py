@@ -563,7 +563,7 @@ class _BatchWriter:
             facts = self.facts.add(document.facts, document.reports)
             errors = list(document.warnings)
             # the parsers hand the tables themselves over as `table_list` (see the report: a field to add)
-            errors += self._write_tables(source.doc_id, getattr(document, "table_list", None) or [])
+            errors += self._write_tables(source.doc_id, document.table_list)
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),

@@ -50,8 +50,8 @@ class Engine:
         self.settings = settings
         self.store = open_fact_store(settings.index)
         reports = self.store.reports()
+        # The same dictionary as ingestion: companies are matched by the metadata filter, not by body tokens.
         self.tokenizer = Tokenizer()
-        self.tokenizer.add_words(_company_words(reports))
         self.index = open_text_index(settings.index, self.tokenizer)
         llm = None
         if settings.llm != "none":
@@ -91,11 +91,3 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
-
-def _company_words(reports) -> list[str]:
-    """Company names and short names, so the tokenizer keeps them whole."""
-    words = set()
-    for column in ("company", "short_name"):
-        if column in reports:
-            words.update(str(v) for v in reports[column].dropna() if str(v))
-    return sorted(words)
