@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from parser.records import Chunk, DocumentMeta, Fact, Table
+from parser.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from parser.tables import column_period
 from parser.units import (CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, find_unit, is_dash, is_unit,
                           is_unit_statement, iso_date, nfkc, parse_quantity, plain, scale_of)
@@ -179,6 +179,21 @@ def current_year(tables: list[Table]) -> int | None:
                 if year is not None:
                     votes[year] += 1
     return votes.most_common(1)[0][0] if votes else None
+
+
+def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
+    """Put the tables, their facts and their row chunks into `doc`; one odd table never loses the others."""
+    report_year = current_year(tables)
+    for table in tables:
+        try:
+            facts, chunks = table_facts(table, doc.meta, report_year)
+        except Exception as exc:  # noqa: BLE001 - the document's other tables still count
+            doc.warnings.append(f"page {table.page}: no facts from table {table.table_id} ({type(exc).__name__}: {exc})")
+            continue
+        doc.facts += facts
+        doc.chunks += chunks
+    doc.tables = len(tables)
+    doc.table_list = tables  # ingest writes these to the tables workbook
 
 
 def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None) -> tuple[list[Fact], list[Chunk]]:

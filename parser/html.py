@@ -25,7 +25,7 @@ import lxml.html
 
 from parser.chunking import Chunker
 from parser.errors import InputError
-from parser.facts import current_year, table_facts
+from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
 from parser.records import DocumentMeta, Line, ParsedDocument, Table
 from parser.settings import ParseSettings
@@ -60,17 +60,7 @@ def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
     doc = ParsedDocument(meta=meta)
     chunker = Chunker(settings, rules or HeadingRules.shared())
     doc.chunks = chunker.run(meta, html.lines)
-    year = current_year(html.tables)
-    for table in html.tables:
-        try:
-            facts, chunks = table_facts(table, meta, year)
-        except Exception as exc:  # one odd table must not lose the document's other facts
-            doc.warnings.append(f"table {table.table_id}: no facts ({type(exc).__name__}: {exc})")
-            continue
-        doc.facts += facts
-        doc.chunks += chunks
-    doc.tables = len(html.tables)
-    doc.table_list = html.tables  # ingest writes these to the tables workbook
+    add_tables(doc, html.tables)
     return doc
 
 

@@ -29,7 +29,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 
 from parser.chunking import SENTENCE_END, Chunker, join_text
 from parser.errors import InputError
-from parser.facts import current_year, table_facts
+from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
 from parser.records import DocumentMeta, Line, ParsedDocument, Table
@@ -113,21 +113,11 @@ class PdfParser:
         for page in pages:
             _join_wrapped(page)
         tables = merge_continued(self._title_tables(pages))
-        doc.tables = len(tables)
         # A table ends the paragraph before it: text on either side is not one sentence.
         lines = [Line(item.text, item.page) if isinstance(item, _PageLine) else Line("", item.page)
                  for page in pages for item in page.items]
         doc.chunks = self.chunker.run(meta, lines)
-        report_year = current_year(tables)
-        for table in tables:
-            try:
-                facts, chunks = table_facts(table, meta, report_year)
-            except Exception as exc:  # one odd table must not lose the document's other facts
-                doc.warnings.append(f"page {table.page}: no facts from table {table.table_id} ({_reason(exc)})")
-                continue
-            doc.facts += facts
-            doc.chunks += chunks
-        doc.table_list = tables  # ingest writes these to the tables workbook
+        add_tables(doc, tables)
         return doc
 
     def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: "_PdfiumText") -> _Page:

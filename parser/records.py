@@ -6,8 +6,13 @@ the ingestion process pool.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass, field
 from decimal import Decimal
+
+if TYPE_CHECKING:
+    import pandas
 
 
 @dataclass(frozen=True)
@@ -139,8 +144,8 @@ class Table:
 
     table_id: str  # "p12t1" (page 12, table 1) or the HTML table id
     page: int
-    frame: "pandas.DataFrame"  # noqa: F821 - pandas is imported lazily by the parsers
+    frame: "pandas.DataFrame"
     title: str = ""  # nearest heading or caption above the table
     titles: tuple[str, ...] = ()  # heading path at the table
-    cell_ids: "pandas.DataFrame | None" = None  # noqa: F821
+    cell_ids: "pandas.DataFrame | None" = None
     unit: str = ""  # unit stated above the table (单位：元 / 単位：百万円)

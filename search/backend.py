@@ -7,9 +7,12 @@ exactly the same tokens with BM25.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol
 
 from parser.records import Chunk, Fact, ReportYear
+
+if TYPE_CHECKING:
+    import pandas
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,10 @@ class FactStore(Protocol):
 
     def commit(self) -> None: ...
 
-    def lookup(self, company: str, years: Iterable[int], fields: Iterable[str]) -> "pandas.DataFrame": ...  # noqa: F821
+    def lookup(self, company: str, years: Iterable[int], fields: Iterable[str]) -> "pandas.DataFrame": ...
 
-    def ranking(self, field: str, year: int, limit: int, descending: bool = True) -> "pandas.DataFrame": ...  # noqa: F821
+    def ranking(self, field: str, year: int, limit: int, descending: bool = True) -> "pandas.DataFrame": ...
 
-    def reports(self, company: str | None = None) -> "pandas.DataFrame": ...  # noqa: F821
+    def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
 
     def close(self) -> None: ...
