@@ -6,10 +6,9 @@ the ingestion process pool.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas

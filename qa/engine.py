@@ -15,6 +15,7 @@ from pathlib import Path
 
 from parser.errors import InputError
 from qa.answers import AnswerTemplates
+from qa.cell_answer import CellAnswerer
 from qa.data_answer import DataAnswerer
 from qa.formulas import FormulaBook
 from qa.records import Analysis, Answer, Question
@@ -61,6 +62,7 @@ class Engine:
         templates = AnswerTemplates.load()
         self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
         self.data = DataAnswerer(self.store, FormulaBook.load(), templates)
+        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
 
     def analyze(self, question: Question) -> Analysis:
@@ -72,6 +74,9 @@ class Engine:
             analysis = self.analyzer.run(question)
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)
+            cell = self.cells.run(analysis)  # a quoted row label within given sources: find the table cell
+            if cell is not None:
+                return cell
             if analysis.type in DATA_TYPES:
                 return self.data.run(analysis)
             return self.text.run(analysis)

@@ -3,8 +3,9 @@
 Find with small pieces, answer with larger context:
 1. the query: the company and year as filters (dropped when the question
    names its `source` documents, which are the filter then), the key words
-   as phrase clauses, the heading titles boosted, the question's own terms
-   as a match clause, and for the fields asked (rules/fields.yaml) the title
+   as phrase clauses and as heading-title terms (boosted), the question's
+   remaining terms (without what the filters already say) as a match
+   clause, and for the fields asked (rules/fields.yaml) the title
    of the statement that holds them (资产负债表, 利润表/损益表, 现金流量表), since
    an amount is stated in its statement and only mentioned in the notes;
 2. only small pieces ("text" and "table" chunks) are searched: a "section"
@@ -105,12 +106,15 @@ class TextAnswerer:
         question = analysis.question
         scoped = bool(question.sources)
         keywords = tuple(analysis.keywords)
+        companies = () if scoped or analysis.company is None else (analysis.company.name,)
+        years = () if scoped or analysis.type != "report_text" else tuple(analysis.years[:1])
+        text = topic_text(analysis, company=bool(companies), years=bool(years))
         return SearchQuery(
-            text=question.text,
+            text=text,
             phrases=keywords,
-            titles=(keywords or (question.text,)) + self.statement_titles(analysis),
-            companies=() if scoped or analysis.company is None else (analysis.company.name,),
-            years=() if scoped or analysis.type != "report_text" else tuple(analysis.years[:1]),
+            titles=(keywords or (text,)) + self.statement_titles(analysis),
+            companies=companies,
+            years=years,
             doc_ids=tuple(question.sources),
             kinds=SMALL_KINDS,
             limit=self.settings.chunk_hits,
@@ -263,12 +267,13 @@ def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
     return sorted(score, key=lambda d: (-score[d], order[d]))
 
 
-def topic_text(analysis: Analysis) -> str:
-    """The question without the company's names and the year expressions: what it asks about."""
+def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> str:
+    """The question without the company's names and the year expressions (each when asked): what it asks about."""
     text = analysis.question.text
-    names = [analysis.company.name, analysis.company.short_name] if analysis.company else []
-    for written in sorted([n for n in names if n] + list(extract_years(text).written), key=len, reverse=True):
-        text = text.replace(written, " ")
+    names = [analysis.company.name, analysis.company.short_name] if company and analysis.company else []
+    written = list(extract_years(text).written) if years else []
+    for part in sorted([n for n in names if n] + written, key=len, reverse=True):
+        text = text.replace(part, " ")
     return text
 
 
