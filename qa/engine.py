@@ -1,6 +1,7 @@
 """The question-answering engine: rules understand the question, a route answers it.
 
-    question --QuestionAnalyzer--> Analysis --+-- lookup / formula / ranking / compare_years --> DataAnswerer (facts)
+    question --QuestionAnalyzer--> Analysis --+-- lookup quoting a row label in its sources ------> CellAnswerer (table cell)
+                                              +-- lookup / formula / ranking / compare_years --> DataAnswerer (facts)
                                               +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
                                               +-- open --------------------------------------> TextAnswerer (model or template)
 
@@ -74,9 +75,10 @@ class Engine:
             analysis = self.analyzer.run(question)
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)
-            cell = self.cells.run(analysis)  # a quoted row label within given sources: find the table cell
-            if cell is not None:
-                return cell
+            if analysis.type == "lookup":
+                cell = self.cells.run(analysis)  # a quoted row label within given sources: find the table cell
+                if cell is not None:
+                    return cell
             if analysis.type in DATA_TYPES:
                 return self.data.run(analysis)
             return self.text.run(analysis)

@@ -1,0 +1,145 @@
+"""`python -m eval.bench ntcir [--keep DIR] [--show N] [--json OUT]`: NTCIR-18 U4 table QA, table not given.
+
+Ingests the 4 securities reports of ../shared/data/ntcir18-u4/reports into a
+temporary index, answers all dev questions through the Engine (question and
+doc_id only: the engine finds the table and the cell itself) and scores
+
+  value accuracy   the answer's value equals the gold value after the task's
+                   official normalisation (eval.normalize.ntcir_value)
+  cell accuracy    evidence[0].cell_id is the gold cell
+
+Wrong answers are sorted into kinds:
+
+  no answer        no value (the engine found no cell)
+  other document   the cell is in another section file than the gold cell
+  other table      same file, other table
+  other row        same table, other row
+  other column     same row, other column
+  value            the gold cell, but its value differs after normalisation
+
+Throughput (q/s) is measured for answering alone and, as the baseline in the
+same run, for the question analysis step alone; target: value accuracy >= 0.80.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from tqdm import tqdm
+
+from eval.bench._data import shared_data
+from eval.normalize import ntcir_value
+from qa.engine import Engine, EngineSettings
+from qa.questions import load_questions
+from search.settings import IndexSettings
+
+TARGET = 0.80
+KINDS = ("no answer", "other document", "other table", "other row", "other column", "value")
+_CELL = re.compile(r"^(?P<file>.+?-\d{7})-(?P<table>tab\d+)-r(?P<row>\d+)c(?P<col>\d+)$")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.bench ntcir", description=__doc__.splitlines()[0])
+    ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used) instead of a temp dir")
+    ap.add_argument("--show", type=int, default=10, help="wrong answers to list per kind (default 10)")
+    ap.add_argument("--json", type=Path, help="write the figures and the wrong answers here")
+    args = ap.parse_args(argv)
+    root = shared_data("ntcir18-u4")
+    if root is None:
+        return 0
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        return run(root, args.keep, args.show, args.json)
+    with tempfile.TemporaryDirectory(prefix="ntcir-bench-") as tmp:
+        return run(root, Path(tmp), args.show, args.json)
+
+
+def error_kind(gold_cell: str, cell: str, value_ok: bool, answered: bool) -> str | None:
+    """Which kind of mistake an answer is (None: right value)."""
+    if value_ok:
+        return None
+    if not answered:
+        return "no answer"
+    g, p = _CELL.match(gold_cell or ""), _CELL.match(cell or "")
+    if g is None or p is None or g["file"] != p["file"]:
+        return "other document"
+    if g["table"] != p["table"]:
+        return "other table"
+    if g["row"] != p["row"]:
+        return "other row"
+    if g["col"] != p["col"]:
+        return "other column"
+    return "value"
+
+
+def run(root: Path, work: Path, show: int, json_out: Path | None) -> int:
+    from parser.ingest import ingest
+
+    corpus = work / "corpus"
+    corpus.mkdir(exist_ok=True)
+    for report in sorted((root / "reports").iterdir()):
+        link = corpus / report.name
+        if not link.exists():
+            link.symlink_to(report.resolve(), target_is_directory=True)
+    settings = IndexSettings(work / "index")
+    started = time.perf_counter()
+    print(ingest(corpus, settings, progress=True).text(), file=sys.stderr)
+    ingest_seconds = time.perf_counter() - started
+
+    questions = load_questions(root / "questions_dev.json")
+    gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
+    with Engine(EngineSettings(index=settings)) as engine:
+        started = time.perf_counter()
+        for question in questions:
+            engine.analyze(question)
+        analyse_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        answers = [engine.answer(q) for q in tqdm(questions, desc="questions", unit="q", file=sys.stderr)]
+        answer_seconds = time.perf_counter() - started
+
+    kinds: Counter = Counter()
+    routes: Counter = Counter()
+    wrong: dict[str, list[dict]] = {k: [] for k in KINDS}
+    value_right = cell_right = 0
+    for question, answer in zip(questions, answers):
+        expected = gold[question.id]
+        cell = answer.evidence[0].cell_id if answer.evidence else ""
+        answered = answer.value is not None
+        value_ok = answered and ntcir_value(answer.value) == ntcir_value(expected["value"])
+        value_right += value_ok
+        cell_right += cell == expected["cell_id"]
+        routes[answer.route.split(":")[0] + ":" + answer.route.split(":")[-1] if ":" in answer.route else answer.route] += 1
+        kind = error_kind(expected["cell_id"], cell, value_ok, answered)
+        if kind:
+            kinds[kind] += 1
+            wrong[kind].append({"id": question.id, "question": question.text, "gold": expected,
+                                "value": answer.value, "cell_id": cell, "route": answer.route})
+    n = len(questions)
+    value_acc, cell_acc = value_right / n, cell_right / n
+    lines = [
+        f"ntcir: {n} dev questions, index built in {ingest_seconds:.1f}s",
+        f"value accuracy {value_acc:.3f} ({value_right}/{n})  target >= {TARGET:.2f}  "
+        f"{'MET' if value_acc >= TARGET else 'NOT MET'}",
+        f"cell accuracy  {cell_acc:.3f} ({cell_right}/{n})",
+        f"throughput: answering {n / answer_seconds:.1f} q/s; analysis alone {n / analyse_seconds:.1f} q/s "
+        f"(answering takes {answer_seconds / analyse_seconds:.1f}x the analysis time)",
+        "routes: " + ", ".join(f"{r} {c}" for r, c in routes.most_common()),
+        "wrong by kind: " + (", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]) or "none"),
+    ]
+    for kind in KINDS:
+        for row in wrong[kind][:show]:
+            lines.append(f"  [{kind}] {row['question']}\n      gold {row['gold']['value'][:40]} "
+                         f"{row['gold']['cell_id']} | got {str(row['value'])[:40]} {row['cell_id']}")
+    print("\n".join(lines))
+    if json_out:
+        json_out.write_text(json.dumps({
+            "questions": n, "value_accuracy": value_acc, "cell_accuracy": cell_acc,
+            "answer_qps": n / answer_seconds, "analysis_qps": n / analyse_seconds,
+            "wrong_by_kind": dict(kinds), "wrong": wrong}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return 0

@@ -1,0 +1,322 @@
+"""Answers a question that quotes a row label 「…」 by finding the table cell within its source documents.
+
+NTCIR-18 U4 style questions name a row label as XBRL prints it, often with the
+statement or parent row after 、, a fiscal year, 個別 (the parent company's own
+statements) or not (consolidated), and sometimes an XBRL member that stands for
+a column header:
+
+    塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける「支配継続子会社に対する持分変動、持分変動計算書」は？
+      label 支配継続子会社に対する持分変動 | context 持分変動計算書 | year 2020 | member -> 非支配持分
+
+Candidate rows come from the text index's table-row chunks (filtered to the
+question's sources); their cells come from the facts store (cell id, column
+label, year). Each cell is scored by label similarity (row label and column
+label, rapidfuzz), context words in the table's heading path or column label,
+the year, 連結/個別 and the member's column words; the best cell answers with
+the value as the report prints it in base units and its cell id as evidence.
+
+>>> answerer = CellAnswerer(index, store, tokenizer, templates)
+>>> answer = answerer.run(analysis)           # None: not a quoted-label question, or no cell found
+>>> answer.value, answer.evidence[0].cell_id
+('-4187000000', 'S100IXUZ-0105010-tab89-r25c9')
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from parser.errors import InputError
+from parser.records import Chunk
+from qa.answers import AnswerTemplates
+from qa.records import Analysis, Answer, Evidence
+from search.backend import FactStore, SearchQuery, TextIndex
+from search.tokenize import Tokenizer
+
+_QUOTED = re.compile(r"「(.{1,200})」")  # greedy: the outer quotes win over any nested 「」
+_MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
+_YEAR = re.compile(r"((?:19|20)\d\d)年")
+_INDIVIDUAL = re.compile(r"個別")
+_DROP = re.compile(r"[\s　△▲()（）\[\]［］【】「」『』・,，.．:：]")
+_ROW = re.compile(r"-r(\d+)c\d+$")
+_PREFIX_END = re.compile(r"（|は")
+_TOTAL_SUFFIX = re.compile(r"合計$")
+_TOTAL = re.compile(r"合計|^計$|合 計")
+_CONSOLIDATED = "連結"
+_INDIVIDUAL_TITLES = re.compile(r"(?<!連結)財務諸表|提出会社")
+_LATER_SECTION = re.compile(r"非流動|固定")
+# The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
+_PRIMARY = re.compile(r"貸借対照表|財政状態計算書|損益計算書|包括利益計算書|キャッシュ・フロー計算書|持分変動計算書"
+                      r"|株主資本等変動計算書|経営指標等")
+_SECONDARY = re.compile(r"注記|明細表|附属|その他】")
+_US_GAAP = re.compile(r"US\s*GAAP|米国会計基準", re.IGNORECASE)
+
+# XBRL member names -> the column (or row) words the report prints for them. Members not listed
+# (OrdinaryShareMember, people, segments in English) only add their own words to the search.
+MEMBER_WORDS: dict[str, tuple[str, ...]] = {
+    "CapitalSurplus": ("資本剰余金",),
+    "OtherCapitalSurplus": ("その他資本剰余金",),
+    "LegalCapitalSurplus": ("資本準備金",),
+    "ShareCapital": ("資本金",),
+    "CapitalStock": ("資本金",),
+    "RetainedEarnings": ("利益剰余金",),
+    "LegalRetainedEarnings": ("利益準備金",),
+    "RetainedEarningsBroughtForward": ("繰越利益剰余金",),
+    "GeneralReserve": ("別途積立金",),
+    "ReserveForAdvancedDepreciationOfNoncurrentAssets": ("固定資産圧縮積立金", "圧縮積立金"),
+    "TreasuryShares": ("自己株式",),
+    "TreasuryStock": ("自己株式",),
+    "NonControllingInterests": ("非支配持分",),
+    "EquityAttributableToOwnersOfParent": ("親会社の所有者に帰属する持分", "合計"),
+    "OtherComponentsOfEquity": ("その他の資本の構成要素",),
+    "ShareholdersEquity": ("株主資本合計", "株主資本"),
+    "SubscriptionRightsToShares": ("新株予約権",),
+    "ValuationAndTranslationAdjustments": ("評価・換算差額等合計", "評価・換算差額等"),
+    "NetAssets": ("純資産合計",),
+    "OutsideDirectors": ("社外取締役", "社外役員"),
+    "OutsideCorporateAuditors": ("社外監査役",),
+    "CorporateAuditorsExcludingOutsideCorporateAuditors": ("監査役",),
+    "DirectorsExcludingOutsideDirectors": ("取締役",),
+    "OrdinarySharesSharesWithFullVotingRightsOther": ("完全議決権株式",),
+    "SharesWithRestrictedVotingRightsTreasurySharesEtc": ("議決権制限株式（自己株式等）",),
+    "SharesWithRestrictedVotingRightsOther": ("議決権制限株式（その他）",),
+    "SharesLessThanOneUnit": ("単元未満株式",),
+    "CorporateShared": ("全社",),
+    "Plant": ("プラント",),
+}
+_NEUTRAL_MEMBERS = frozenset({"OrdinaryShare"})
+
+
+@dataclass(frozen=True)
+class CellQuestion:
+    """What a quoted-label question asks, read from its text."""
+
+    label: str  # the row label (before the first 、)
+    context: tuple[str, ...]  # the parts after 、: statement, table or parent row names
+    year: int | None
+    individual: bool  # 個別決算: the parent company's own statements
+    member: str = ""  # the XBRL member without "Member" ("" when none)
+    member_words: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str, years: tuple[int, ...] = ()) -> "CellQuestion | None":
+        quoted = _QUOTED.search(text)
+        if quoted is None:
+            return None
+        parts = [p.strip() for p in quoted.group(1).split("、") if p.strip()]
+        if not parts:
+            return None
+        outside = text[: quoted.start()]
+        year = years[0] if years else None
+        if year is None:
+            found = _YEAR.search(outside)
+            year = int(found.group(1)) if found else None
+        member = _MEMBER.search(outside)
+        name = member.group(1)[: -len("Member")] if member else ""
+        words = MEMBER_WORDS.get(name) or MEMBER_WORDS.get(re.sub(r"IFRS$|ReportableSegment$", "", name), ())
+        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words)
+
+
+@dataclass
+class _Cell:
+    """A candidate cell: a fact row of the store and the table-row chunk it belongs to."""
+
+    fact: dict
+    chunk: Chunk
+    rank: float  # the chunk's search score relative to the best hit (0..1]
+    score: float = 0.0
+    why: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CellSettings:
+    """Knobs of CellAnswerer, validated on construction."""
+
+    rows: int = 60  # table-row chunks to consider per question
+    min_label: float = 0.45  # a cell whose label similarity is below this is not an answer (0..1)
+    prefixes: int = 6  # field-name prefixes tried per chunk sentence
+
+    def __post_init__(self):
+        if self.rows < 1 or self.prefixes < 1:
+            raise InputError(f"rows and prefixes must be positive, got {self.rows}, {self.prefixes}")
+        if not 0.0 <= self.min_label <= 1.0:
+            raise InputError(f"min_label must be within 0..1, got {self.min_label}")
+
+
+class CellAnswerer:
+    """Finds the table cell a quoted-label question asks for; `run` is the entry point."""
+
+    def __init__(self, index: TextIndex, store: FactStore, tokenizer: Tokenizer,
+                 templates: AnswerTemplates | None = None, settings: CellSettings | None = None):
+        if index is None or store is None:
+            raise InputError("CellAnswerer needs a text index and a facts store")
+        self.index = index
+        self.store = store
+        self.tokenizer = tokenizer
+        self.templates = templates or AnswerTemplates.load()
+        self.settings = settings or CellSettings()
+
+    def run(self, analysis: Analysis) -> Answer | None:
+        """The answer from the best cell, or None when the question quotes no label or no cell fits."""
+        question = analysis.question
+        if not question.sources:
+            return None
+        asked = CellQuestion.parse(question.text, analysis.years)
+        if asked is None:
+            return None
+        cells = self.candidates(asked, question.sources)
+        if not cells:
+            return None
+        for cell in cells:
+            self._score(asked, cell)
+        best = max(cells, key=lambda c: c.score)
+        if _label_similarity(asked.label, best.fact) < self.settings.min_label:
+            return None
+        return self._answer(analysis, asked, best)
+
+    # -- candidates --------------------------------------------------------------------------------
+
+    def candidates(self, asked: CellQuestion, sources: tuple[str, ...]) -> list[_Cell]:
+        """Every cell of the best-matching table rows in the sources."""
+        words = [asked.label, *asked.context, *asked.member_words]
+        titles = tuple(asked.context) + (("財務諸表",) if asked.individual else (_CONSOLIDATED,))
+        # A short label ("その他") heads many rows: look further down the hits for the right one.
+        limit = self.settings.rows * (3 if len(asked.label) <= 4 else 1)
+        hits = self.index.search(SearchQuery(text=" ".join(words), phrases=(asked.label,), titles=titles,
+                                             doc_ids=sources, kinds=("table",), limit=limit))
+        if not hits:
+            return []
+        top = max(h.score for h in hits) or 1.0
+        rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
+        names: dict[str, set[str]] = {}
+        for hit in hits:
+            chunk = hit.chunk
+            place = _place(chunk.cell_id)
+            if place is None or place in rows:
+                continue
+            rows[place] = (chunk, hit.score / top)
+            names.setdefault(chunk.company, set()).update(self._field_names(chunk.text))
+        years = range(asked.year - 10, asked.year + 3) if asked.year else range(1990, 2101)
+        cells = []
+        for company, fields in names.items():
+            frame = self.store.lookup(company, [0, *years], sorted(fields))
+            places = frame["cell_id"].map(_place)
+            frame = frame[places.isin(rows.keys()).to_numpy()]  # only the cells of the rows found
+            for fact in frame.to_dict("records"):
+                if any(fact["doc_id"].startswith(s) or s in fact["doc_id"] for s in sources):
+                    chunk, rank = rows[_place(fact["cell_id"])]
+                    cells.append(_Cell(fact, chunk, rank))
+        return cells
+
+    def _field_names(self, text: str) -> set[str]:
+        """The row's field name as facts store it: a prefix of the chunk's sentences ("X（period）はV")."""
+        out: set[str] = set()
+        for sentence in text.split("。")[:3]:
+            count = 0
+            for match in _PREFIX_END.finditer(sentence):
+                if match.start() > 0:
+                    out.add(sentence[: match.start()])
+                    count += 1
+                if count >= self.settings.prefixes:
+                    break
+        return out
+
+    # -- scoring -----------------------------------------------------------------------------------
+
+    def _score(self, asked: CellQuestion, cell: _Cell) -> None:
+        fact, titles = cell.fact, " ".join(cell.chunk.titles)
+        period = str(fact["period"] or "")
+        label = _label_similarity(asked.label, fact)
+        score = 4.0 * label + 0.5 * cell.rank
+        cell.why.append(f"label {label:.2f}")
+        where = _norm(titles + period + str(fact["field"]))
+        for part in asked.context:
+            p = _norm(part)
+            hit = 1.0 if p and p in where else fuzz.partial_ratio(p, where) / 100 * 0.6
+            score += hit
+        if asked.year is not None and fact["year"]:
+            score += 1.5 if int(fact["year"]) == asked.year else -1.5
+        if _PRIMARY.search(titles) and not _SECONDARY.search(titles):
+            score += 0.8
+        if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
+            score -= 1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+        consolidated = _CONSOLIDATED in titles
+        individual = bool(_INDIVIDUAL_TITLES.search(titles)) and not consolidated
+        if asked.individual:
+            score += 1.0 if individual else (-1.5 if consolidated else 0.0)
+        elif consolidated:
+            score += 0.7
+        elif individual:
+            score -= 0.7
+        column = _norm(period.rsplit("/", 1)[-1]) + "|" + _norm(period)
+        if asked.member_words:
+            matched = max((1.0 if _norm(w) in column else fuzz.partial_ratio(_norm(w), column) / 100 * 0.5)
+                          for w in asked.member_words)
+            row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
+            score += 2.0 * max(matched, 0.8 if row_match else 0.0)
+        elif asked.member not in _NEUTRAL_MEMBERS and _TOTAL.search(period.rsplit("/", 1)[-1]):
+            score += 0.4  # no member: the table's total column is the XBRL default
+        # Same label in both sections of a statement: the later row is the non-current one.
+        row = _row_number(fact["cell_id"])
+        later = any(_LATER_SECTION.search(p) for p in asked.context)
+        score += (row if later else -row) * 0.001
+        cell.score = score
+
+    # -- answer ------------------------------------------------------------------------------------
+
+    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell) -> Answer:
+        fact = cell.fact
+        value = str(fact["value"])
+        unit = str(fact["unit"] or "")
+        if unit in ("%", "％") and fact["number"] is not None:
+            value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
+        company = analysis.company.name if analysis.company else str(fact["company"])
+        shown_field = "、".join((asked.label, *asked.context))
+        if fact["number"] is None:
+            text = self.templates.render("lookup_text", "ja", company=company, year=asked.year or fact["year"],
+                                         field=shown_field, value=value)
+        else:
+            text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
+                                         field=shown_field, value=value, unit="" if unit in ("%", "％") else unit)
+        evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
+                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}")
+        return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
+                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence])
+
+
+@lru_cache(maxsize=65536)
+def _norm(text: str) -> str:
+    return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _label_similarity(label: str, fact: dict) -> float:
+    """How well the question's row label names this cell: its row label, or row and column label together
+    ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他)."""
+    wanted = _norm(label)
+    name = _norm(str(fact["field"]))
+    columns = [_norm(p) for p in str(fact["period"] or "").split("/") if p.strip()]
+    best = max(fuzz.ratio(wanted, name), fuzz.ratio(wanted, _TOTAL_SUFFIX.sub("", name)))
+    parts = [p for p in re.split(r"[-―]", unicodedata.normalize("NFKC", label)) if _norm(p)]
+    if len(parts) > 1:
+        terms = [name, *columns]
+        each = [max(fuzz.ratio(_norm(p), t) for t in terms) for p in parts]
+        best = max(best, sum(each) / len(each))
+    for column in columns[-1:]:
+        best = max(best, fuzz.ratio(wanted, name + column), fuzz.ratio(wanted, column + name))
+        # The label may name the column of a row the member or the context picks ("報酬等の総額").
+        best = max(best, 0.9 * fuzz.ratio(wanted, column))
+    return best / 100
+
+
+def _place(cell_id: str) -> tuple[str, str] | None:
+    """(table id, row) of a cell id "S100IXUZ-0105010-tab89-r25c9"."""
+    match = _ROW.search(cell_id or "")
+    return (cell_id[: match.start()], match.group(1)) if match else None
+
+
+def _row_number(cell_id: str) -> int:
+    match = _ROW.search(cell_id or "")
+    return int(match.group(1)) if match else 0

@@ -1,0 +1,132 @@
+"""CellAnswerer: finding the table cell a quoted-label question asks for, in real and small HTML reports."""
+from __future__ import annotations
+
+import pytest
+
+from eval.normalize import ntcir_value
+from parser.errors import InputError
+from parser.ingest import ingest
+from qa.cell_answer import CellAnswerer, CellQuestion, CellSettings
+from qa.records import Question
+from qa.understand import QuestionAnalyzer
+from search.facts import open_fact_store
+from search.open import open_text_index
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
+
+COMPANY = "テスト工業株式会社"
+
+
+def _row(table: str, r: int, label: str, *values: str) -> str:
+    cells = "".join(f'<td cell-id="{table}-r{r}c{c}"><p>{v}</p></td>' for c, v in enumerate(values, start=2))
+    return f'<tr><td cell-id="{table}-r{r}c1"><p>{label}</p></td>{cells}</tr>'
+
+
+def _table(table: str, header: list[str], rows: list[tuple]) -> str:
+    head = "".join(f'<td cell-id="{table}-r1c{c}"><p>{h}</p></td>' for c, h in enumerate(header, start=1))
+    body = "".join(_row(table, r, *row) for r, row in enumerate(rows, start=2))
+    return f'<table table-id="{table}"><tr>{head}</tr>{body}</table>'
+
+
+def _report() -> str:
+    periods = ["", "前連結会計年度(2019年３月31日)", "当連結会計年度(2020年３月31日)"]
+    own = ["", "前事業年度(2019年３月31日)", "当事業年度(2020年３月31日)"]
+    return f"""<html><head><meta charset="utf-8"></head><body>
+<h1>第５【経理の状況】</h1>
+<h2>１【連結財務諸表等】</h2>
+<h3>①【連結貸借対照表】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
+<h3>③【連結株主資本等変動計算書】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab2", ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
+        [("剰余金の配当", "－", "－", "△ 7", "△ 57")])}
+<h2>２【財務諸表等】</h2>
+<h3>①【貸借対照表】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105020-tab3", own, [("流動資産合計", "800", "900"), ("長期前払費用", "6", "20")])}
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def small_engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cells")
+    corpus = root / "corpus" / "TEST0001"
+    corpus.mkdir(parents=True)
+    (corpus / "TEST0001-0105010.html").write_text(_report(), encoding="utf-8")
+    (root / "corpus" / "metadata.csv").write_text(
+        "doc_id,file,company,short_name,code,year,title,language\n"
+        f"TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n",
+        encoding="utf-8")
+    settings = IndexSettings(root / "index")
+    assert ingest(root / "corpus", settings, workers=1, progress=False).exit_code == 0
+    yield _parts(settings)
+
+
+def _parts(settings: IndexSettings):
+    tokenizer = Tokenizer()
+    index, store = open_text_index(settings, tokenizer), open_fact_store(settings)
+    analyzer = QuestionAnalyzer.from_reports(store.reports())
+    return analyzer, CellAnswerer(index, store, tokenizer)
+
+
+def _ask(parts, text: str, source: str):
+    analyzer, answerer = parts
+    return answerer.run(analyzer.run(Question("q", text, (source,))))
+
+
+def test_parse_reads_label_context_year_individual_and_member():
+    asked = CellQuestion.parse("塩野義製薬株式会社の2020年の個別決算のNonControllingInterestsIFRSMemberにおける"
+                               "「支配継続子会社に対する持分変動、持分変動計算書」は？")
+    assert (asked.label, asked.context, asked.year, asked.individual) == (
+        "支配継続子会社に対する持分変動", ("持分変動計算書",), 2020, True)
+    assert asked.member == "NonControllingInterestsIFRS" and asked.member_words == ("非支配持分",)
+    assert CellQuestion.parse("2020年の流動資産は？") is None
+
+
+def test_settings_are_validated():
+    with pytest.raises(InputError):
+        CellSettings(min_label=1.5)
+
+
+def test_individual_question_takes_the_parent_company_balance_sheet(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点の個別決算における「長期前払費用」は？", "TEST0001")
+    assert answer.value == "20000000"
+    assert answer.evidence[0].cell_id == "TEST0001-0105020-tab3-r3c3"
+
+
+def test_consolidated_is_the_default_and_the_year_picks_the_column(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2019年時点における「流動資産」は？", "TEST0001")
+    assert answer.value == "1200000000"
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab1-r2c2"
+
+
+def test_member_picks_its_column_and_no_member_the_total(small_engine):
+    member = _ask(small_engine, f"{COMPANY}の2020年のNonControllingInterestsMemberにおける「剰余金の配当、"
+                                "株主資本等変動計算書」は？", "TEST0001")
+    total = _ask(small_engine, f"{COMPANY}の2020年における「剰余金の配当、株主資本等変動計算書」は？", "TEST0001")
+    assert (member.value, member.evidence[0].cell_id) == ("-7000000", "TEST0001-0105010-tab2-r2c4")
+    assert (total.value, total.evidence[0].cell_id) == ("-57000000", "TEST0001-0105010-tab2-r2c5")
+
+
+def test_questions_without_sources_or_quoted_label_are_left_to_other_routes(small_engine):
+    analyzer, answerer = small_engine
+    assert answerer.run(analyzer.run(Question("q", f"{COMPANY}の2020年時点における「長期前払費用」は？"))) is None
+    assert _ask(small_engine, f"{COMPANY}の2020年の長期前払費用は？", "TEST0001") is None
+
+
+def test_real_report_equity_statement_member_cell(shared_data, tmp_path):
+    report = shared_data / "ntcir18-u4" / "reports" / "S100IXUZ"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "S100IXUZ").symlink_to(report, target_is_directory=True)
+    settings = IndexSettings(tmp_path / "index")
+    assert ingest(corpus, settings, workers=2, progress=False).exit_code == 0
+    parts = _parts(settings)
+    answer = _ask(parts, "塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける"
+                         "「支配継続子会社に対する持分変動、持分変動計算書」は？", "S100IXUZ")
+    assert ntcir_value(answer.value) == ntcir_value("-4187000000")
+    assert answer.evidence[0].cell_id == "S100IXUZ-0105010-tab89-r25c9"
+    individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算における「営業外費用」は？", "S100IXUZ")
+    assert ntcir_value(individual.value) == ntcir_value("4565000000")
+    assert individual.evidence[0].cell_id.startswith("S100IXUZ-0105020-")
