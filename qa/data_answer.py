@@ -1,0 +1,521 @@
+"""Answers from the facts store: lookups, formulas, rankings, year comparisons, negative answers.
+
+All arithmetic is Decimal in Python (qa.formulas, qa.rounding); no number is
+ever invented. A value comes from the year's own report or, when that does not
+give it, from the previous-year column of the next year's report (the evidence
+says so). Without a value: `negative_report` when the corpus has neither the
+company-year's report nor any figure of that year for the company, else
+`negative_value` (the report is there but does not give the value).
+
+    lookup         the value as the report prints it, with its unit (text fields too);
+                   several fields at once (销售费用和管理费用分别是多少) are listed together
+    formula        the formula, every operand with its unit, the result (value "10.04%", "0.36");
+                   operands come from the asked year, prev() ones from the year before in the
+                   same report when it has them
+    ranking        companies by a field in a year, ties sharing a place (value: the names)
+    compare_years  the values of the asked years and 相同/不相同 (value), and how a number changed
+
+Which fact answers when several do is the store's preference order
+(search.facts.PREFERENCE); an answer taken from the next year's report's
+previous-year column says so in its evidence.
+
+>>> answerer = DataAnswerer(open_fact_store(settings), FormulaBook.load(), AnswerTemplates.load())
+>>> answerer.run(analysis).value
+'10.04%'
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+import pandas as pd
+
+from parser.errors import InputError
+from parser.units import plain
+from qa.answers import AnswerTemplates
+from qa.fields import FieldDictionary, fold_field
+from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
+from qa.records import Analysis, Answer, Evidence, OutputRequest
+from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
+from search.backend import FactStore
+
+DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
+_CURRENCY = {"zh": "元", "ja": "円"}
+_QUOTES = (("「", "」"), ("“", "”"), ('"', '"'))
+
+# Wording that is not a template: how parts of an answer are joined, per language.
+_WORDS = {
+    "zh": {"is": "为", "sep": "，", "list": "、", "prev": "上年", "high": "最高", "low": "最低",
+           "missing": "未列示，按0计", "from_next": "{year}年年报中的上年数", "up": "增加", "down": "减少",
+           "vs": "较{year}年", "unknown_company": "该公司", "zero": "分母为0，无法计算"},
+    "ja": {"is": "は", "sep": "、", "list": "、", "prev": "前期", "high": "上位", "low": "下位",
+           "missing": "記載なし、0として計算", "from_next": "{year}年の報告書の前期の数値", "up": "増加", "down": "減少",
+           "vs": "{year}年比", "unknown_company": "当該企業", "zero": "分母が0のため計算できません"},
+}
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One fact chosen to answer for one field and year."""
+
+    field: str  # canonical
+    shown: str  # the name as the question wrote it
+    row: dict
+
+    @property
+    def number(self) -> Decimal | None:
+        return self.row["number"]
+
+    @property
+    def unit(self) -> str:
+        return self.row["unit"] or ""
+
+    @property
+    def printed(self) -> str:
+        """The value as the source prints it when that is the stored number ("45137586000.0",
+        stock code "002155"), else the stored value (scaled, signed: "(1,234)" in 千元 -> "-1234000")."""
+        number, raw = self.number, self.row["raw"]
+        if number is not None and raw:
+            flat = raw.replace(",", "").replace("，", "").strip()
+            try:
+                if Decimal(flat) == number:
+                    return flat
+            except InvalidOperation:
+                pass
+        return self.row["value"]
+
+
+class DataAnswerer:
+    """Answers data questions (DATA_TYPES) from a FactStore; `run` is the entry point.
+
+    Field names and synonyms come from the formula book's field dictionary
+    (rules/fields.yaml); wording from the answer templates (rules/answers.yaml).
+    """
+
+    def __init__(self, store: FactStore, formulas: FormulaBook, templates: AnswerTemplates,
+                 fields: FieldDictionary | None = None):
+        fields = fields or formulas.fields
+        if fields is None:
+            raise InputError("DataAnswerer needs the field dictionary (rules/fields.yaml)")
+        self.store = store
+        self.formulas = formulas
+        self.templates = templates
+        self.fields = fields
+        self._reports: _Reports | None = None
+
+    def run(self, analysis: Analysis) -> Answer:
+        """The answer to one analysed data question."""
+        if analysis.type not in DATA_TYPES:
+            raise InputError(f"not a data question: type {analysis.type!r}")
+        kind = analysis.type
+        if kind == "ranking" and analysis.company is not None and not (analysis.top_n or analysis.rank):
+            kind = "lookup"  # 某公司X和Y分别是多少: several fields of one company, not a ranking
+        if kind == "compare_years" and len(set(analysis.years)) < 2:
+            kind = "lookup"
+        if kind == "ranking":
+            return self._ranking(analysis)
+        company = self._company(analysis)
+        years = self._years(analysis, company)
+        if company is None or not years:
+            return self._negative_report(analysis, self._shown_company(analysis), years)
+        if kind == "formula":
+            return self._formula(analysis, company, max(years))
+        if kind == "compare_years":
+            return self._compare(analysis, company, sorted(set(years)))
+        if len(years) > 1:  # 2020年和2021年的X分别是多少: one answer per year, in order
+            return _joined(analysis, [self._lookup(analysis, company, y) for y in sorted(years)])
+        return self._lookup(analysis, company, years[0])
+
+    # -- lookup ------------------------------------------------------------------------------------
+
+    def _lookup(self, analysis: Analysis, company: str, year: int) -> Answer:
+        lang, words = _lang(analysis)
+        # A row label the question quotes (「長期前払費用」) is looked up as written first: the field
+        # dictionary may only know a part of it (前払費用).
+        found, missing = self._fetch(company, year, self._quoted_labels(analysis))
+        if not found:
+            found, missing = self._fetch(company, year, self._wanted_fields(analysis))
+        shown_company = self._shown_company(analysis)
+        if not found:
+            return self._not_found(analysis, company, year, [s for _, s in missing] or list(analysis.keywords))
+        shown = [self._show_value(f, analysis.output) for f in found]
+        if len(found) == 1 and not missing:
+            f, (value, unit) = found[0], shown[0]
+            if self._is_text(f):
+                text = self.templates.render("lookup_text", lang, company=shown_company, year=year, field=f.shown,
+                                             value=value)
+            else:
+                text = self.templates.render("lookup", lang, company=shown_company, year=year, field=f.shown,
+                                             value=value, unit=unit)
+        else:
+            values = words["sep"].join(f"{f.shown}{words['is']}{v}{u}" for f, (v, u) in zip(found, shown))
+            text = self.templates.render("lookup_several", lang, company=shown_company, year=year, values=values)
+            if missing:
+                text += self.templates.render("negative_value", lang, company=shown_company, year=year,
+                                              field=words["list"].join(s for _, s in missing))
+        return self._answer(analysis, text, "lookup:facts", "；".join(v for v, _ in shown), found)
+
+    def _show_value(self, found: _Found, output: OutputRequest) -> tuple[str, str]:
+        """(value, unit) as the answer shows them: as printed, unless the question asks for a unit or precision."""
+        number, unit = found.number, found.unit or self._default_unit(found.field)
+        if number is None or self._is_text(found):
+            return found.printed, ""
+        convert = bool(output.unit) and output.unit != unit
+        if not (convert or output.digits is not None or output.round_at):
+            return found.printed, unit  # 是多少元 asks for the unit it already has
+        try:
+            if output.round_at:
+                number = round_at_place(number, output.round_at)
+            if convert:
+                number, unit = convert_unit(number, unit, output.unit), output.unit
+        except InputError:  # a unit or place that does not fit this value (万元 of a head count)
+            return found.printed, unit
+        digits = _digits(output, None)
+        if digits is None:
+            return plain(number), unit  # converted or rounded: no longer as printed, so no trailing zeros
+        return NumberStyle(digits).format(number), unit
+
+    # -- formula -----------------------------------------------------------------------------------
+
+    def _formula(self, analysis: Analysis, company: str, year: int) -> Answer:
+        lang, words = _lang(analysis)
+        shown_company = self._shown_company(analysis)
+        formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
+        if formula is None:
+            return self._not_found(analysis, company, year, [analysis.formula or "公式"])
+        if formula.prefer_reported:
+            reported = self._reported(analysis, formula, company, year)
+            if reported is not None:
+                return reported
+        operands, found = self._operands(formula, company, year)
+        missing = [op.label(words["prev"]) for op in formula.operands()
+                   if operands.get(op) is None and op.field not in formula.optional]
+        if missing:
+            return self._not_found(analysis, company, year, missing)
+        try:
+            result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
+        except FormulaError:  # operands are all there (checked above): a divisor is 0
+            return self._answer(analysis, self.templates.render(
+                "negative_value", lang, company=shown_company, year=year, field=f"{formula.name}（{words['zero']}）"),
+                "negative:formula_undefined", None, found)
+        output = analysis.output
+        percent = formula.percent if output.percent is None else output.percent
+        style = NumberStyle(_digits(output, formula.precision), percent)
+        value = style.format(result)
+        parts = []
+        for op in formula.operands():
+            f = operands.get(op)
+            label = op.label(words["prev"])
+            if f is None:
+                parts.append(f"{label}{words['missing']}")
+            else:
+                parts.append(f"{label}{words['is']}{f.printed}{f.unit}")
+        text = self.templates.render(
+            "formula", lang, company=shown_company, year=year, formula=formula.name,
+            expression=formula.right_side(words["prev"]), operands=words["sep"].join(parts),
+            result=value + ("" if style.percent else formula.unit))
+        return self._answer(analysis, text, "formula:facts", value, found)
+
+    def _operands(self, formula: Formula, company: str, year: int) -> tuple[dict[Operand, _Found | None], list[_Found]]:
+        """Each operand's fact: the asked year's, and prev() from the same report when it has the value."""
+        frame = self._lookup_frame(company, {year + op.offset for op in formula.operands()},
+                                   {op.field for op in formula.operands()})
+        current_report = None
+        chosen: dict[Operand, _Found | None] = {}
+        for op in sorted(formula.operands(), key=lambda o: -o.offset):  # this year's first
+            rows = [r for r in frame if r["canonical"] == op.field and r["year"] == year + op.offset]
+            if op.offset and current_report is not None:
+                rows.sort(key=lambda r: r["report_year"] != current_report)  # stable: store order otherwise
+            row = rows[0] if rows else None
+            if row is not None and not op.offset and current_report is None:
+                current_report = row["report_year"]
+            chosen[op] = _Found(op.field, op.label(), row) if row is not None else None
+        return chosen, [f for f in chosen.values() if f is not None]
+
+    def _reported(self, analysis: Analysis, formula: Formula, company: str, year: int) -> Answer | None:
+        """A per-share figure or ratio the report prints under the formula's name, if it does."""
+        for name in (formula.name, *formula.aliases):
+            field = self.fields.canonical(name)
+            if field is None:
+                continue
+            found, _ = self._fetch(company, year, [(field, name)])
+            if found:
+                lang, _ = _lang(analysis)
+                value, unit = self._show_value(found[0], analysis.output)
+                text = self.templates.render("lookup", lang, company=self._shown_company(analysis), year=year,
+                                             field=found[0].shown, value=value, unit=unit)
+                return self._answer(analysis, text, "formula:reported", value, found)
+        return None
+
+    # -- ranking -----------------------------------------------------------------------------------
+
+    def _ranking(self, analysis: Analysis) -> Answer:
+        lang, words = _lang(analysis)
+        wanted = self._wanted_fields(analysis)
+        if not wanted:
+            return self._negative_value(analysis, "", self._years(analysis, None)[:1], analysis.keywords)
+        field, shown_field = wanted[0]
+        years = self._years(analysis, None)
+        if not years:
+            return self._negative_report(analysis, "", [])
+        year = max(years)
+        limit = max(analysis.rank, analysis.top_n, 1)
+        # Amounts rank in the currency of the question's language: 元 and 円 figures never mix.
+        currency = _CURRENCY[lang] if self._default_unit(field) in _CURRENCY.values() else None
+        frame = self.store.ranking(self._names(field), year, limit, analysis.descending, unit=currency)
+        if frame.empty:
+            return self._negative_value(analysis, "", year, [shown_field])
+        found = [_Found(field, shown_field, r) for r in _records(frame)]
+        listed = [(p, f) for p, f in zip(_places([f.number for f in found]), found) if p <= limit]
+        if analysis.rank:
+            # Companies tied at an earlier place also hold the places after it (1, 2, 2: nobody is 3rd).
+            place = max(p for p, _ in listed if p <= analysis.rank)
+            chosen = [f for p, f in listed if p == place]
+        else:
+            chosen = [f for _, f in listed]
+        default_unit = self._default_unit(field)
+        ranking = words["list"].join(f"{p}.{f.row['company']}（{f.printed}{f.unit or default_unit}）"
+                                     for p, f in listed)
+        text = self.templates.render("ranking", lang, year=year, field=shown_field,
+                                     order=words["high" if analysis.descending else "low"], top_n=len(listed),
+                                     ranking=ranking)
+        return self._answer(analysis, text, "ranking:facts", words["list"].join(f.row["company"] for f in chosen),
+                            [f for _, f in listed])
+
+    # -- compare years -----------------------------------------------------------------------------
+
+    def _compare(self, analysis: Analysis, company: str, years: list[int]) -> Answer:
+        lang, words = _lang(analysis)
+        wanted = self._wanted_fields(analysis)
+        shown_company = self._shown_company(analysis)
+        if not wanted:
+            return self._negative_value(analysis, shown_company, years[-1], analysis.keywords)
+        field, shown_field = wanted[0]
+        frame = self._lookup_frame(company, set(years), {field})
+        found: list[_Found] = []
+        for year in years:
+            rows = [r for r in frame if r["year"] == year]
+            if not rows:
+                return self._not_found(analysis, company, year, [shown_field])
+            found.append(_Found(field, shown_field, rows[0]))
+        shown = [self._show_value(f, analysis.output) for f in found]
+        text_field = any(self._is_text(f) for f in found)
+        keys = [_same_key(f, text_field) for f in found]
+        years_text = words["list"].join(f"{y}年" for y in years)
+        if len(set(keys)) == 1:
+            value, unit = shown[-1]
+            text = self.templates.render("compare_same", lang, company=shown_company, years=years_text,
+                                         field=shown_field, value=f"{value}{unit}")
+            return self._answer(analysis, text, "compare_years:facts", "相同", found)
+        values = words["sep"].join(f"{y}年{words['is']}{v}{u}" for y, (v, u) in zip(years, shown))
+        if not text_field:
+            change = found[-1].number - found[0].number
+            values += words["sep"] + words["vs"].format(year=years[0]) + (
+                f"{words['up' if change > 0 else 'down']}{fixed_point(abs(change))}{found[-1].unit}")
+            if found[0].number:
+                values += f"（{NumberStyle(2, True).format(change / abs(found[0].number))}）"
+        text = self.templates.render("compare_changed", lang, company=shown_company, years=years_text,
+                                     field=shown_field, values=values)
+        return self._answer(analysis, text, "compare_years:facts", "不相同", found)
+
+    # -- shared ------------------------------------------------------------------------------------
+
+    def _fetch(self, company: str, year: int,
+               wanted: list[tuple[str, str]]) -> tuple[list[_Found], list[tuple[str, str]]]:
+        """The preferred fact of each wanted (canonical, shown) field in the year, and the ones not found."""
+        frame = self._lookup_frame(company, {year}, {field for field, _ in wanted})
+        found, missing = [], []
+        for field, shown in wanted:
+            rows = [r for r in frame if r["canonical"] == field]
+            if rows:
+                found.append(_Found(field, shown, rows[0]))
+            else:
+                missing.append((field, shown))
+        return found, missing
+
+    def _lookup_frame(self, company: str, years: set[int], fields: set[str]) -> list[dict]:
+        """Candidate facts in the store's preference order, each with the canonical field it stands for."""
+        names: list[str] = []
+        owner: dict[str, str] = {}
+        for field in sorted(fields):
+            for name in self._names(field):
+                if name not in owner:
+                    owner[name] = field
+                    names.append(name)
+        rows = _records(self.store.lookup(company, sorted(years), names))
+        for row in rows:
+            row["canonical"] = owner.get(row["field"], row["field"])
+        # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
+        rows.sort(key=lambda r: (r["unit"] == "%") != (self._default_unit(r["canonical"]) == "%"))
+        return rows
+
+    def _names(self, field: str) -> list[str]:
+        """How reports may label a field: its canonical name, synonyms, their Traditional and NFKC forms."""
+        definition = self.fields.fields.get(field)
+        written = [field, *(definition.synonyms if definition else ())]
+        return list(dict.fromkeys(written + [traditional_form(w) for w in written]
+                                  + [unicodedata.normalize("NFKC", w) for w in written]))
+
+    def _wanted_fields(self, analysis: Analysis) -> list[tuple[str, str]]:
+        """(canonical, the question's word for it) for each field asked; row labels in quotes when none is known.
+
+        The question's word is spelled as rules/fields.yaml lists it when it differs only by
+        spacing or 的 (每股的经营现金流量 -> 每股经营现金流量)."""
+        wanted = []
+        for field in dict.fromkeys(analysis.fields):
+            written = next((k for k in analysis.keywords if self.fields.canonical(k) == field), field)
+            definition = self.fields.fields.get(field)
+            listed = (definition.name, *definition.synonyms) if definition else ()
+            wanted.append((field, next((w for w in listed if fold_field(w) == fold_field(written)), written)))
+        if not wanted:  # a label the dictionary does not know (「原材料及び貯蔵品」): look it up as written
+            wanted = [(k, k) for k in analysis.keywords if k]
+        return wanted
+
+    def _quoted_labels(self, analysis: Analysis) -> list[tuple[str, str]]:
+        """Row labels the question quotes (「…」, “…”), up to the first 、 (「原材料及び貯蔵品、流動資産」:
+        the label, then where it is). Questions quoting a label within given sources go to qa.cell_answer."""
+        text = analysis.question.text
+        labels = [k.split("、")[0] for k in analysis.keywords if any(o + k + c in text for o, c in _QUOTES)]
+        return [(label, label) for label in dict.fromkeys(labels) if label]
+
+    def _is_text(self, found: _Found) -> bool:
+        definition = self.fields.fields.get(found.field)
+        return (definition is not None and definition.kind == "text") or found.number is None
+
+    def _default_unit(self, field: str) -> str:
+        definition = self.fields.fields.get(field)
+        return definition.unit if definition else ""
+
+    def _company(self, analysis: Analysis) -> str | None:
+        if analysis.company is None:
+            return None
+        return self._reports_of().resolve(analysis.company.name, analysis.company.short_name, analysis.company.code)
+
+    def _years(self, analysis: Analysis, company: str | None) -> list[int]:
+        if analysis.years:
+            return list(dict.fromkeys(analysis.years))
+        latest = self._reports_of().latest(company)
+        return [latest] if latest is not None else []
+
+    def _shown_company(self, analysis: Analysis) -> str:
+        if analysis.company is not None:
+            return analysis.company.short_name or analysis.company.name
+        if analysis.candidates:
+            return "/".join(c.short_name or c.name for c in analysis.candidates)
+        return _lang(analysis)[1]["unknown_company"]
+
+    def _reports_of(self) -> "_Reports":
+        if self._reports is None:
+            self._reports = _Reports(self.store.reports())
+        return self._reports
+
+    def _not_found(self, analysis: Analysis, company: str, year: int, fields: list[str]) -> Answer:
+        """No value: the report of that year is not in the corpus, or it does not give the value."""
+        shown_company = self._shown_company(analysis)
+        if not self._reports_of().covers(company, year):
+            return self._negative_report(analysis, shown_company, [year])
+        return self._negative_value(analysis, shown_company, year, fields)
+
+    def _negative_report(self, analysis: Analysis, company: str, years) -> Answer:
+        lang, words = _lang(analysis)
+        year = words["list"].join(str(y) for y in years) if isinstance(years, list) else str(years or "")
+        text = self.templates.render("negative_report", lang, company=company, year=year)
+        return self._answer(analysis, text, "negative:no_report", None, [])
+
+    def _negative_value(self, analysis: Analysis, company: str, year, fields) -> Answer:
+        lang, words = _lang(analysis)
+        year = words["list"].join(str(y) for y in year) if isinstance(year, list) else str(year or "")
+        text = self.templates.render("negative_value", lang, company=company, year=year,
+                                     field=words["list"].join(fields))
+        return self._answer(analysis, text, "negative:no_value", None, [])
+
+    def _answer(self, analysis: Analysis, text: str, route: str, value: str | None, found: list[_Found]) -> Answer:
+        lang, words = _lang(analysis)
+        evidence = []
+        for f in found:
+            row = f.row
+            note = ""
+            if row["report_year"] != row["year"]:
+                note = f"（{words['from_next'].format(year=row['report_year'])}）"
+            period = f"（{row['period']}）" if row["period"] else ""
+            printed = row["raw"] or row["value"]
+            evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None,
+                                     text=f"{row['company']} {row['year']}年 {row['field']}{period}：{printed}{note}",
+                                     cell_id=row["cell_id"]))
+        documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
+        question = analysis.question
+        return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route,
+                      value=value, documents=documents, evidence=evidence)
+
+
+class _Reports:
+    """The company-years the store covers, by company, with short names and codes to resolve companies."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.years: dict[str, set[int]] = {}
+        self.by_alias: dict[str, str] = {}
+        for row in frame.itertuples(index=False):
+            self.years.setdefault(row.company, set()).add(int(row.year))
+            for alias in (row.short_name, row.code):
+                if alias:
+                    self.by_alias.setdefault(alias, row.company)
+
+    def resolve(self, name: str, short_name: str = "", code: str = "") -> str:
+        """The company's name in the store: its full name, or the one its short name or code belongs to."""
+        if name in self.years:
+            return name
+        for alias in (short_name, code):
+            if alias and alias in self.by_alias:
+                return self.by_alias[alias]
+        return name
+
+    def covers(self, company: str, year: int) -> bool:
+        return year in self.years.get(company, ())
+
+    def latest(self, company: str | None) -> int | None:
+        if company:
+            years = self.years.get(company, set())
+        else:
+            years = set().union(*self.years.values()) if self.years else set()
+        return max(years) if years else None
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """Rows as dicts of Python values (DataFrame.to_dict goes row by row through pandas: slow)."""
+    columns = list(frame.columns)
+    return [dict(zip(columns, values)) for values in frame.to_numpy(dtype=object).tolist()]
+
+
+def _joined(analysis: Analysis, answers: list[Answer]) -> Answer:
+    values = [a.value for a in answers if a.value is not None]
+    routes = {a.route for a in answers}
+    return Answer(id=analysis.question.id, question=analysis.question.text, answer="".join(a.answer for a in answers),
+                  type=analysis.type, route=routes.pop() if len(routes) == 1 else "lookup:facts",
+                  value="；".join(values) if values else None,
+                  documents=list(dict.fromkeys(d for a in answers for d in a.documents)),
+                  evidence=[e for a in answers for e in a.evidence])
+
+
+def _digits(output: OutputRequest, default: int | None) -> int | None:
+    """The decimals the question asks for, when NumberStyle can keep that many; else `default`."""
+    return output.digits if output.digits is not None and 0 <= output.digits <= MAX_DIGITS else default
+
+
+def _lang(analysis: Analysis) -> tuple[str, dict[str, str]]:
+    lang = analysis.language if analysis.language in _WORDS else "zh"
+    return lang, _WORDS[lang]
+
+
+def _places(numbers: list[Decimal | None]) -> list[int]:
+    """Competition ranking (1, 2, 2, 4): equal values share a place."""
+    places = []
+    for i, number in enumerate(numbers):
+        places.append(places[-1] if i and number == numbers[i - 1] else i + 1)
+    return places
+
+
+def _same_key(found: _Found, text: bool):
+    if text:
+        return "".join(str(found.row["value"]).split())
+    return found.number

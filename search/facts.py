@@ -1,0 +1,368 @@
+"""The embedded facts store: long-form facts and company-years in one SQLite file.
+
+Facts are never loaded whole: every question reads only the rows it needs
+through an index, into a small pandas DataFrame.
+
+    facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
+          doc_id, page, table_id, cell_id, report_year, precision)
+      index (company, year, field)   lookups
+      index (field, year, num)       rankings
+      index (doc_id)                 deleting a document
+    reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
+
+Which fact answers (company, year, field) when several do (the preference
+order, the same in every backend, see `PREFERENCE`):
+1. the year's own report before another report's previous-year column
+   (`report_year` = year of the report the fact came from; the evidence says
+   when it came from the next year's report);
+2. the field name asked first before its synonyms (the order of the names given);
+3. the most precise figure (`precision` = power of ten of the last printed
+   digit in base units): the main statements print full 元 amounts, summary and
+   MD&A tables often 万元 or 亿元;
+4. the earliest page, then table (then cell id): consolidated statements
+   (合并/連結) come before the parent company's (母公司/個別) in Chinese and
+   Japanese reports.
+
+>>> store = SqliteFactStore(Path(".index/facts.sqlite"))
+>>> store.add(facts, reports); store.commit()
+>>> store.lookup("康希诺生物股份公司", [2020], ["负债合计", "总负债"])   # best row first per (year, field)
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+import sqlite3
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from parser.errors import InputError
+from parser.records import Fact, ReportYear
+from search.backend import FactStore
+from search.settings import IndexSettings
+
+FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
+                "doc_id", "page", "table", "cell_id")
+# Columns a query returns: the Fact fields, where the fact's report is from, and its precision.
+RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision")
+REPORT_COLUMNS = ("company", "year", "short_name", "code", "doc_id")
+PREFERENCE = "own report, name order, precision, page, table, cell id"
+_NOT_DIGIT = re.compile(r"[^\d.]")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (
+    company TEXT NOT NULL,
+    year INTEGER NOT NULL,
+    field TEXT NOT NULL,
+    value TEXT NOT NULL,
+    number TEXT,            -- exact decimal text, NULL for text values
+    num REAL,               -- the same as a double, for sorting
+    unit TEXT NOT NULL DEFAULT '',
+    raw TEXT NOT NULL DEFAULT '',
+    period TEXT NOT NULL DEFAULT '',
+    short_name TEXT NOT NULL DEFAULT '',
+    code TEXT NOT NULL DEFAULT '',
+    doc_id TEXT NOT NULL DEFAULT '',
+    page INTEGER NOT NULL DEFAULT 0,
+    table_id TEXT NOT NULL DEFAULT '',
+    cell_id TEXT NOT NULL DEFAULT '',
+    report_year INTEGER NOT NULL,
+    precision INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
+CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
+CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
+CREATE TABLE IF NOT EXISTS reports (
+    company TEXT NOT NULL,
+    year INTEGER NOT NULL,
+    short_name TEXT NOT NULL DEFAULT '',
+    code TEXT NOT NULL DEFAULT '',
+    doc_id TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (company, year, doc_id)
+);
+CREATE INDEX IF NOT EXISTS reports_doc ON reports (doc_id);
+"""
+
+_COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_name, code, doc_id, page, "
+                "table_id AS \"table\", cell_id, report_year, precision")
+_SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
+
+
+class SqliteFactStore:
+    """Facts in one SQLite file (WAL journal: readers never block the writer).
+
+    add() and delete_documents() run in one transaction that commit() ends;
+    a crash before commit() leaves the store as it was. A document is
+    replaced by deleting it and adding it again (what the ingest does).
+    """
+
+    def __init__(self, path: Path, batch_size: int = 5000, timeout: float = 30.0, cache_mb: int = 64,
+                 page_size: int = 200):
+        """`timeout`: seconds to wait for another process's write transaction before giving up;
+        `cache_mb`: SQLite's page cache (index pages stay cached while a corpus is added);
+        `page_size`: (company, value) pairs a ranking reads per step."""
+        if batch_size < 1 or page_size < 1:
+            raise InputError(f"batch_size and page_size must be positive, got {batch_size}, {page_size}")
+        if timeout < 0:
+            raise InputError(f"timeout must not be negative, got {timeout}")
+        if cache_mb < 1:
+            raise InputError(f"cache_mb must be positive, got {cache_mb}")
+        self.path = Path(path)
+        self.batch_size = batch_size
+        self.page_size = page_size
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"facts store is damaged or locked: {exc}", str(self.path)) from None
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int:
+        """Store facts and company-years (in the open transaction); returns how many facts."""
+        self._begin()
+        reports = list(reports)
+        self._db.executemany(
+            "INSERT OR REPLACE INTO reports (company, year, short_name, code, doc_id) VALUES (?, ?, ?, ?, ?)",
+            [(r.company, int(r.year), r.short_name, r.code, r.doc_id) for r in reports])
+        report_years = _ReportYears(self._db)
+        count = 0
+        batch: list[tuple] = []
+        for fact in facts:
+            batch.append(_row(fact, report_years.of(fact)))
+            if len(batch) >= self.batch_size:
+                count += self._insert(batch)
+                batch = []
+        if batch:
+            count += self._insert(batch)
+        return count
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        """Remove every fact and company-year of these documents (in the open transaction)."""
+        self._begin()
+        ids = [(d,) for d in doc_ids]
+        self._db.executemany("DELETE FROM facts WHERE doc_id = ?", ids)
+        self._db.executemany("DELETE FROM reports WHERE doc_id = ?", ids)
+
+    def commit(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> pd.DataFrame:
+        """Every fact of (company, year in years, field in fields), best first per (year, field).
+
+        `fields` are the names to try in order (a canonical name, then its synonyms); the result's
+        `field` column says which one matched."""
+        years, fields = [int(y) for y in years], list(dict.fromkeys(fields))
+        if not years or not fields:
+            return _frame([])
+        order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
+        sql = (f"{_SELECT} WHERE company = ? AND year IN ({_marks(years)}) AND field IN ({_marks(fields)}) "
+               f"ORDER BY year, (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid")
+        rows = self._db.execute(sql, [company, *years, *fields, *fields]).fetchall()
+        return _frame(rows)
+
+    def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
+                unit: str | None = None) -> pd.DataFrame:
+        """Companies by a numeric field in a year: the first `limit`, plus any tied with the last one.
+
+        Each company counts once, with its preferred fact; `fields` as in lookup(). `unit` keeps
+        only facts in that unit (元 and 円 amounts do not rank together)."""
+        fields = [fields] if isinstance(fields, str) else list(dict.fromkeys(fields))
+        if limit < 1 or not fields:
+            return _frame([])
+        rest = "year = ? AND num IS NOT NULL" + ("" if unit is None else " AND unit = ?")
+        rest_args = [int(year)] + ([] if unit is None else [unit])
+        where, args = f"field IN ({_marks(fields)}) AND {rest}", [*fields, *rest_args]
+        # (company, num) down the (field, year, num) index, one cursor per name merged lazily:
+        # one query over all names would sort every candidate first.
+        cursors = [self._db.execute(f"SELECT company, num FROM facts WHERE field = ? AND {rest} "
+                                    f"ORDER BY num {'DESC' if descending else 'ASC'}", [name, *rest_args])
+                   for name in fields]
+        merged = heapq.merge(*cursors, key=lambda row: row[1], reverse=descending)
+        sizes = itertools.chain([limit + 10], itertools.repeat(self.page_size))  # the top is usually enough
+        pages = iter(lambda: list(itertools.islice(merged, next(sizes))), [])
+        order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
+
+        def preferred(companies: list[str]) -> list[tuple]:
+            # INDEXED BY: a few companies' facts, found by company (the planner would scan the field's rows).
+            sql = (f"SELECT {_COLUMNS_SQL}, num FROM facts INDEXED BY facts_company_year_field "
+                   f"WHERE company IN ({_marks(companies)}) AND {where} "
+                   f"ORDER BY company, (report_year != year), CASE field {order} END, precision, page, table_id, "
+                   "cell_id, rowid")
+            return self._db.execute(sql, [*companies, *args, *fields]).fetchall()
+
+        rows = rank_companies(pages, preferred, limit, descending)
+        for cursor in cursors:
+            cursor.close()
+        return _frame([row[:-1] for row in rows])
+
+    def reports(self, company: str | None = None) -> pd.DataFrame:
+        """The company-years the corpus covers (all, or one company's), by company and year."""
+        sql = "SELECT company, year, short_name, code, doc_id FROM reports"
+        args: list = []
+        if company is not None:
+            sql += " WHERE company = ?"
+            args.append(company)
+        rows = self._db.execute(sql + " ORDER BY company, year, doc_id", args).fetchall()
+        return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+
+    def count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+
+    def close(self) -> None:
+        self.rollback()
+        self._db.close()
+
+    def __enter__(self) -> "SqliteFactStore":
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def _begin(self) -> None:
+        if not self._db.in_transaction:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise InputError(f"facts store is locked by another process: {exc}", str(self.path)) from None
+
+    def _insert(self, rows: list[tuple]) -> int:
+        self._db.executemany(
+            "INSERT INTO facts (company, year, field, value, number, num, unit, raw, period, short_name, code, "
+            "doc_id, page, table_id, cell_id, report_year, precision) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        return len(rows)
+
+
+def rank_companies(pages: Iterable[list[tuple[str, float]]], preferred: Callable[[list[str]], list[tuple]],
+                   limit: int, descending: bool) -> list[tuple]:
+    """The top `limit` companies (and any tied with the last) by their preferred fact, best first.
+
+    `pages` gives (company, value) of every candidate fact, best value first; `preferred(companies)`
+    gives those companies' candidate facts as RESULT_COLUMNS + (num,) rows, each company's
+    preferred fact first. A company's preferred value is never beyond its best one, so reading
+    stops once the next value falls short of the N-th preferred value found (threshold algorithm).
+    """
+    best: dict[str, tuple] = {}
+    at_company, at_num = RESULT_COLUMNS.index("company"), len(RESULT_COLUMNS)
+    for page in pages:
+        new = sorted({company for company, _ in page} - best.keys())
+        for row in preferred(new) if new else ():
+            best.setdefault(row[at_company], row)
+        threshold = _threshold([row[at_num] for row in best.values()], limit, descending)
+        last = page[-1][1]
+        if threshold is not None and (last < threshold if descending else last > threshold):
+            break
+    threshold = _threshold([row[at_num] for row in best.values()], limit, descending)
+    rows = [row for row in best.values() if threshold is None
+            or (row[at_num] >= threshold if descending else row[at_num] <= threshold)]
+    rows.sort(key=lambda row: ((-row[at_num] if descending else row[at_num]), row[at_company]))
+    return rows
+
+
+def _threshold(nums: list[float], limit: int, descending: bool) -> float | None:
+    """The value at place `limit`, or None while there are fewer."""
+    if len(nums) < limit:
+        return None
+    return sorted(nums, reverse=descending)[limit - 1]
+
+
+def open_fact_store(settings: IndexSettings) -> FactStore:
+    """The facts store the settings name: SQLite under index_dir, or the Elasticsearch facts index."""
+    if settings.backend == "elasticsearch":
+        from search.elastic_facts import ElasticFactStore
+
+        return ElasticFactStore.connect(settings)
+    return SqliteFactStore(settings.facts_path)
+
+
+class _ReportYears:
+    """The year of the report each fact came from (`report_year`), from the reports of its document.
+
+    A document covering one company-year gives that year. A facts workbook may
+    cover many: a fact's own year when the workbook lists it, else the next
+    year's report (a previous-year value), else the fact's own year.
+    """
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+        self._cache: dict[tuple[str, str], frozenset[int]] = {}
+
+    def of(self, fact: Fact) -> int:
+        year = int(fact.year)
+        if not fact.doc_id:
+            return year
+        key = (fact.doc_id, fact.company)
+        years = self._cache.get(key)
+        if years is None:
+            rows = self._db.execute("SELECT DISTINCT year FROM reports WHERE doc_id = ? AND company = ?", key)
+            years = self._cache[key] = frozenset(r[0] for r in rows)
+        return report_year_of(year, years)
+
+
+def report_year_of(year: int, document_years: frozenset[int] | set[int]) -> int:
+    """Which report a fact of `year` came from, given the years its document covers for the company."""
+    if not document_years or year in document_years:
+        return year
+    if len(document_years) == 1:
+        return next(iter(document_years))
+    return year + 1 if year + 1 in document_years else year
+
+
+def precision_of(number: Decimal | None, raw: str) -> int:
+    """Power of ten of the last digit printed: "1,234.56" in 元 -> -2; "12,338.15" 万元 -> 2; 0 for text."""
+    if number is None:
+        return 0
+    printed = _printed_number(raw)
+    if printed is None or printed.is_zero() or number.is_zero():  # no scale to read: as printed or stored
+        exponent = (number if printed is None else printed).as_tuple().exponent
+        return exponent if isinstance(exponent, int) else 0
+    scale = (abs(number) / abs(printed)).adjusted()  # 万元 -> 4, 元 -> 0, a % shown as a fraction -> -2
+    return printed.as_tuple().exponent + scale
+
+
+def _printed_number(raw: str) -> Decimal | None:
+    text = _NOT_DIGIT.sub("", raw)
+    if not text or text.count(".") > 1:
+        return None
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def _row(fact: Fact, report_year: int) -> tuple:
+    number = fact.number
+    return (fact.company, int(fact.year), fact.field, fact.value,
+            None if number is None else str(number), None if number is None else float(number),
+            fact.unit, fact.raw, fact.period, fact.short_name, fact.code, fact.doc_id, int(fact.page or 0),
+            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw))
+
+
+def _frame(rows: list) -> pd.DataFrame:
+    """Rows in RESULT_COLUMNS order as a DataFrame of Python values (one object block: cheap to
+    build for the few rows of a question); `number` holds Decimals, None for text."""
+    at = RESULT_COLUMNS.index("number")
+    block = np.empty((len(rows), len(RESULT_COLUMNS)), dtype=object)
+    if rows:
+        block[:] = [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1:]) for r in rows]
+    return pd.DataFrame(block, columns=list(RESULT_COLUMNS), dtype=object)  # dtype: no per-column inference
+
+
+def _marks(values: Sequence) -> str:
+    return ", ".join("?" * len(values))

@@ -1,0 +1,246 @@
+"""search/facts.py: the facts stores — lookups, which fact wins, rankings, deletes, transactions.
+
+Tests taking the `store` fixture run against both backends (SQLite and, with a
+server, Elasticsearch): they are the FactStore contract.
+"""
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from parser.errors import InputError
+from parser.records import Fact, ReportYear
+from search.facts import SqliteFactStore, open_fact_store, precision_of, report_year_of
+from search.settings import IndexSettings
+
+
+def fact(company, year, field, value, doc_id, page=10, raw=None, unit="元", table="p10t1", cell_id="", period="本期"):
+    number = None
+    try:
+        number = Decimal(value)
+    except ArithmeticError:
+        pass
+    return Fact(company=company, year=year, field=field, value=value, number=number, unit=unit if number is not None else "",
+                raw=value if raw is None else raw, period=period, doc_id=doc_id, page=page, table=table, cell_id=cell_id)
+
+
+@pytest.fixture(params=["sqlite", "elasticsearch"])
+def store(request, tmp_path):
+    """Each backend in turn (Elasticsearch through the es_url fixture: skipped without a server)."""
+    if request.param == "sqlite":
+        with SqliteFactStore(tmp_path / "facts.sqlite") as opened:
+            yield opened
+        return
+    from search.elastic import connect
+    from search.elastic_facts import ElasticFactStore
+
+    es_url = request.getfixturevalue("es_url")
+    settings = IndexSettings(Path(tmp_path), backend="elasticsearch", es_url=es_url,
+                             es_prefix=f"test-{uuid.uuid4().hex[:12]}")
+    with ElasticFactStore(settings) as opened:
+        yield opened
+    client = connect(es_url)
+    client.options(ignore_status=404).indices.delete(index=opened.name)
+    client.close()
+
+
+def best(frame):
+    """The preferred row per (year, field), as the store orders them."""
+    return frame.drop_duplicates(["year", "field"])
+
+
+def test_lookup_returns_fact_columns_with_exact_decimals_and_sources(store):
+    store.add([fact("甲公司", 2021, "营业收入", "6799061282.86", "甲/2021", page=88, cell_id="c1"),
+               fact("甲公司", 2021, "电子信箱", "ir@jia.cn", "甲/2021", page=3)],
+              [ReportYear("甲公司", 2021, short_name="甲", code="600001", doc_id="甲/2021")])
+    store.commit()
+    frame = store.lookup("甲公司", [2021], ["营业收入", "电子信箱"])
+    rows = {r.field: r for r in frame.itertuples()}
+    assert rows["营业收入"].number == Decimal("6799061282.86") and rows["营业收入"].unit == "元"
+    assert (rows["营业收入"].doc_id, rows["营业收入"].page, rows["营业收入"].cell_id) == ("甲/2021", 88, "c1")
+    assert rows["电子信箱"].value == "ir@jia.cn" and rows["电子信箱"].number is None
+    assert store.lookup("乙公司", [2021], ["营业收入"]).empty
+    assert store.lookup("甲公司", [2020], ["营业收入"]).empty
+
+
+def test_the_years_own_report_wins_over_the_next_years_previous_year_column(store):
+    store.add([fact("甲", 2020, "净利润", "100.00", "甲/2020"),
+               fact("甲", 2020, "净利润", "98.00", "甲/2021", period="上期"),  # restated in the 2021 report
+               fact("甲", 2020, "存货", "7.00", "甲/2021", period="上期"),  # absent from the 2020 report
+               fact("甲", 2021, "净利润", "120.00", "甲/2021")],
+              [ReportYear("甲", 2020, doc_id="甲/2020"), ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.commit()
+    frame = best(store.lookup("甲", [2020], ["净利润", "存货"])).set_index("field")
+    assert frame.loc["净利润", "value"] == "100.00" and frame.loc["净利润", "report_year"] == 2020
+    # The next year's report supplies what the year's own report lacks, and says so.
+    assert frame.loc["存货", "value"] == "7.00" and frame.loc["存货", "report_year"] == 2021
+
+
+def test_the_most_precise_figure_wins_then_the_earliest_page(store):
+    store.add([
+        # MD&A summary in 万元 (page 8), the consolidated statement in 元 (page 60),
+        # the parent company's statement in 元 (page 70).
+        fact("甲", 2021, "营业收入", "123381500", "甲/2021", page=8, raw="12,338.15"),
+        fact("甲", 2021, "营业收入", "123381468.84", "甲/2021", page=60, raw="123,381,468.84"),
+        fact("甲", 2021, "营业收入", "98000000.00", "甲/2021", page=70, raw="98,000,000.00"),
+    ], [ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.commit()
+    rows = store.lookup("甲", [2021], ["营业收入"])
+    assert list(rows["page"]) == [60, 70, 8]
+
+
+def test_the_name_asked_first_wins_over_its_synonyms(store):
+    store.add([fact("甲", 2021, "总负债", "5", "甲/2021", page=1), fact("甲", 2021, "负债合计", "6", "甲/2021", page=50)],
+              [ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.commit()
+    assert store.lookup("甲", [2021], ["负债合计", "总负债"])["value"].tolist() == ["6", "5"]
+    assert store.lookup("甲", [2021], ["总负债", "负债合计"])["value"].tolist() == ["5", "6"]
+
+
+def test_a_workbook_covering_many_years_marks_previous_year_values_as_from_the_next_report(store):
+    reports = [ReportYear("甲", 2021, doc_id="facts"), ReportYear("乙", 2020, doc_id="facts"),
+               ReportYear("乙", 2021, doc_id="facts")]
+    store.add([fact("甲", 2020, "净利润", "1", "facts"), fact("乙", 2020, "净利润", "2", "facts"),
+               fact("甲", 2021, "净利润", "3", "facts")], reports)
+    store.commit()
+    assert store.lookup("甲", [2020], ["净利润"])["report_year"].tolist() == [2021]
+    assert store.lookup("乙", [2020], ["净利润"])["report_year"].tolist() == [2020]
+    assert store.lookup("甲", [2021], ["净利润"])["report_year"].tolist() == [2021]
+
+
+@pytest.mark.parametrize("year,document_years,expected", [
+    (2020, set(), 2020), (2020, {2020}, 2020), (2020, {2021}, 2021), (2019, {2020, 2021}, 2020), (2018, {2020, 2021}, 2018),
+    (2020, {2019, 2021}, 2021),
+])
+def test_report_year_of(year, document_years, expected):
+    assert report_year_of(year, frozenset(document_years)) == expected
+
+
+@pytest.mark.parametrize("number,raw,expected", [
+    ("1234.56", "1,234.56", -2), ("123381500", "12,338.15", 2), ("-1234000", "(1,234)", 3),
+    ("4187000000", "△ 4,187", 6), ("45137586000.0", "", -1), ("0.125", "12.5%", -3), ("0", "0.00", -2),
+])
+def test_precision_of_is_the_power_of_ten_of_the_last_printed_digit(number, raw, expected):
+    assert precision_of(Decimal(number), raw) == expected
+
+
+def company_values(frame):
+    return list(zip(frame["company"], frame["value"]))
+
+
+def test_ranking_lists_each_company_once_by_its_preferred_fact(store):
+    store.add([fact("甲", 2021, "营业收入", "300", "甲/2021"), fact("甲", 2021, "营业收入", "900", "甲/2021", page=99, raw="9")])
+    store.add([fact("乙", 2021, "营业收入", "500", "乙/2021"), fact("丙", 2021, "营业收入", "100", "丙/2021"),
+               fact("丁", 2020, "营业收入", "999", "丁/2020"), fact("戊", 2021, "营业成本", "999", "戊/2021")])
+    store.commit()
+    assert company_values(store.ranking("营业收入", 2021, 2)) == [("乙", "500"), ("甲", "300")]
+    assert company_values(store.ranking("营业收入", 2021, 1, descending=False)) == [("丙", "100")]
+    assert company_values(store.ranking("营业收入", 2021, 10)) == [("乙", "500"), ("甲", "300"), ("丙", "100")]
+
+
+def test_ranking_over_many_pages_finds_a_company_whose_largest_figure_is_not_its_preferred_one(store):
+    store.page_size = 2  # read two values per step, so the ranking must look past the first pages
+    # 甲's MD&A figure (万元, less precise) is the largest number in the store, but its
+    # preferred (statement) figure is the smallest: 甲 must not take first place.
+    facts = [fact("甲", 2021, "营业收入", "990000", "甲/2021", page=5, raw="99"),
+             fact("甲", 2021, "营业收入", "10.00", "甲/2021", page=60)]
+    facts += [fact(f"公司{i:02d}", 2021, "营业收入", f"{1000 + i}.00", f"{i}/2021", page=60) for i in range(12)]
+    store.add(facts)
+    store.commit()
+    top = store.ranking("营业收入", 2021, 3)
+    assert list(top["company"]) == ["公司11", "公司10", "公司09"]
+    bottom = store.ranking("营业收入", 2021, 1, descending=False)
+    assert list(zip(bottom["company"], bottom["value"])) == [("甲", "10.00")]
+
+
+def test_ranking_keeps_every_company_tied_with_the_last_place(store):
+    store.add([fact(c, 2021, "净利润", v, f"{c}/2021") for c, v in
+               [("甲", "10"), ("乙", "30"), ("丙", "20"), ("丁", "20"), ("戊", "5")]])
+    store.commit()
+    # Ties are listed by company name.
+    assert company_values(store.ranking("净利润", 2021, 2)) == [("乙", "30"), ("丁", "20"), ("丙", "20")]
+
+
+def test_ranking_can_keep_to_one_unit(store):
+    store.add([fact("甲", 2021, "营业收入", "10", "甲/2021"), fact("乙", 2021, "营业收入", "2000", "乙/2021", unit="円")])
+    store.commit()
+    assert company_values(store.ranking("营业收入", 2021, 5, unit="元")) == [("甲", "10")]
+    assert company_values(store.ranking("营业收入", 2021, 5, unit="円")) == [("乙", "2000")]
+    assert company_values(store.ranking("营业收入", 2021, 5)) == [("乙", "2000"), ("甲", "10")]
+
+
+def test_ranking_ignores_text_values_and_reads_synonyms(store):
+    store.add([fact("甲", 2021, "总负债", "10", "甲/2021"), fact("乙", 2021, "负债合计", "20", "乙/2021"),
+               fact("丙", 2021, "负债合计", "n/a", "丙/2021")])
+    store.commit()
+    assert company_values(store.ranking(["负债合计", "总负债"], 2021, 5)) == [("乙", "20"), ("甲", "10")]
+
+
+def test_delete_documents_removes_their_facts_and_company_years(store):
+    store.add([fact("甲", 2021, "净利润", "1", "甲/2021"), fact("乙", 2021, "净利润", "2", "乙/2021")],
+              [ReportYear("甲", 2021, doc_id="甲/2021"), ReportYear("乙", 2021, doc_id="乙/2021")])
+    store.commit()
+    store.delete_documents(["甲/2021"])
+    store.commit()
+    assert store.lookup("甲", [2021], ["净利润"]).empty
+    assert store.reports()["company"].tolist() == ["乙"]
+    assert store.count() == 1
+
+
+def test_nothing_is_visible_to_readers_before_commit_and_close_without_commit_rolls_back(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    writer = SqliteFactStore(path)
+    writer.add([fact("甲", 2021, "净利润", "1", "甲/2021")], [ReportYear("甲", 2021, doc_id="甲/2021")])
+    with SqliteFactStore(path) as reader:
+        assert reader.count() == 0 and reader.reports().empty
+    writer.close()
+    with SqliteFactStore(path) as reader:
+        assert reader.count() == 0
+    with SqliteFactStore(path) as writer:
+        writer.add([fact("甲", 2021, "净利润", "1", "甲/2021")])
+        writer.commit()
+    with SqliteFactStore(path) as reader:
+        assert reader.count() == 1
+
+
+def test_adding_the_same_company_year_twice_keeps_one_report_row(store):
+    report = ReportYear("甲", 2021, short_name="甲", code="1", doc_id="甲/2021")
+    store.add([], [report])
+    store.add([], [report])
+    store.commit()
+    assert store.reports("甲").to_dict("records") == [
+        {"company": "甲", "year": 2021, "short_name": "甲", "code": "1", "doc_id": "甲/2021"}]
+    assert store.reports("乙").empty
+
+
+def test_a_damaged_store_file_is_a_one_line_error(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(InputError, match="facts.sqlite: facts store is damaged or locked"):
+        SqliteFactStore(path)
+
+
+def test_a_store_locked_by_another_writer_is_a_clear_error(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    SqliteFactStore(path).close()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with SqliteFactStore(path, timeout=0) as store:
+            with pytest.raises(InputError, match="locked by another process"):
+                store.add([fact("甲", 2021, "净利润", "1", "甲/2021")])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_open_fact_store_gives_the_sqlite_store_under_the_index_directory(tmp_path):
+    store = open_fact_store(IndexSettings(Path(tmp_path)))
+    try:
+        assert isinstance(store, SqliteFactStore) and store.path == tmp_path / "facts.sqlite"
+    finally:
+        store.close()
