@@ -66,7 +66,7 @@ class CompanyRegister:
     '丸紅株式会社'
     """
 
-    def __init__(self, entries: Iterable[_Entry], fuzzy_threshold: int = 85):
+    def __init__(self, entries: Iterable[_Entry], fuzzy_threshold: int = 80):
         if not 50 <= fuzzy_threshold <= 100:
             raise InputError(f"company fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
         self.fuzzy_threshold = fuzzy_threshold
@@ -100,7 +100,9 @@ class CompanyRegister:
         phrases = {**{k: v for k, v in derived.items() if k not in exact}, **exact}
         self._exact = set(exact)
         self._matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
-        self._full_names = {fold(n): n for n in self._entries}
+        # Fuzzy matching compares core names: the shared legal form (…股份有限公司) would make
+        # unrelated companies look alike (南亚新材料科技 vs 湖南泰嘉新材料科技 score 86 with it, 75 without).
+        self._core_names = {(_core_name(fold(n)) or fold(n)): n for n in self._entries}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -173,10 +175,10 @@ class CompanyRegister:
 
         for start, end in spans:
             span = folded[start:end]
-            hit = process.extractOne(span, list(self._full_names), scorer=fuzz.ratio,
+            hit = process.extractOne(_core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
                                      processor=None, score_cutoff=self.fuzzy_threshold)
             if hit:
-                return self._result(self._narrow((self._full_names[hit[0]],), years), text, offsets, start, end,
+                return self._result(self._narrow((self._core_names[hit[0]],), years), text, offsets, start, end,
                                     "fuzzy", int(hit[1]))
             written = text[offsets[start]:offsets[end - 1] + 1]
             return CompanyMatch(Company(written), (), written, offsets[start], offsets[end - 1] + 1, "unregistered", 0)

@@ -55,7 +55,14 @@ def test_a_name_shared_by_two_companies_is_ambiguous_unless_the_year_decides(reg
 
 def test_a_misspelt_full_name_is_found_by_fuzzy_match(register):
     match = register.find("2019年四方科枝集团股份有限公司的营业收入")
-    assert match.how == "fuzzy" and match.company.name == "四方科技集团股份有限公司" and match.score >= 85
+    assert match.how == "fuzzy" and match.company.name == "四方科技集团股份有限公司" and match.score >= 80
+
+
+def test_a_shared_legal_form_does_not_make_different_companies_alike():
+    register = CompanyRegister.from_reports([ReportYear("湖南泰嘉新材料科技股份有限公司", 2019, "泰嘉股份", "002843"),
+                                             ReportYear("杭州平治信息技术股份有限公司", 2021, "平治信息", "300571")])
+    for question in ("2019年南亚新材料科技股份有限公司研发费用是多少元?", "杭州初灵信息技术股份有限公司2021年的固定资产增长率是多少？"):
+        assert register.find(question).how == "unregistered"
 
 
 def test_an_unknown_company_with_a_legal_form_is_kept_as_written(register):
