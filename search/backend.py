@@ -7,7 +7,7 @@ exactly the same tokens with BM25.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
 from parser.records import Chunk, Fact, ReportYear
 
@@ -68,19 +68,23 @@ class FactStore(Protocol):
     """Long-form facts and the company-years the corpus covers.
 
     Implementations: search.facts.SqliteFactStore (embedded default),
-    search.elastic.ElasticFactStore. Query results are pandas DataFrames with
-    the columns of parser.records.Fact.
+    search.elastic_facts.ElasticFactStore. Query results are pandas
+    DataFrames with the columns of parser.records.Fact plus `report_year`
+    (the year of the report the value was printed in) and `precision`.
     """
 
-    def add(self, facts: Iterable["Fact"], reports: Iterable["ReportYear"] = ()) -> int: ...
+    def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int: ...
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None: ...
 
     def commit(self) -> None: ...
 
-    def lookup(self, company: str, years: Iterable[int], fields: Iterable[str]) -> "pandas.DataFrame": ...
+    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> "pandas.DataFrame":
+        """Every candidate row for these names (tried in the order given), best first per year and field."""
 
-    def ranking(self, field: str, year: int, limit: int, descending: bool = True) -> "pandas.DataFrame": ...
+    def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
+                unit: str | None = None) -> "pandas.DataFrame":
+        """Companies by the first of `fields` they report, top `limit` plus any tied with the last place."""
 
     def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
 
