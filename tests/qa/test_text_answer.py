@@ -1,0 +1,187 @@
+"""The text route over a real embedded index of documents cut by the real chunker."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from parser.chunking import Chunker
+from parser.errors import InputError
+from parser.headings import HeadingRules
+from parser.records import Chunk, DocumentMeta, Line
+from parser.settings import ParseSettings
+from qa.answers import AnswerTemplates
+from qa.records import Analysis, Company, Question
+from qa.text_answer import TextAnswerer, TextSettings, rank_documents
+from search.backend import Hit
+from search.embedded import EmbeddedIndex
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
+
+DELTA = "台達電子工業股份有限公司"
+POLICY_LOAN = [
+    "第二十條 保險單借款及契約效力的停止",
+    "要保人繳足保險費累積達有保單價值準備金時，得向本公司申請保單借款。",
+    "其可借金額上限為借款當日保單價值準備金之七成。",
+    "未償還之借款本息超過保單價值準備金時，本契約效力即行停止。",
+]
+LONG_SECTION = ["第五條 保險範圍"] + [f"第{i}項約定：被保險人於本契約有效期間內因疾病住院，本公司依約定給付保險金。" for i in range(1, 13)] + [
+    "被保險人出院後三十日內再次住院者，視為同一次住院，住院日數合併計算。",
+    "前項住院醫療費用以實際支出為限。",
+]
+
+
+def _chunks(doc_id: str, lines: list[str], company: str = "", year: int | None = None) -> list[Chunk]:
+    chunker = Chunker(ParseSettings(chunk_chars=80, section_chars=400), HeadingRules.load())
+    return chunker.run(DocumentMeta(doc_id, company=company, year=year), [Line(t, page=3) for t in lines])
+
+
+def _revenue_notes(doc_id: str) -> list[Chunk]:
+    return _chunks(doc_id, [
+        "二十一、客戶合約之收入",
+        "本集團之營業收入主要來自電源管理產品之銷售。",
+        "營業收入依地區別區分如下，營業收入以客戶所在地認列。",
+        "預計對下一季營業收入有遞延影響。",
+    ])
+
+
+def _income_statement(doc_id: str) -> list[Chunk]:
+    return _chunks(doc_id, ["合併綜合損益表", "項目 4000 營業收入 16,119,517 13,165,250 5000 營業成本 9,745,332。"])
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    tokenizer = Tokenizer()
+    tokenizer.add_words([DELTA, "台達電"])
+    index = EmbeddedIndex(IndexSettings(tmp_path_factory.mktemp("text-index")), tokenizer)
+    chunks = (_chunks("insurance/7", POLICY_LOAN) + _chunks("insurance/9", LONG_SECTION)
+              + _chunks("insurance/8", ["第一條 契約撤銷權", "要保人於保險單送達的翌日起算十日內，得以書面撤銷本契約。"])
+              + _revenue_notes("finance/1") + _income_statement("finance/2")
+              + _chunks("annual/delta-2022", ["第二节 公司简介", f"{DELTA}成立于1971年，{DELTA}总部位于台北。",
+                                                  "第三节 管理层讨论与分析", "公司的核心竞争力在于电源管理技术与全球布局。"],
+                        company=DELTA, year=2022))
+    index.add(chunks)
+    index.commit()
+    yield index
+    index.close()
+
+
+@pytest.fixture()
+def answerer(index):
+    return TextAnswerer(index, index.tokenizer, AnswerTemplates.load())
+
+
+def _analysis(text: str, type_: str = "report_text", keywords=(), sources=(), company: str = "", years=(),
+              fields=()) -> Analysis:
+    return Analysis(question=Question("q", text, tuple(sources)), type=type_, rule_id="test",
+                    company=Company(company) if company else None, years=tuple(years), keywords=tuple(keywords),
+                    fields=tuple(fields))
+
+
+def test_settings_reject_unknown_doc_score_and_tiny_budgets():
+    with pytest.raises(InputError):
+        TextSettings(doc_score="mean")
+    with pytest.raises(InputError):
+        TextSettings(context_chars=10)
+    with pytest.raises(InputError):
+        TextSettings(evidence=0)
+
+
+def test_query_puts_entities_in_filters_and_words_in_clauses(answerer):
+    query = answerer.query(_analysis("2022年台達電子工業股份有限公司的核心竞争力是什么?", keywords=["核心竞争力"],
+                                     company=DELTA, years=[2022]))
+    assert query.companies == (DELTA,) and query.years == (2022,)
+    assert query.phrases == ("核心竞争力",) and query.titles == ("核心竞争力",)
+    assert query.kinds == ("text", "table")
+    assert "核心竞争力" in query.text and DELTA not in query.text and "2022" not in query.text
+
+
+def test_query_with_sources_filters_by_them_instead_of_the_entities(answerer):
+    query = answerer.query(_analysis("台達電2023年第三季度的流動資產", company=DELTA, years=[2023],
+                                     sources=["finance/1", "finance/2"]))
+    assert query.doc_ids == ("finance/1", "finance/2") and query.companies == () and query.years == ()
+    assert query.text == "台達電2023年第三季度的流動資產"  # candidates may be of other companies and years
+
+
+def test_query_asks_for_the_title_of_the_statement_holding_the_field(answerer):
+    query = answerer.query(_analysis("台達電2022年第1季度的營業收入是多少？", keywords=["營業收入"], fields=["营业收入"]))
+    assert query.titles == ("營業收入", "利润表", "损益表")
+    cash = answerer.query(_analysis("支付的所得稅總額是多少？", keywords=["支付的所得稅"], fields=["支付的各项税费"]))
+    assert cash.titles[-1] == "现金流量表"
+    japanese = answerer.query(replace(_analysis("売上高は？", fields=["营业收入"]), language="ja"))
+    assert japanese.titles[-1] == "損益計算書"
+
+
+def test_documents_rank_by_best_chunk_or_by_the_sum_of_the_best():
+    def hit(doc, n, score):
+        return Hit(Chunk(f"{doc}#t{n}", doc, "x"), score)
+    hits = [hit("a", 0, 10.0), hit("b", 0, 8.0), hit("b", 1, 7.0), hit("a", 1, 1.0), hit("b", 2, 6.0)]
+    assert rank_documents(hits, "max") == ["a", "b"]
+    assert rank_documents(hits, "top3_sum") == ["b", "a"]
+    # decay: a = 10 + 0.5 = 10.5, b = 8 + 3.5 + 1.5 = 13
+    assert rank_documents(hits, "decay") == ["b", "a"]
+    # many weak chunks do not beat one strong one: 10 vs 4 + 2 + 1 + 0.5
+    assert rank_documents([hit("a", 0, 10.0)] + [hit("b", n, 4.0) for n in range(6)], "decay") == ["a", "b"]
+    assert rank_documents([hit("a", 0, 5.0), hit("b", 0, 5.0)], "decay") == ["a", "b"]
+
+
+def test_retrieve_prefers_the_statement_over_notes_that_mention_the_field(answerer):
+    analysis = _analysis("2022年第1季度的營業收入是多少？", type_="lookup", keywords=["營業收入"],
+                         sources=["finance/1", "finance/2", "insurance/7"])
+    assert answerer.retrieve(analysis).documents[0] == "finance/1"  # the notes say 營業收入 most often
+    answer = answerer.retrieve(replace(analysis, fields=("营业收入",)))
+    assert answer.documents[0] == "finance/2" and answer.route == "retrieve:keyword" and answer.answer == ""
+
+
+def test_retrieve_stays_within_the_sources(answerer):
+    answer = answerer.retrieve(_analysis("保單借款的可借金額上限", keywords=["保單借款"], sources=["insurance/8"]))
+    assert answer.documents in ([], ["insurance/8"])
+
+
+def test_extractive_answer_quotes_the_best_sentence_with_document_and_page(answerer):
+    answer = answerer.run(_analysis("保單借款的可借金額上限如何決定？", keywords=["保單借款", "可借金額"],
+                                    sources=["insurance"]))
+    assert answer.route == "report_text:extractive" and answer.documents[0] == "insurance/7"
+    assert "七成" in answer.answer and "insurance/7" in answer.answer and "3" in answer.answer
+
+
+def test_best_chunk_is_widened_to_its_whole_short_section(answerer):
+    answer = answerer.run(_analysis("保單借款的可借金額上限", keywords=["可借金額"], sources=["insurance/7"]))
+    context = answer.evidence[0].text
+    assert all(sentence in context for sentence in POLICY_LOAN[1:])
+
+
+def test_long_section_is_widened_to_the_neighbours_without_repeating_the_overlap(index):
+    answerer = TextAnswerer(index, index.tokenizer, AnswerTemplates.load(), TextSettings(context_chars=260))
+    answer = answerer.run(_analysis("出院後三十日內再次住院如何計算住院日數", keywords=["再次住院"], sources=["insurance/9"]))
+    context = answer.evidence[0].text
+    assert "視為同一次住院" in context and len(context) <= 260
+    assert context.count("視為同一次住院") == 1
+    assert "前項住院醫療費用以實際支出為限" in context or "第12項約定" in context
+
+
+def test_company_filter_that_finds_nothing_is_dropped(answerer):
+    answer = answerer.run(_analysis("契約撤銷權的期限是幾日？", keywords=["契約撤銷權"], company="不在语料中的公司"))
+    assert answer.documents[0] == "insurance/8"
+
+
+def test_report_text_is_found_through_company_and_year_filters(answerer):
+    answer = answerer.run(_analysis("2022年台達電子工業股份有限公司的核心竞争力是什么?", keywords=["核心竞争力"],
+                                    company=DELTA, years=[2022]))
+    assert answer.documents == ["annual/delta-2022"] and "电源管理技术" in answer.answer
+
+
+def test_passages_are_chosen_by_the_topic_not_by_the_company_name(answerer):
+    answer = answerer.run(_analysis(f"{DELTA}2022年的核心竞争力是什么?", company=DELTA, years=[2022],
+                                    sources=["annual/delta-2022"]))
+    assert answer.evidence[0].text.startswith("公司的核心竞争力") and "1971" not in answer.answer
+
+
+def test_open_question_without_a_model_gets_the_template(answerer):
+    answer = answerer.run(_analysis("什么是流动比率？", type_="open"))
+    assert answer.route == "open:template" and answer.answer == AnswerTemplates.load().render("open_no_model", "zh")
+
+
+def test_nothing_found_is_a_negative_answer(answerer):
+    answer = answerer.run(_analysis("量子计算机的专利数量", keywords=["量子计算机"], sources=["annual"]))
+    assert answer.route == "report_text:no_hits" and answer.documents == [] and "未" in answer.answer
