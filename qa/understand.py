@@ -12,12 +12,11 @@ for the key-word fallback, and bad input never raises: it comes back as an
 """
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Iterable, Protocol
 
 from parser.errors import InputError
 from parser.rulefile import FORMULAS_DIR, RULES_DIR
@@ -42,9 +41,9 @@ _PUNCT_SPLIT = re.compile(r"[\s,，。.;；:：?？!！、()（）\"“”'‘�
 
 
 class ChatModel(Protocol):
-    """What the key-word fallback needs from qa.llm: chat turns in, text out."""
+    """What the key-word fallback needs from qa.llm.LocalLLM."""
 
-    def chat(self, messages: list[dict], max_new_tokens: int = 64) -> str: ...
+    def extract_keywords(self, question: str, companies: Iterable[str] = ()) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ class QuestionAnalyzer:
         if rule.type in ("report_text", "open"):
             keywords += self._topic_phrases(text, company, year_match.written, keywords)
         if not keywords and rule.type != "open":
-            trace.append(self._llm_keywords(text, keywords))
+            trace.append(self._llm_keywords(text, company, keywords))
         output = output_request(text)
         if output.digits is not None or output.percent is not None or output.unit or output.round_at:
             trace.append(f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}")
@@ -261,18 +260,13 @@ class QuestionAnalyzer:
             rest = pattern.sub(" ", rest)
         return [p for p in _PUNCT_SPLIT.split(rest) if len(p) >= 2 and p not in known]
 
-    def _llm_keywords(self, text: str, keywords: list[str]) -> str:
+    def _llm_keywords(self, text: str, company: CompanyMatch, keywords: list[str]) -> str:
+        """Ask the model for key words the rules did not find (few-shot turns from rules/fewshot.yaml)."""
         if self.config.llm is None:
             return "keywords: LLM fallback skipped (no model configured)"
-        messages = [{"role": "system", "content": self.fewshot.system("keywords")}]
-        for user, assistant in self.fewshot.turns("keywords"):
-            messages += [{"role": "user", "content": user}, {"role": "assistant", "content": assistant}]
-        messages.append({"role": "user", "content": self.fewshot.mask(text)})
+        names = [n for c in (company.company,) if c for n in (c.name, c.short_name) if n]
         try:
-            reply = self.config.llm.chat(messages, max_new_tokens=64)
-            words = json.loads(reply)
-            if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-                raise ValueError("not a JSON list of strings")
+            words = self.config.llm.extract_keywords(text, companies=names)
         except Exception as exc:  # noqa: BLE001 - any model failure falls back to no key words
             return f"keywords: LLM fallback gave no usable answer ({type(exc).__name__}: {exc})"
         keywords += [w for w in words if w and w in text]

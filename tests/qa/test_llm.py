@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from parser.errors import InputError
-from parser.records import Chunk
+from parser.records import Chunk, ReportYear
 from qa.records import Analysis, Question
+from qa.understand import QuestionAnalyzer
 from search.backend import Hit
 
 torch = pytest.importorskip("torch", reason="the llm extra is not installed: pip install 'finqa[llm]'")
@@ -281,6 +282,14 @@ def test_keyword_fallback_returns_only_words_of_the_question(tiny):
     question = "2021年华夏银行的营业外支出是多少元?"
     words = llm.extract_keywords(question, companies=["华夏银行"])
     assert isinstance(words, list) and all(w in question for w in words)
+
+
+def test_the_analyzer_asks_the_model_when_the_rules_find_no_key_word(tiny):
+    llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=16))
+    analyzer = QuestionAnalyzer.from_reports([ReportYear("江苏综艺股份有限公司", 2020, "综艺股份", "600770")], llm=llm)
+    analysis = analyzer.run(Question("1", "2020年综艺股份的"))
+    assert any(t.startswith("keywords: LLM fallback -> ") for t in analysis.trace), analysis.trace
+    assert all(w in analysis.question.text for w in analysis.keywords)
 
 
 def test_answer_from_passages_refuses_numbers_not_in_the_passages_or_cites(tiny):
