@@ -60,6 +60,7 @@ class Engine:
             from qa.llm import LocalLLM  # the llm extra is optional
 
             llm = LocalLLM.load(settings.llm)
+        self.llm = llm
         templates = AnswerTemplates.load()
         self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
         self.data = DataAnswerer(self.store, FormulaBook.load(), templates)
@@ -75,13 +76,15 @@ class Engine:
             analysis = self.analyzer.run(question)
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)
-            if analysis.type == "lookup":
-                cell = self.cells.run(analysis)  # a quoted row label within given sources: find the table cell
-                if cell is not None:
-                    return cell
-            if analysis.type in DATA_TYPES:
-                return self.data.run(analysis)
-            return self.text.run(analysis)
+            if analysis.type not in DATA_TYPES:
+                return self.text.run(analysis)
+            # A quoted row label within given sources names a table cell; otherwise the facts answer.
+            answer = self.cells.run(analysis) if analysis.type == "lookup" else None
+            answer = answer or self.data.run(analysis)
+            if self.llm is not None and answer.value:
+                # The model may only reword: numbers are checked against the computed value.
+                answer.answer = self.llm.rephrase(answer.answer, answer.value)
+            return answer
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch

@@ -166,10 +166,9 @@ class TextAnswerer:
             if text:
                 return self._answer(analysis, text, f"{analysis.type}:llm", documents, passages)
         sentences = self.best_sentences(analysis, passages)
-        source = passages[0].chunk  # names the company and year when the question did not
-        text = self.templates.render("report_text_extractive", lang, company=_company(analysis) or source.company,
-                                     year=_year(analysis) or (str(source.year) if source.year else ""),
-                                     passages="".join(sentences), doc=documents[0], page=source.page_start)
+        page = passages[0].chunk.page_start
+        kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
+        text = self.templates.render(kind, lang, doc=documents[0], page=page, passages="".join(sentences))
         route = f"{analysis.type}:extractive" + (" (model reply unusable)" if self.llm is not None else "")
         return self._answer(analysis, text, route, documents, passages)
 

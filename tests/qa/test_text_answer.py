@@ -31,9 +31,9 @@ LONG_SECTION = ["第五條 保險範圍"] + [f"第{i}項約定：被保險人於
 ]
 
 
-def _chunks(doc_id: str, lines: list[str], company: str = "", year: int | None = None) -> list[Chunk]:
+def _chunks(doc_id: str, lines: list[str], company: str = "", year: int | None = None, page: int = 3) -> list[Chunk]:
     chunker = Chunker(ParseSettings(chunk_chars=80, section_chars=400), HeadingRules.load())
-    return chunker.run(DocumentMeta(doc_id, company=company, year=year), [Line(t, page=3) for t in lines])
+    return chunker.run(DocumentMeta(doc_id, company=company, year=year), [Line(t, page=page) for t in lines])
 
 
 def _revenue_notes(doc_id: str) -> list[Chunk]:
@@ -59,7 +59,9 @@ def index(tmp_path_factory):
               + _revenue_notes("finance/1") + _income_statement("finance/2")
               + _chunks("annual/delta-2022", ["第二节 公司简介", f"{DELTA}成立于1971年，{DELTA}总部位于台北。",
                                                   "第三节 管理层讨论与分析", "公司的核心竞争力在于电源管理技术与全球布局。"],
-                        company=DELTA, year=2022))
+                        company=DELTA, year=2022)
+              + _chunks("S100TEST/S100TEST-0102010", ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
+                        page=0))
     index.add(chunks)
     index.commit()
     yield index
@@ -143,6 +145,12 @@ def test_extractive_answer_quotes_the_best_sentence_with_document_and_page(answe
                                     sources=["insurance"]))
     assert answer.route == "report_text:extractive" and answer.documents[0] == "insurance/7"
     assert "七成" in answer.answer and "insurance/7" in answer.answer and "3" in answer.answer
+
+
+def test_extractive_answer_from_a_source_without_pages_names_no_page(answerer):
+    answer = answerer.run(_analysis("事業等のリスクは何ですか", keywords=["事業等のリスク"], sources=["S100TEST"]))
+    assert "S100TEST/S100TEST-0102010" in answer.answer
+    assert "為替相場" in answer.answer and "页" not in answer.answer and "ページ" not in answer.answer
 
 
 def test_best_chunk_is_widened_to_its_whole_short_section(answerer):
