@@ -15,7 +15,8 @@ from parser.rulefile import RULES_DIR, RuleFile
 
 LANGUAGES = ("zh", "ja")
 REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same", "compare_changed",
-                  "negative_report", "negative_value", "report_text_extractive", "open_no_model")
+                  "negative_report", "negative_value", "report_text_extractive", "report_text_extractive_unpaged",
+                  "open_no_model")
 NEGATIVE_KINDS = ("negative_report", "negative_value")
 NEGATIVE_WORDS = ("未", "无", "不", "没有")
 
