@@ -6,7 +6,7 @@ found. Rules are tried by priority (then file order); the first that fits
 decides, and its id goes into the trace.
 
 >>> classifier = QuestionClassifier.load()
->>> classifier.classify("2019年四方科技电子信箱是什么?", Entities(company=True, years=1, fields=1)).id
+>>> classifier.classify("2019年四方科技的电子信箱是什么?", Entities(company=True, years=1, fields=1)).id
 'lookup_field'
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ scan per question whatever the size of the register; when nothing matches
 exactly, thefuzz compares company-like spans with the full names.
 
 >>> register = CompanyRegister.from_reports_list(Path("reports_list.csv"))
->>> register.find("2019年四方科技电子信箱是什么?").company.name
+>>> register.find("2019年四方科技的电子信箱是什么?").company.name
 '四方科技集团股份有限公司'
 """
 from __future__ import annotations

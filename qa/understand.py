@@ -6,7 +6,7 @@ for the key-word fallback, and bad input never raises: it comes back as an
 `open` question with the reason in the trace.
 
 >>> analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_reports_list(Path("reports_list.csv"))))
->>> a = analyzer.run(Question("0", "2020年综艺股份资产负债比率是多少?保留2位小数。"))
+>>> a = analyzer.run(Question("0", "综艺股份2020年的资产负债比率是多少?保留2位小数。"))
 >>> a.type, a.company.short_name, a.years, a.formula, a.output.digits
 ('formula', '综艺股份', (2020,), '资产负债比率', 2)
 """

@@ -166,7 +166,7 @@ REPORT_TEXT = {"id": 5, "type": "3-1", "question": "", "answer": ["2019年江化
                "prompt": {"ent_short_name": "江化微", "ent_name": "江阴江化微电子材料股份有限公司", "year": "2019", "key_word": ""}}
 OPEN = {"id": 6, "type": "3-2", "question": "什么是存货周转率？", "prompt": {},
         "answer": ["存货周转率是一个衡量企业存货管理效率的指标", "存货周转率是一个财务比率"]}
-NEGATIVE = {"id": 7, "type": "1", "question": "请问，光云科技2019年的财务费用是多少元?",
+NEGATIVE = {"id": 7, "type": "1", "question": "光云科技2019年的财务费用是多少元?",
             "answer": ["未查询到2019年光云科技的相关信息，无法回答该问题。"],
             "prompt": {"ent_short_name": "光云科技", "ent_name": "杭州光云科技股份有限公司", "year": "2019",
                        "key_word": "无|不|没有|未|否|非|莫|抱歉|毋"}}

@@ -19,7 +19,7 @@ def test_the_shipped_rules_load_ordered_by_priority(classifier):
 
 def test_a_field_of_a_company_year_is_a_lookup(classifier):
     entities = Entities(company=True, years=1, fields=1)
-    assert classifier.classify("2019年四方科技电子信箱是什么?", entities).id == "lookup_field"
+    assert classifier.classify("2019年四方科技的电子信箱是什么?", entities).id == "lookup_field"
     assert classifier.classify("销售费用和管理费用分别是多少元?", Entities(company=True, years=1, fields=2)).type == "lookup"
 
 

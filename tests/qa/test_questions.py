@@ -19,11 +19,11 @@ def write(tmp_path, name, text):
 def test_json_list_gives_questions_with_string_ids_sources_and_category(tmp_path):
     path = write(tmp_path, "q.json", json.dumps([
         {"id": 7, "question": " 2022年示例科技的营业收入是多少元? ", "source": ["annual", 12], "category": "finance"},
-        {"id": "b", "question": "保單借款的可借金額上限如何決定？", "source": "insurance"},
+        {"id": "b", "question": "保單借款最多可以借多少？", "source": "insurance"},
     ], ensure_ascii=False))
     assert load_questions(path) == [
         Question("7", "2022年示例科技的营业收入是多少元?", ("annual", "12"), "finance"),
-        Question("b", "保單借款的可借金額上限如何決定？", ("insurance",)),
+        Question("b", "保單借款最多可以借多少？", ("insurance",)),
     ]
 
 

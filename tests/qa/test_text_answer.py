@@ -141,7 +141,7 @@ def test_retrieve_stays_within_the_sources(answerer):
 
 
 def test_extractive_answer_quotes_the_best_sentence_with_document_and_page(answerer):
-    answer = answerer.run(_analysis("保單借款的可借金額上限如何決定？", keywords=["保單借款", "可借金額"],
+    answer = answerer.run(_analysis("保單借款最多可以借多少？", keywords=["保單借款", "可借金額"],
                                     sources=["insurance"]))
     assert answer.route == "report_text:extractive" and answer.documents[0] == "insurance/7"
     assert "七成" in answer.answer and "insurance/7" in answer.answer and "3" in answer.answer
