@@ -11,6 +11,10 @@ The year of a column comes from its label: an explicit year ("2021年",
 a word for this or last period (本期/期末余额/当事業年度 -> the report's
 year; 上期/期初余额/前事業年度 -> the year before). Tables whose rows are
 periods ("2019年3月31日残高") are read the other way round.
+
+A row chunk's titles are the table's heading path, then the heading rows above
+it (a label and no values) that no total row has closed yet: "その他" under
+"流動負債" gets (..., "①【貸借対照表】", "負債の部", "流動負債").
 """
 from __future__ import annotations
 
@@ -39,6 +43,9 @@ _TRAILING_UNIT = re.compile(r"[(（]([^()（）]{1,8})[)）]$")
 # △ on an expense line is presentation, not sign.
 _EXPENSE = re.compile(r"(?:費|費用|原価|賃借料)$")
 _TRIANGLES = "▲△▴▵"
+_HEADING_DEPTH = 3  # heading rows kept above a row (負債の部 > 流動負債 > …): deeper ones are rarely closed
+_TOTAL_ROW = re.compile(r"(?:合計|計|総額|合计|總計|总计)$")
+_PART = re.compile(r"の部$")
 # Per-share figures are never in thousands or millions, whatever the table's unit says.
 _PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
 
@@ -224,14 +231,17 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     seen_ids: set[str] = set()
     field = ""
     section = ("", "", False)  # (field, unit, per share) of the last row with a label and no values
+    headings: list[str] = []  # heading rows (a label, no values) above this row that no total row closed yet
     for i in range(len(frame)):
         label = str(frame.iat[i, label_col])
         field = clean_field(label) or field
+        row_titles = chunk_titles + tuple(headings)
         row_unit = next((find_unit(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "")
         row_unit = row_unit or find_unit(label)
         per_share = bool(_PER_SHARE.search(label))
         if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
             section = (field, find_unit(label), per_share)
+            _open_heading(headings, clean_field(label))
         elif section[1] and field != section[0]:
             # Rows under a heading that states a unit ("基本每股盈餘(元)" / "本期淨利  10.64") are
             # figures of that heading, in its unit.
@@ -281,13 +291,32 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             shown = text if number is None else f"{text}{stated if stated not in text else ''}"
             sentences.append(_sentence(language, fact_field, period, shown))
         facts.extend(row_facts)
+        _close_heading(headings, clean_field(label))
         if sentences:
             end = "。" if language == "ja" else "；"
             chunks.append(Chunk(
                 chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
-                text=end.join(sentences) + "。", titles=chunk_titles, page_start=page, page_end=page,
+                text=end.join(sentences) + "。", titles=row_titles, page_start=page, page_end=page,
                 company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
     return facts, chunks
+
+
+def _open_heading(headings: list[str], name: str) -> None:
+    """A row with a label and no values heads the rows below it ("流動負債" over "その他")."""
+    if name:
+        headings.append(name)
+        del headings[:-_HEADING_DEPTH]
+
+
+def _close_heading(headings: list[str], name: str) -> None:
+    """A total row ("流動負債合計", "負債合計" for "負債の部") closes its heading and the ones opened under it."""
+    if not name or not _TOTAL_ROW.search(name):
+        return
+    for k in range(len(headings) - 1, -1, -1):
+        base = _PART.sub("", headings[k])
+        if base and name.startswith(base):
+            del headings[k:]
+            return
 
 
 def _movement_years(frame, label_col: int) -> list[int | None]:

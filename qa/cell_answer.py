@@ -5,7 +5,7 @@ statement or parent row after 、, a fiscal year, 個別 (the parent company's o
 statements) or not (consolidated), and sometimes an XBRL member that stands for
 a column header:
 
-    塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける「支配継続子会社に対する持分変動、持分変動計算書」は？
+    塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberの「配当金、持分変動計算書」は？
       label 支配継続子会社に対する持分変動 | context 持分変動計算書 | year 2020 | member -> 非支配持分
 
 Candidate rows come from the text index's table-row chunks (filtered to the
@@ -26,11 +26,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from rapidfuzz import fuzz
 
 from parser.errors import InputError
 from parser.records import Chunk
+from parser.rulefile import RULES_DIR, RuleFile
 from qa.answers import AnswerTemplates
 from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
@@ -47,6 +49,8 @@ _TOTAL_SUFFIX = re.compile(r"合計$")
 _TOTAL = re.compile(r"合計|^計$|合 計")
 _CONSOLIDATED = "連結"
 _INDIVIDUAL_TITLES = re.compile(r"(?<!連結)財務諸表|提出会社")
+_INDIVIDUAL_STATEMENTS = re.compile(r"(?<!連結)財務諸表")
+_ACCUMULATED = re.compile(r"(?:償却|減損損失)累計額")
 _LATER_SECTION = re.compile(r"非流動|固定")
 # The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
 _PRIMARY = re.compile(r"貸借対照表|財政状態計算書|損益計算書|包括利益計算書|キャッシュ・フロー計算書|持分変動計算書"
@@ -54,40 +58,47 @@ _PRIMARY = re.compile(r"貸借対照表|財政状態計算書|損益計算書|�
 _SECONDARY = re.compile(r"注記|明細表|附属|その他】")
 _US_GAAP = re.compile(r"US\s*GAAP|米国会計基準", re.IGNORECASE)
 
-# XBRL member names -> the column (or row) words the report prints for them. Members not listed
-# (OrdinaryShareMember, people, segments in English) only add their own words to the search.
-MEMBER_WORDS: dict[str, tuple[str, ...]] = {
-    "CapitalSurplus": ("資本剰余金",),
-    "OtherCapitalSurplus": ("その他資本剰余金",),
-    "LegalCapitalSurplus": ("資本準備金",),
-    "ShareCapital": ("資本金",),
-    "CapitalStock": ("資本金",),
-    "RetainedEarnings": ("利益剰余金",),
-    "LegalRetainedEarnings": ("利益準備金",),
-    "RetainedEarningsBroughtForward": ("繰越利益剰余金",),
-    "GeneralReserve": ("別途積立金",),
-    "ReserveForAdvancedDepreciationOfNoncurrentAssets": ("固定資産圧縮積立金", "圧縮積立金"),
-    "TreasuryShares": ("自己株式",),
-    "TreasuryStock": ("自己株式",),
-    "NonControllingInterests": ("非支配持分",),
-    "EquityAttributableToOwnersOfParent": ("親会社の所有者に帰属する持分", "合計"),
-    "OtherComponentsOfEquity": ("その他の資本の構成要素",),
-    "ShareholdersEquity": ("株主資本合計", "株主資本"),
-    "SubscriptionRightsToShares": ("新株予約権",),
-    "ValuationAndTranslationAdjustments": ("評価・換算差額等合計", "評価・換算差額等"),
-    "NetAssets": ("純資産合計",),
-    "OutsideDirectors": ("社外取締役", "社外役員"),
-    "OutsideCorporateAuditors": ("社外監査役",),
-    "CorporateAuditorsExcludingOutsideCorporateAuditors": ("監査役",),
-    "DirectorsExcludingOutsideDirectors": ("取締役",),
-    "OrdinarySharesSharesWithFullVotingRightsOther": ("完全議決権株式",),
-    "SharesWithRestrictedVotingRightsTreasurySharesEtc": ("議決権制限株式（自己株式等）",),
-    "SharesWithRestrictedVotingRightsOther": ("議決権制限株式（その他）",),
-    "SharesLessThanOneUnit": ("単元未満株式",),
-    "CorporateShared": ("全社",),
-    "Plant": ("プラント",),
+_MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegment$")
+_WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+MEMBERS_SCHEMA = {
+    "type": "object",
+    "required": ["members"],
+    "additionalProperties": False,
+    "properties": {
+        "members": {"type": "object",
+                    "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9]*$", "not": {"pattern": "Member$"}},
+                    "additionalProperties": _WORDS},
+        "neutral": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"}},
+    },
 }
-_NEUTRAL_MEMBERS = frozenset({"OrdinaryShare"})
+
+
+@dataclass(frozen=True)
+class MemberWords:
+    """XBRL member names -> the column words the report prints for them (rules/members.yaml).
+
+    >>> MemberWords.load().of("NonControllingInterestsIFRS")
+    ('非支配持分',)
+    """
+
+    words: dict[str, tuple[str, ...]]
+    neutral: frozenset[str] = frozenset()
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "MemberWords":
+        """Read and validate the file (InputError "file:line: …" when it is wrong)."""
+        rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
+        return cls({name: tuple(words) for name, words in rules.data["members"].items()},
+                   frozenset(rules.data.get("neutral", ())))
+
+    def of(self, member: str) -> tuple[str, ...]:
+        """The printed words of a member (its name without "Member"); () when the file does not know it."""
+        return self.words.get(member) or self.words.get(_MEMBER_SUFFIX.sub("", member), ())
+
+
+@lru_cache(maxsize=1)
+def _shared_members() -> MemberWords:
+    return MemberWords.load()
 
 
 @dataclass(frozen=True)
@@ -101,8 +112,14 @@ class CellQuestion:
     member: str = ""  # the XBRL member without "Member" ("" when none)
     member_words: tuple[str, ...] = ()
 
+    def readings(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(label, context) splits of the quoted text: the label may run on over the first 、."""
+        parts = (self.label, *self.context)
+        return [("、".join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
+
     @classmethod
-    def parse(cls, text: str, years: tuple[int, ...] = ()) -> "CellQuestion | None":
+    def parse(cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None) -> "CellQuestion | None":
+        """What the question asks; None when it quotes no label. `members` default: rules/members.yaml."""
         quoted = _QUOTED.search(text)
         if quoted is None:
             return None
@@ -116,7 +133,7 @@ class CellQuestion:
             year = int(found.group(1)) if found else None
         member = _MEMBER.search(outside)
         name = member.group(1)[: -len("Member")] if member else ""
-        words = MEMBER_WORDS.get(name) or MEMBER_WORDS.get(re.sub(r"IFRS$|ReportableSegment$", "", name), ())
+        words = (members or _shared_members()).of(name) if name else ()
         return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words)
 
 
@@ -128,6 +145,7 @@ class _Cell:
     chunk: Chunk
     rank: float  # the chunk's search score relative to the best hit (0..1]
     score: float = 0.0
+    label: float = 0.0  # how well the question's row label names the cell (0..1)
     why: list[str] = field(default_factory=list)
 
 
@@ -150,9 +168,11 @@ class CellAnswerer:
     """Finds the table cell a quoted-label question asks for; `run` is the entry point."""
 
     def __init__(self, index: TextIndex, store: FactStore, tokenizer: Tokenizer,
-                 templates: AnswerTemplates | None = None, settings: CellSettings | None = None):
+                 templates: AnswerTemplates | None = None, settings: CellSettings | None = None,
+                 members: MemberWords | None = None):
         if index is None or store is None:
             raise InputError("CellAnswerer needs a text index and a facts store")
+        self.members = members or _shared_members()
         self.index = index
         self.store = store
         self.tokenizer = tokenizer
@@ -164,7 +184,7 @@ class CellAnswerer:
         question = analysis.question
         if not question.sources:
             return None
-        asked = CellQuestion.parse(question.text, analysis.years)
+        asked = CellQuestion.parse(question.text, analysis.years, self.members)
         if asked is None:
             return None
         cells = self.candidates(asked, question.sources)
@@ -172,10 +192,10 @@ class CellAnswerer:
             return None
         for cell in cells:
             self._score(asked, cell)
-        best = max(cells, key=lambda c: c.score)
-        if _label_similarity(asked.label, best.fact) < self.settings.min_label:
+        named = [c for c in cells if c.label >= self.settings.min_label]
+        if not named:
             return None
-        return self._answer(analysis, asked, best)
+        return self._answer(analysis, asked, max(named, key=lambda c: c.score))
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -203,12 +223,12 @@ class CellAnswerer:
         cells = []
         for company, fields in names.items():
             frame = self.store.lookup(company, [0, *years], sorted(fields))
-            places = frame["cell_id"].map(_place)
-            frame = frame[places.isin(rows.keys()).to_numpy()]  # only the cells of the rows found
-            for fact in frame.to_dict("records"):
-                if any(fact["doc_id"].startswith(s) or s in fact["doc_id"] for s in sources):
-                    chunk, rank = rows[_place(fact["cell_id"])]
-                    cells.append(_Cell(fact, chunk, rank))
+            columns = {name: frame[name].tolist() for name in frame.columns}  # plain lists: no per-cell boxing
+            for i, cell_id in enumerate(columns["cell_id"]):
+                found = rows.get(_place(cell_id))  # only the cells of the rows found
+                doc_id = columns["doc_id"][i]
+                if found and any(doc_id.startswith(s) or s in doc_id for s in sources):
+                    cells.append(_Cell({name: values[i] for name, values in columns.items()}, *found))
         return cells
 
     def _field_names(self, text: str) -> set[str]:
@@ -229,14 +249,17 @@ class CellAnswerer:
     def _score(self, asked: CellQuestion, cell: _Cell) -> None:
         fact, titles = cell.fact, " ".join(cell.chunk.titles)
         period = str(fact["period"] or "")
-        label = _label_similarity(asked.label, fact)
-        score = 4.0 * label + 0.5 * cell.rank
-        cell.why.append(f"label {label:.2f}")
+        # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
+        readings = [(label, context, _label_similarity(label, fact)) for label, context in asked.readings()]
+        cell.label = max(similarity for _, _, similarity in readings)
+        if cell.label < self.settings.min_label:
+            return  # never the answer: spare the rest
         where = _norm(titles + period + str(fact["field"]))
-        for part in asked.context:
-            p = _norm(part)
-            hit = 1.0 if p and p in where else fuzz.partial_ratio(p, where) / 100 * 0.6
-            score += hit
+        names = {_norm(t) for t in cell.chunk.titles} | {_norm(str(fact["field"]))}
+        fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
+                  for _, context, similarity in readings)
+        score = fit + 0.5 * cell.rank
+        cell.why.append(f"label {cell.label:.2f}")
         if asked.year is not None and fact["year"]:
             score += 1.5 if int(fact["year"]) == asked.year else -1.5
         if _PRIMARY.search(titles) and not _SECONDARY.search(titles):
@@ -249,15 +272,15 @@ class CellAnswerer:
             score += 1.0 if individual else (-1.5 if consolidated else 0.0)
         elif consolidated:
             score += 0.7
-        elif individual:
-            score -= 0.7
+        elif individual and _INDIVIDUAL_STATEMENTS.search(titles):
+            score -= 2.0  # no 個別 in the question: never the parent's own statements (its 経営指標等 may answer)
         column = _norm(period.rsplit("/", 1)[-1]) + "|" + _norm(period)
         if asked.member_words:
             matched = max((1.0 if _norm(w) in column else fuzz.partial_ratio(_norm(w), column) / 100 * 0.5)
                           for w in asked.member_words)
             row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
             score += 2.0 * max(matched, 0.8 if row_match else 0.0)
-        elif asked.member not in _NEUTRAL_MEMBERS and _TOTAL.search(period.rsplit("/", 1)[-1]):
+        elif asked.member not in self.members.neutral and _TOTAL.search(period.rsplit("/", 1)[-1]):
             score += 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
@@ -271,6 +294,10 @@ class CellAnswerer:
         fact = cell.fact
         value = str(fact["value"])
         unit = str(fact["unit"] or "")
+        number = fact["number"]
+        if number is not None and number == number and number > 0 and any(
+                _ACCUMULATED.search(p) for p in (asked.label, *asked.context)):
+            value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
         if unit in ("%", "％") and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
         company = analysis.company.name if analysis.company else str(fact["company"])
@@ -290,6 +317,18 @@ class CellAnswerer:
 @lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _context_match(part: str, names: set[str], where: str) -> float:
+    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
+    a word within its headings or labels (not as the tail of its opposite: 非流動負債), or a fuzzy likeness."""
+    if not part:
+        return 0.0
+    if part in names:
+        return 1.5
+    if re.search(f"(?<!非){re.escape(part)}", where):
+        return 1.0
+    return fuzz.partial_ratio(part, where) / 100 * 0.6
 
 
 def _label_similarity(label: str, fact: dict) -> float:

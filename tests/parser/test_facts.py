@@ -169,6 +169,16 @@ def test_japanese_sentences_and_text_facts():
     assert chunks[0].cell_id == "t1-r2c1"
 
 
+def test_row_chunks_carry_the_heading_rows_above_them_until_their_total():
+    table = grid_table([["", "当連結会計年度"], ["流動負債", ""], ["その他", "120"], ["流動負債合計", "900"],
+                        ["非流動負債", ""], ["その他", "45"]], with_ids=True)
+    _, chunks = table_facts(table, JA)
+    titles = {c.text: c.titles for c in chunks}
+    assert titles["その他（当連結会計年度）は120。"][-1] == "流動負債"
+    assert titles["その他（当連結会計年度）は45。"][-1] == "非流動負債"
+    assert "流動負債" not in titles["その他（当連結会計年度）は45。"]
+
+
 def test_rows_between_dated_balances_belong_to_the_later_year():
     table = grid_table([["", "資本金", "利益剰余金"], ["2018年4月1日残高", "100", "50"], ["剰余金の配当", "", "△10"],
                         ["2019年3月31日残高", "100", "40"], ["当期首残高", "100", "40"]], unit="百万円")

@@ -6,7 +6,7 @@ import pytest
 from eval.normalize import ntcir_value
 from parser.errors import InputError
 from parser.ingest import ingest
-from qa.cell_answer import CellAnswerer, CellQuestion, CellSettings
+from qa.cell_answer import CellAnswerer, CellQuestion, CellSettings, MemberWords
 from qa.records import Question
 from qa.understand import QuestionAnalyzer
 from search.facts import open_fact_store
@@ -37,10 +37,20 @@ def _report() -> str:
 <h3>①【連結貸借対照表】</h3>
 <p>（単位：百万円）</p>
 {_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
+{_table("TEST0001-0105010-tab5", periods, [("負債", "", ""), ("流動負債", "", ""), ("その他", "11", "12"),
+        ("流動負債合計", "11", "12"), ("非流動負債", "", ""), ("その他", "21", "22"), ("非流動負債合計", "21", "22")])}
+<h3>②【連結損益計算書】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab6", periods, [("法人税等調整額", "3", "4"), ("法人税、住民税及び事業税", "10", "12"),
+        ("営業外収益", "", ""), ("その他", "5", "6"), ("営業外収益合計", "5", "6"),
+        ("営業外費用", "", ""), ("その他", "7", "8"), ("営業外費用合計", "7", "8")])}
 <h3>③【連結株主資本等変動計算書】</h3>
 <p>（単位：百万円）</p>
 {_table("TEST0001-0105010-tab2", ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
         [("剰余金の配当", "－", "－", "△ 7", "△ 57")])}
+<h3>【連結財務諸表注記】</h3>
+<p>減価償却累計額及び減損損失累計額（百万円）</p>
+{_table("TEST0001-0105010-tab7", ["", "建物", "合計"], [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")])}
 <h2>２【財務諸表等】</h2>
 <h3>①【貸借対照表】</h3>
 <p>（単位：百万円）</p>
@@ -84,6 +94,21 @@ def test_parse_reads_label_context_year_individual_and_member():
     assert CellQuestion.parse("2020年の流動資産は？") is None
 
 
+def test_readings_let_the_label_run_on_over_its_commas():
+    asked = CellQuestion.parse("2020年における「法人税、住民税及び事業税」は？")
+    assert asked.readings() == [("法人税", ("住民税及び事業税",)), ("法人税、住民税及び事業税", ())]
+
+
+def test_member_words_come_from_the_rules_file_and_its_errors_name_the_line(tmp_path):
+    members = MemberWords.load()
+    assert members.of("CapitalSurplusIFRS") == members.of("CapitalSurplus") == ("資本剰余金",)
+    assert members.of("SomePersonMember"[:-6]) == () and "OrdinaryShare" in members.neutral
+    bad = tmp_path / "members.yaml"
+    bad.write_text("members:\n  CapitalSurplus: [資本剰余金]\n  Plant: []\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"members.yaml:3"):
+        MemberWords.load(bad)
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError):
         CellSettings(min_label=1.5)
@@ -109,6 +134,25 @@ def test_member_picks_its_column_and_no_member_the_total(small_engine):
     assert (total.value, total.evidence[0].cell_id) == ("-57000000", "TEST0001-0105010-tab2-r2c5")
 
 
+def test_heading_row_above_tells_apart_rows_of_the_same_label(small_engine):
+    current = _ask(small_engine, f"{COMPANY}の2020年時点における「その他、流動負債」は？", "TEST0001")
+    later = _ask(small_engine, f"{COMPANY}の2020年時点における「その他、非流動負債」は？", "TEST0001")
+    assert (current.value, current.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab5-r4c3")
+    assert (later.value, later.evidence[0].cell_id) == ("22000000", "TEST0001-0105010-tab5-r7c3")
+    expense = _ask(small_engine, f"{COMPANY}の2020年における「その他、営業外費用」は？", "TEST0001")
+    assert (expense.value, expense.evidence[0].cell_id) == ("8000000", "TEST0001-0105010-tab6-r8c3")
+
+
+def test_label_with_a_comma_is_read_whole_when_a_row_has_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「法人税、住民税及び事業税」は？", "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab6-r3c3")
+
+
+def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「建物、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("-75000000", "TEST0001-0105010-tab7-r3c2")
+
+
 def test_questions_without_sources_or_quoted_label_are_left_to_other_routes(small_engine):
     analyzer, answerer = small_engine
     assert answerer.run(analyzer.run(Question("q", f"{COMPANY}の2020年時点における「長期前払費用」は？"))) is None
@@ -127,6 +171,6 @@ def test_real_report_equity_statement_member_cell(shared_data, tmp_path):
                          "「支配継続子会社に対する持分変動、持分変動計算書」は？", "S100IXUZ")
     assert ntcir_value(answer.value) == ntcir_value("-4187000000")
     assert answer.evidence[0].cell_id == "S100IXUZ-0105010-tab89-r25c9"
-    individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算における「営業外費用」は？", "S100IXUZ")
+    individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算の「営業外費用」はいくらですか？", "S100IXUZ")
     assert ntcir_value(individual.value) == ntcir_value("4565000000")
     assert individual.evidence[0].cell_id.startswith("S100IXUZ-0105020-")
