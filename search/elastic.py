@@ -80,6 +80,33 @@ def connect(url: str, timeout: float = 30.0) -> Elasticsearch:
     return client
 
 
+def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int, url: str) -> None:
+    """Create the index if missing; refuse one whose mapping another version of finqa made."""
+    try:
+        if not client.indices.exists(index=name):
+            try:
+                client.indices.create(index=name, settings=INDEX_SETTINGS, mappings=mappings)
+            except ApiError as exc:
+                if exc.error != "resource_already_exists_exception":  # another process created it first
+                    raise
+        mapping = client.indices.get_mapping(index=name)[name]["mappings"]
+    except ApiError as exc:
+        raise InputError(f"cannot open index {name}: {exc.error}", url) from None
+    except TransportError as exc:
+        raise request_failed(exc, url) from None
+    found = mapping.get("_meta", {}).get("finqa_mapping")
+    if found != version:
+        raise InputError(f"index {name} was made by another version of finqa (mapping {found}, "
+                         f"expected {version}); delete it and ingest again", url)
+
+
+def request_failed(exc: Exception, url: str) -> InputError:
+    """A failed request as one line naming the server and how to start one."""
+    detail = " ".join(str(exc).split())[:300]
+    return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
+                      f"is the server running? {START_HINT}", url)
+
+
 class ElasticIndex:
     """Chunks in the index `{es_prefix}-chunks`; implements search.backend.TextIndex.
 
@@ -98,7 +125,7 @@ class ElasticIndex:
         self.client = client if client is not None else connect(settings.es_url)
         self.tokenizer = tokenizer or Tokenizer()
         self._titles_cache: dict = {}
-        self._ensure_index()
+        ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     def add(self, chunks: Iterable[Chunk]) -> int:
         ok, failures = 0, []
@@ -112,7 +139,7 @@ class ElasticIndex:
                 else:
                     failures.append(info)
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
         if failures:
             first = next(iter(failures[0].values()))
             raise InputError(f"{len(failures)} chunks were refused by {self.name}, first {first.get('_id')}: "
@@ -137,13 +164,13 @@ class ElasticIndex:
                     if not success and info.get("delete", {}).get("status") != 404:  # already gone is fine
                         raise InputError(f"cannot delete from {self.name}: {info}", self.settings.es_url)
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
 
     def commit(self) -> None:
         try:
             self.client.indices.refresh(index=self.name)
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
 
     def search(self, query: SearchQuery) -> list[Hit]:
         if query.limit < 1:
@@ -158,7 +185,7 @@ class ElasticIndex:
         try:
             response = self.client.search(index=self.name, query=body, source=["chunk"], **order)
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
         hits = [Hit(chunk_from_stored(hit["_source"]["chunk"]), float(hit["_score"] or 0.0))
                 for hit in response["hits"]["hits"]]
         return best_first(hits, query.limit)
@@ -167,7 +194,7 @@ class ElasticIndex:
         try:
             return int(self.client.count(index=self.name)["count"])
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
 
     def close(self) -> None:
         if self._own_client:
@@ -178,24 +205,6 @@ class ElasticIndex:
 
     def __exit__(self, *_) -> None:
         self.close()
-
-    def _ensure_index(self) -> None:
-        try:
-            if not self.client.indices.exists(index=self.name):
-                try:
-                    self.client.indices.create(index=self.name, settings=INDEX_SETTINGS, mappings=MAPPING)
-                except ApiError as exc:
-                    if exc.error != "resource_already_exists_exception":  # another process created it first
-                        raise
-            mapping = self.client.indices.get_mapping(index=self.name)[self.name]["mappings"]
-        except ApiError as exc:
-            raise InputError(f"cannot open index {self.name}: {exc.error}", self.settings.es_url) from None
-        except TransportError as exc:
-            raise self._unreachable(exc) from None
-        version = mapping.get("_meta", {}).get("finqa_mapping")
-        if version != MAPPING_VERSION:
-            raise InputError(f"index {self.name} was made by another version of finqa (mapping {version}, "
-                             f"expected {MAPPING_VERSION}); delete it and ingest again", self.settings.es_url)
 
     def _actions(self, chunks: Iterable[Chunk]) -> Iterator[dict]:
         for chunk in chunks:
@@ -235,8 +244,3 @@ class ElasticIndex:
         if should:
             body.update(should=should, minimum_should_match=1)
         return {"bool": body}
-
-    def _unreachable(self, exc: Exception) -> InputError:
-        detail = " ".join(str(exc).split())[:300]
-        return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
-                          f"is the server running? {START_HINT}", self.settings.es_url)

@@ -32,7 +32,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
-from search.elastic import START_HINT, connect
+from search.elastic import connect, ensure_index, request_failed
 from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
@@ -62,7 +62,6 @@ MAPPING = {
         "stored": {"type": "object", "enabled": False},
     },
 }
-INDEX_SETTINGS = {"number_of_shards": 1, "number_of_replicas": 0}
 _LOOKUP_SIZE = 10000  # candidate facts of a few companies, years and names: far fewer
 
 
@@ -83,7 +82,7 @@ class ElasticFactStore:
         self.page_size = page_size
         self._own_client = client is None
         self.client = client if client is not None else connect(settings.es_url)
-        self._ensure_index()
+        ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     @classmethod
     def connect(cls, settings: IndexSettings) -> "ElasticFactStore":
@@ -231,7 +230,7 @@ class ElasticFactStore:
                 else:
                     failures.append(result)
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
         if failures:
             raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
                              f"{failures[0].get('error')}", self.settings.es_url)
@@ -243,29 +242,8 @@ class ElasticFactStore:
         except ApiError as exc:
             raise InputError(f"{self.name}: {exc.error}", self.settings.es_url) from None
         except TransportError as exc:
-            raise self._unreachable(exc) from None
+            raise request_failed(exc, self.settings.es_url) from None
 
-    def _ensure_index(self) -> None:
-        try:
-            if not self.client.indices.exists(index=self.name):
-                try:
-                    self.client.indices.create(index=self.name, settings=INDEX_SETTINGS, mappings=MAPPING)
-                except ApiError as exc:
-                    if exc.error != "resource_already_exists_exception":  # another process created it first
-                        raise
-            mapping = self.client.indices.get_mapping(index=self.name)[self.name]["mappings"]
-        except ApiError as exc:
-            raise InputError(f"cannot open index {self.name}: {exc.error}", self.settings.es_url) from None
-        except TransportError as exc:
-            raise self._unreachable(exc) from None
-        version = mapping.get("_meta", {}).get("finqa_mapping")
-        if version != MAPPING_VERSION:
-            raise InputError(f"index {self.name} was made by another version of finqa (mapping {version}, "
-                             f"expected {MAPPING_VERSION}); delete it and ingest again", self.settings.es_url)
-
-    def _unreachable(self, exc: Exception) -> InputError:
-        return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {exc}); "
-                          f"is the server running? {START_HINT}", self.settings.es_url)
 
 
 def _facts_query(fields: list[str], company: list[str] | None = None, years: list[int] | None = None,
