@@ -33,11 +33,12 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Iterator
+
+from eval.bench._data import work_dir
 
 YEARS = (2019, 2020, 2021)
 LABELS_PER_REPORT = 330  # row labels per report; each with a this-year and a previous-year value
@@ -64,11 +65,8 @@ def main(argv: list[str]) -> int:
     if "elasticsearch" in backends and not args.es_url:
         print("elasticsearch skipped: no server (set FINQA_ES_URL or --es-url, or run through docker/elasticsearch.sh run)")
         backends.remove("elasticsearch")
-    if args.work:
-        args.work.mkdir(parents=True, exist_ok=True)
-        return _run(args, backends, args.work)
-    with tempfile.TemporaryDirectory(prefix="finqa-facts-bench-") as tmp:
-        return _run(args, backends, Path(tmp))
+    with work_dir(args.work, "finqa-facts-bench-") as work:
+        return _run(args, backends, work)
 
 
 def _run(args, backends: list[str], work: Path) -> int:

@@ -26,11 +26,10 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from eval.bench._data import shared_data
+from eval.bench._data import shared_data, work_dir
 from qa.records import Question
 
 TARGET_TYPES = ("1", "2-1", "2-2")
@@ -51,11 +50,8 @@ def main(argv: list[str]) -> int:
     data = shared_data("finglm")
     if data is None:
         return 0
-    if args.keep:
-        args.keep.mkdir(parents=True, exist_ok=True)
-        return run(data, args.keep, args.backend, args.es_url)
-    with tempfile.TemporaryDirectory(prefix="finglm-oracle-") as tmp:
-        return run(data, Path(tmp), args.backend, args.es_url)
+    with work_dir(args.keep, "finglm-oracle-") as work:
+        return run(data, work, args.backend, args.es_url)
 
 
 def run(data: Path, work: Path, backend: str, es_url: str) -> int:

@@ -26,14 +26,13 @@ import argparse
 import json
 import re
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
 
-from eval.bench._data import shared_data
+from eval.bench._data import shared_data, work_dir
 from eval.normalize import ntcir_value
 from qa.engine import Engine, EngineSettings
 from qa.questions import load_questions
@@ -53,11 +52,8 @@ def main(argv: list[str]) -> int:
     root = shared_data("ntcir18-u4")
     if root is None:
         return 0
-    if args.keep:
-        args.keep.mkdir(parents=True, exist_ok=True)
-        return run(root, args.keep, args.show, args.json)
-    with tempfile.TemporaryDirectory(prefix="ntcir-bench-") as tmp:
-        return run(root, Path(tmp), args.show, args.json)
+    with work_dir(args.keep, "ntcir-bench-") as work:
+        return run(root, work, args.show, args.json)
 
 
 def error_kind(gold_cell: str, cell: str, value_ok: bool, answered: bool) -> str | None:
