@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
-import importlib
 import json
 import multiprocessing
 import os
@@ -51,11 +50,15 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from parser.errors import InputError
+from parser.html import parse_html
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from parser.metadata import SIDECAR_NAME, MetadataFinder
+from parser.pdf import parse_pdf
 from parser.records import FileReport, ParsedDocument, ReportYear
 from parser.rulefile import PROJECT_ROOT as _PROJECT, RULES_DIR
 from parser.settings import ParseSettings
+from parser.text import parse_text
+from parser.workbook import read_facts_workbook, write_tables_workbook
 from search.settings import BACKENDS, IndexSettings
 
 DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text", ".md": "text",
@@ -287,27 +290,11 @@ def check_file(source: Source) -> str:
     return ""
 
 
-def _import_parsers() -> None:
-    for name in ("parser.pdf", "parser.html", "parser.text", "parser.workbook"):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # reported per file by _parse, which imports it again
-            pass
-
-
 def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
     if source.kind == "facts":
-        from parser.workbook import read_facts_workbook
-
         return read_facts_workbook(source.path, source.doc_id)
-    meta = finder.find(source.doc_id)
-    if source.kind == "pdf":
-        from parser.pdf import parse_pdf as parse
-    elif source.kind == "html":
-        from parser.html import parse_html as parse
-    else:
-        from parser.text import parse_text as parse
-    return _complete(parse(source.path, meta, settings), finder)
+    parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
+    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder)
 
 
 def _complete(document: ParsedDocument, finder: MetadataFinder) -> ParsedDocument:
@@ -368,7 +355,6 @@ class ParserPool:
             self._pool = None
 
     def _start(self) -> ProcessPoolExecutor:
-        _import_parsers()  # once here, so forked workers start with the parsers loaded
         pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_init_worker,
                                    initargs=(self.finder, self.settings, os.getpid()))
         pool.submit(os.getpid).result()  # forks every worker now
@@ -584,8 +570,6 @@ class _BatchWriter:
         if not tables:
             path.unlink(missing_ok=True)
             return []
-        from parser.workbook import write_tables_workbook
-
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{path.name}.tmp.xlsx")
         try:
