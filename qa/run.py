@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         docs, index_dir = EXAMPLES_CORPUS, EXAMPLES_INDEX
     index = IndexSettings(index_dir or Path(".index"), backend=args.backend, es_url=args.es_url)
     if docs is not None:
-        from parser.ingest import ingest  # only needed with --docs
+        from parser.ingest import ingest  # the parsers load only when a corpus is ingested first
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
