@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parser.errors import InputError
+from parser.numerals import cjk_number
 from parser.records import DocumentMeta
 from parser.rulefile import RULES_DIR, RuleFile
 
@@ -72,7 +73,6 @@ _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t\u3000]+(?=[{_CJK}])")
 _KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff]")
 _HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
-_NUMERALS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
 @dataclass(frozen=True)
@@ -187,35 +187,14 @@ class DocumentRules:
 
 def _year(groups: dict, fixed_era: str, eras: dict[str, int]) -> int | None:
     if "year" in groups:
-        year = era_number(groups["year"])
+        year = cjk_number(groups["year"])
     elif "era_year" in groups:
         era = groups.get("era") or fixed_era
-        number = era_number(groups["era_year"])
+        number = cjk_number(groups["era_year"])
         year = eras[era] + number if era in eras and number is not None else None
     else:
         return None
     return year if year is not None and 1900 <= year <= 2100 else None
-
-
-def era_number(text: str) -> int | None:
-    """A year number as written in reports: "112", "一一二", "一百一十二", "二〇一九", "元" (first year)."""
-    text = unicodedata.normalize("NFKC", text).strip()
-    if text == "元":
-        return 1
-    if text.isdigit():
-        return int(text)
-    if not text or any(c not in _NUMERALS and c not in "十百" for c in text):
-        return None
-    if "十" not in text and "百" not in text:
-        return int("".join(str(_NUMERALS[c]) for c in text))
-    total, digit = 0, 0
-    for c in text:
-        if c in _NUMERALS:
-            digit = _NUMERALS[c]
-        else:
-            total += (digit or 1) * (100 if c == "百" else 10)
-            digit = 0
-    return total + digit
 
 
 def normalise_cover(text: str) -> str:
@@ -284,7 +263,7 @@ def _read_sidecar(path: Path, folder: str):
         key = key.replace("\\", "/").strip("/")
         values = {k: v for k, v in row.items() if v}
         if "year" in values:
-            year = era_number(values["year"].removesuffix("年"))
+            year = cjk_number(values["year"].removesuffix("年"))
             if year is None or not 1900 <= year <= 2100:
                 raise InputError(f"year {values['year']!r} is not a year", str(path), line)
             values["year"] = year

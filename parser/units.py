@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-from parser.metadata import DocumentRules, era_number
+from parser.metadata import DocumentRules
+from parser.numerals import cjk_number
 
 # Multipliers written in front of a unit, longest first so 百万 wins over 万.
 _MULTIPLIERS = (
@@ -217,7 +218,7 @@ def iso_date(text: str) -> str | None:
         year = int(match.group("year"))
     else:
         eyear = match.group("eyear")
-        year = western_year(match.group("era"), era_number(eyear))
+        year = western_year(match.group("era"), cjk_number(eyear))
     month, day = int(match.group("month")), int(match.group("day"))
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return None
@@ -234,11 +235,11 @@ def _year_regex() -> re.Pattern:
 def explicit_year(label: str) -> int | None:
     """The year a label names: "2021年", "2016年３月", "令和3年3月期", "民國112年", "一一二年", the end of 自…至…."""
     text = nfkc(label)
-    text = _CN_YEAR.sub(lambda m: str(era_number(m.group(1)) or m.group(1)), text)
+    text = _CN_YEAR.sub(lambda m: str(cjk_number(m.group(1)) or m.group(1)), text)
     found: list[tuple[int, int, bool]] = []  # (year, position, a month follows)
     for match in _year_regex().finditer(text):
         if match.group("era"):
-            year = western_year(match.group("era"), era_number(match.group("n")) or 0)
+            year = western_year(match.group("era"), cjk_number(match.group("n")) or 0)
         elif match.group("y"):
             year = int(match.group("y"))
         else:

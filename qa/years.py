@@ -16,23 +16,22 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
-_DIGITS = {"〇": 0, "零": 0, "○": 0, "O": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_SMALL = {**{k: v for k, v in _DIGITS.items() if k not in "〇零○O"}, "两": 2, "兩": 2, "元": 1}
-ERAS = {"令和": 2018, "平成": 1988, "昭和": 1925, "民國": 1911, "民国": 1911}
+from parser.numerals import cjk_number
+from parser.units import era_pattern, western_year
 
 _Y = r"(?:19|20)\d{2}"
 _CN_YEAR = r"[〇零○一二三四五六七八九]{4}"
 _NUM = r"(?:\d{1,3}|[元一二三四五六七八九十两]{1,3})"
 _QUARTER = r"第?([1-4一二三四])(?:季度|季|四半期|quarter)|q([1-4])"
-_PATTERNS = re.compile(
+_PATTERN = (
     rf"(?P<range>(?P<r1>{_Y})\s*年?\s*(?:-|~|～|—|–|至|到|—|から)\s*(?P<r2>{_Y})\s*年?)"
-    rf"|(?P<era>(?P<era_name>令和|平成|昭和|民國|民国)\s*(?P<era_num>{_NUM})\s*年)"
+    r"|(?P<era>(?P<era_name>{eras})\s*(?P<era_num>" + _NUM + r")\s*年)"
     rf"|(?P<cn>(?P<cn_digits>{_CN_YEAR})\s*年)"
     rf"|(?:fy\s*(?P<fy>{_Y}))"
     rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*(?:年度|年|期|財年|会計年度|年度末)?)"
-    rf"|(?P<relative>上上年|上上个年度|大前年|前年|去年|上年|上一年|上个年度|上年度|上期|前期|前年度|前一年|同期|今年|本年|本期|当年|当期)",
-    re.IGNORECASE,
+    rf"|(?P<relative>上上年|上上个年度|大前年|前年|去年|上年|上一年|上个年度|上年度|上期|前期|前年度|前一年|同期|今年|本年|本期|当年|当期)"
 )
 _RELATIVE = {"上上年": -2, "上上个年度": -2, "大前年": -3, "前年": -2, "去年": -1, "上年": -1, "上一年": -1, "上个年度": -1,
              "上年度": -1, "上期": -1, "前期": -1, "前年度": -1, "前一年": -1, "同期": -1, "今年": 0, "本年": 0, "本期": 0, "当年": 0, "当期": 0}
@@ -49,16 +48,20 @@ class YearMatch:
 
 
 def small_number(text: str) -> int | None:
-    """12, 十二, 二十三, 元 (=1) -> int; None when not a number."""
-    text = unicodedata.normalize("NFKC", text).strip()
-    if text.isdigit():
-        return int(text)
-    if not text or any(ch not in _SMALL and ch != "十" for ch in text):
+    """12, 十二, 二十三, 两, 元 (=1) -> int; None when not a number.
+
+    Digit-by-digit forms are not small numbers: 前两三名 means "two or three", not 23.
+    """
+    written = unicodedata.normalize("NFKC", text).strip()
+    if len(written) > 1 and not written.isdigit() and "十" not in written:
         return None
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (_SMALL.get(tens, 1) if tens else 1) * 10 + (_SMALL.get(ones, 0) if ones else 0)
-    return _SMALL.get(text) if len(text) == 1 else None
+    return cjk_number(written)
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> re.Pattern:
+    """The year patterns, with the era names of rules/documents.yaml."""
+    return re.compile(_PATTERN.replace("{eras}", era_pattern()), re.IGNORECASE)
 
 
 def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
@@ -69,7 +72,7 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
     relative: list[tuple[int, int, str]] = []
     quarter = 0
     is_range = False
-    for m in _PATTERNS.finditer(text):
+    for m in _patterns().finditer(text):
         if m.group("range"):
             first, last = int(m.group("r1")), int(m.group("r2"))
             if first <= last <= first + 30:
@@ -80,9 +83,9 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
         elif m.group("era"):
             number = small_number(m.group("era_num"))
             if number:
-                absolute.append((m.start(), ERAS[m.group("era_name")] + number, m.group()))
+                absolute.append((m.start(), western_year(m.group("era_name"), number), m.group()))
         elif m.group("cn"):
-            absolute.append((m.start(), int("".join(str(_DIGITS[c]) for c in m.group("cn_digits"))), m.group()))
+            absolute.append((m.start(), cjk_number(m.group("cn_digits")), m.group()))
         elif m.group("fy"):
             absolute.append((m.start(), int(m.group("fy")), m.group()))
         elif m.group("plain"):

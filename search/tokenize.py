@@ -37,8 +37,10 @@ from pathlib import Path
 from typing import Iterable
 
 from parser.errors import InputError
+from parser.numerals import cjk_number
 from parser.records import Chunk
 from parser.rulefile import RULES_DIR, RuleFile
+from parser.units import eras, western_year
 from search.backend import Hit, SearchQuery
 
 ZH, JA, LATIN = "zh", "ja", "latin"
@@ -67,7 +69,6 @@ _WORD_CHAR = re.compile(r"\w")
 # "關 係 人 名 稱": PDF layouts spread headings one character at a time.
 _SPACED_CJK = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])")
 _HIRAGANA_ONLY = re.compile(r"[\u3040-\u309fー]+")
-_CN_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 # Numbers and dates, found before word segmentation so every segmenter sees
 # them the same way. Units are normalised: 年度->年, 季度->季, 月份->月.
@@ -79,7 +80,6 @@ _ATOMS = re.compile(
     r"|(?P<latin>[a-z][a-z0-9]*(?:[_'&][a-z0-9]+)*)"
 )
 _UNIT_ALIASES = {"年度": "年", "季度": "季", "月份": "月"}
-_ERAS = {"民国": 1911, "民國": 1911, "令和": 2018, "平成": 1988, "昭和": 1925}
 
 _FIELDS_SCHEMA = {
     "type": "object",
@@ -340,7 +340,7 @@ def _atom_tokens(match: re.Match, lang: str) -> list[str]:
         return [f"{int(match.group('y'))}年", f"{int(match.group('m'))}月", f"{int(match.group('d'))}日"]
     if match.group("ord"):
         unit = _UNIT_ALIASES.get(match.group("ordu"), match.group("ordu"))
-        return [f"第{_number(match.group('ordn'))}{unit}"]
+        return [f"第{cjk_number(match.group('ordn'))}{unit}"]
     if match.group("date"):
         unit = _UNIT_ALIASES.get(match.group("dateu"), match.group("dateu"))
         number = int(match.group("daten"))
@@ -357,30 +357,13 @@ def _atom_tokens(match: re.Match, lang: str) -> list[str]:
 
 def _western_year(number: int, before: str, lang: str) -> int | None:
     """The Gregorian year of an era year, so "2023年" finds "民國112年", "112 年 9 月" and "令和5年"."""
-    for era, offset in _ERAS.items():
+    for era, offset in eras().items():  # rules/documents.yaml
         if before.endswith(era):
             return number + offset
     # Taiwanese reports often write ROC years bare ("112 年 1 月 1 日"); 60..150 is 1971..2061.
     if lang == ZH and 60 <= number <= 150:
-        return number + 1911
+        return western_year("民國", number)
     return None
-
-
-def _number(text: str) -> int:
-    """Arabic or Chinese numerals up to 999 ("十二" -> 12, "二十" -> 20)."""
-    if text.isdigit():
-        return int(text)
-    total, current = 0, 0
-    for ch in text:
-        if ch == "百":
-            total += (current or 1) * 100
-            current = 0
-        elif ch == "十":
-            total += (current or 1) * 10
-            current = 0
-        else:
-            current = _CN_DIGITS[ch]
-    return total + current
 
 
 def _segment_other(text: str) -> list[tuple[str, bool]]:

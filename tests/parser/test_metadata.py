@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from parser.errors import InputError
-from parser.metadata import DocumentRules, MetadataFinder, Sidecar, detect_language, era_number
+from parser.metadata import DocumentRules, MetadataFinder, Sidecar, detect_language
 
 FINGLM_NAME = "2020-03-24__北京鼎汉技术集团股份有限公司__300011__鼎汉技术__2019年__年度报告"
 
@@ -66,12 +66,6 @@ def test_japanese_fiscal_year_is_the_year_it_ends_in_reiwa(rules):
 def test_japanese_fiscal_year_is_the_year_it_ends_in_western(rules):
     cover = "【事業年度】 第155期（自 2019年４月１日 至 2020年３月31日）\n【会社名】 塩野義製薬株式会社"
     assert rules.from_text(cover) == {"company": "塩野義製薬株式会社", "year": 2020}
-
-
-@pytest.mark.parametrize("text,number", [("112", 112), ("１１２", 112), ("一一二", 112), ("一百一十二", 112),
-                                         ("二〇一九", 2019), ("十", 10), ("元", 1), ("abc", None)])
-def test_era_numbers(text, number):
-    assert era_number(text) == number
 
 
 def test_language_from_text():

@@ -51,3 +51,4 @@ def test_forward_looking_words_add_no_year():
 
 def test_small_numbers_in_digits_and_chinese():
     assert [small_number(t) for t in ("2", "两", "十", "十二", "二十三", "元", "x")] == [2, 2, 10, 12, 23, 1, None]
+    assert small_number("两三") is None  # 前两三名: "two or three", not 23
