@@ -59,7 +59,7 @@ from parser.rulefile import PROJECT_ROOT as _PROJECT, RULES_DIR
 from parser.settings import ParseSettings
 from parser.text import parse_text
 from parser.workbook import read_facts_workbook, write_tables_workbook
-from search.settings import BACKENDS, IndexSettings
+from search.settings import BACKENDS, IndexSettings, index_settings
 
 DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text", ".md": "text",
                   ".xlsx": "facts", ".csv": "facts"}
@@ -116,6 +116,7 @@ class IngestSummary:
     seconds: float
     report_path: Path
     ignored: dict[str, int] = field(default_factory=dict)  # other file types found, by extension
+    warnings: list[str] = field(default_factory=list)  # about the run as a whole (stores rebuilt, index skipped)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -141,6 +142,7 @@ class IngestSummary:
             f"({self.total('ocr_pages')} OCR), {self.total('tables')} tables, {self.total('chunks')} chunks, "
             f"{self.total('facts')} facts",
         ]
+        lines += [f"warning: {w}" for w in self.warnings]
         lines += [f"failed: {f.path}: {'; '.join(f.errors)}" for f in self.failed]
         if self.ignored:
             kinds = ", ".join(f"{n} {ext or '(no extension)'}" for ext, n in sorted(self.ignored.items()))
@@ -150,45 +152,81 @@ class IngestSummary:
 
 
 def find_sources(corpus: Path, exclude: Iterable[Path] = ()) -> tuple[list[Source], list[FileReport], dict[str, int]]:
-    """Document files under `corpus` in path order, files whose id is already taken, and ignored types.
+    """Document files under `corpus` in path order, files that cannot be documents (with the reason), and
+    ignored types.
 
     Hidden files and folders, Office lock files (~$...), the sidecar
     metadata.csv and anything under `exclude` (an index inside the corpus)
-    are skipped.
+    are skipped. A path problem (a symlink loop, a name that is not UTF-8,
+    an unreadable folder) fails only that path.
     """
     excluded = [p.resolve() for p in exclude]
     sources: list[Source] = []
-    clashes: list[FileReport] = []
+    problems: list[FileReport] = []
     ignored: Counter[str] = Counter()
     taken: dict[str, str] = {}
-    for path in sorted(_walk(corpus, excluded)):
+    found = sorted(_walk(corpus, excluded, {corpus.resolve()}), key=lambda item: os.fsencode(item[0]))
+    for path, problem in found:
         rel = path.relative_to(corpus).as_posix()
+        if problem:
+            problems.append(FileReport(_printable(rel), _printable(rel), "failed", errors=[problem]))
+            continue
         kind = DOCUMENT_KINDS.get(path.suffix.lower())
         if path.name == SIDECAR_NAME:
             continue
         if kind is None:
-            ignored[path.suffix.lower()] += 1
+            ignored[_printable(path.suffix.lower())] += 1
             continue
         doc_id = rel[: -len(path.suffix)]
+        if _printable(rel) != rel:
+            problems.append(FileReport(_printable(rel), _printable(doc_id), "failed",
+                                       errors=["the file name is not valid UTF-8 (a document id must be text); "
+                                               "rename the file"]))
+            continue
         if doc_id in taken:
-            clashes.append(FileReport(rel, doc_id, "failed",
-                                      errors=[f"document id {doc_id!r} is already used by {taken[doc_id]}; rename one"]))
+            problems.append(FileReport(rel, doc_id, "failed",
+                                       errors=[f"document id {doc_id!r} is already used by {taken[doc_id]}; rename one"]))
             continue
         taken[doc_id] = rel
         sources.append(Source(path, rel, doc_id, kind))
-    return sources, clashes, dict(ignored)
+    return sources, problems, dict(ignored)
 
 
-def _walk(folder: Path, excluded: list[Path]) -> Iterator[Path]:
-    for entry in os.scandir(folder):
+def _printable(name: str) -> str:
+    """A file name that may hold undecodable bytes (surrogate escapes), printable and storable as JSON."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _walk(folder: Path, excluded: list[Path], seen: set[Path]) -> Iterator[tuple[Path, str]]:
+    """(path, "") for each file below `folder`, (path, reason) for each path that cannot be read."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError as exc:
+        yield folder, f"cannot list this folder: {exc.strerror}"
+        return
+    for entry in entries:
         if entry.name.startswith((".", "~$")):
             continue
         path = Path(entry.path)
-        if entry.is_dir(follow_symlinks=True):
-            if path.resolve() not in excluded:
-                yield from _walk(path, excluded)
-        elif entry.is_file(follow_symlinks=True):
-            yield path
+        try:
+            is_dir = entry.is_dir(follow_symlinks=True)
+            real = path.resolve(strict=True) if is_dir else None
+            is_file = not is_dir and entry.is_file(follow_symlinks=True)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop on Python < 3.13
+            reason = getattr(exc, "strerror", None) or "symlink loop"
+            yield path, f"cannot read this path: {reason}"
+            continue
+        if is_dir:
+            if real in excluded:
+                continue
+            if real in seen:
+                yield path, f"a symlink loop (this folder is inside {real}), skipped"
+                continue
+            yield from _walk(path, excluded, seen | {real})
+        elif is_file:
+            yield path, ""
+        elif entry.is_symlink():
+            yield path, "a symlink to nothing (its target is missing)"
 
 
 @dataclass
@@ -405,6 +443,7 @@ class Ingester:
         corpus = Path(corpus)
         if not corpus.is_dir():
             raise InputError("corpus directory not found", str(corpus))
+        check_index_dir(settings.index_dir)
         self.corpus = corpus
         self.settings = settings
         self.parse = parse
@@ -414,20 +453,44 @@ class Ingester:
         started = time.perf_counter()
         settings = self.settings
         sources, reports, ignored = find_sources(self.corpus, exclude=[settings.index_dir])
+        warnings = []
+        if settings.index_dir.resolve().is_relative_to(self.corpus.resolve()):
+            warnings.append(f"the index directory {settings.index_dir} is inside the corpus: its files are skipped")
         finder = MetadataFinder.for_corpus(self.corpus, {s.doc_id: s.path for s in sources})
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        manifest = Manifest.load(settings.manifest_path)
+        mirror = open_manifest_mirror(settings)
+        try:
+            manifest = Manifest.load(settings.manifest_path, mirror)
+            manifest.corpus = settings.es_prefix if mirror is not None else ""
+            return self._run(started, sources, reports, ignored, warnings, finder, manifest)
+        finally:
+            if mirror is not None:
+                mirror.close()
+
+    def _run(self, started: float, sources: list[Source], reports: list[FileReport], ignored: dict[str, int],
+             warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:
+        settings = self.settings
         fingerprint = _settings_fingerprint(self.parse)
+        present = {s.doc_id for s in sources}
+        removed = [entry for doc_id, entry in manifest.entries.items() if doc_id not in present]
+        lost = verify_stores(settings, manifest)
+        if lost:
+            warnings.append(f"{'; '.join(lost)}: every document is ingested again")
+            manifest.forget_all()
 
         todo: list[_Job] = []
         for source in sources:
-            stat = source.path.stat()
-            if stat.st_size > self.options.max_bytes:
-                reports.append(_failed(source, [f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
-                                                f"{self.options.max_file_mb:g} MB (--max-file-mb)"], manifest))
+            try:
+                stat = source.path.stat()
+                if stat.st_size > self.options.max_bytes:
+                    reports.append(_failed(source, [f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
+                                                    f"{self.options.max_file_mb:g} MB (--max-file-mb)"], manifest))
+                    continue
+                # same size and modification time as when indexed: the recorded hash stands (as git does)
+                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(source.path)
+            except OSError as exc:
+                reports.append(_failed(source, [f"cannot read the file: {exc.strerror}"], manifest))
                 continue
-            # same size and modification time as when indexed: the recorded hash stands (as git does)
-            sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(source.path)
             key = hashlib.sha256(f"{fingerprint}|{finder.key(source.doc_id)}".encode()).hexdigest()[:24]
             if manifest.is_current(source.doc_id, sha, key):
                 entry = manifest.entries[source.doc_id]
@@ -436,8 +499,6 @@ class Ingester:
                                           ocr_pages=entry.ocr_pages))
             else:
                 todo.append(_Job(source, sha, key, stat.st_size, stat.st_mtime_ns))
-        present = {s.doc_id for s in sources}
-        removed = [entry for doc_id, entry in manifest.entries.items() if doc_id not in present]
 
         workers = min(self.options.workers, len(todo))
         with ExitStack() as stack:
@@ -449,9 +510,10 @@ class Ingester:
                 reports += [FileReport(e.path, e.doc_id, "removed") for e in removed]
             if pool is not None:
                 reports += self._parse_all(todo, pool, writer, manifest)
+            writer.finish()
 
         summary = IngestSummary(sorted(reports, key=lambda r: r.path), time.perf_counter() - started,
-                                settings.report_path, ignored)
+                                settings.report_path, ignored, warnings)
         _write_report(summary, self.corpus, settings, self.options)
         return summary
 
@@ -477,6 +539,53 @@ class Ingester:
             if batch:
                 reports += writer.write(batch)
         return reports
+
+
+def check_index_dir(index_dir: Path) -> None:
+    """InputError when INDEX_DIR cannot be an index directory: an existing file, or a read-only folder."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise InputError("INDEX_DIR is an existing file, not a directory; name a directory", str(index_dir))
+    if index_dir.is_dir() and not os.access(index_dir, os.W_OK):
+        raise InputError("INDEX_DIR is read-only: cannot ingest into it (it can still be queried)", str(index_dir))
+
+
+def open_manifest_mirror(settings: IndexSettings):
+    """Where the manifest lives on the server (Elasticsearch), or None when the local file is the manifest."""
+    if settings.backend != "elasticsearch":
+        return None
+    from search.elastic_manifest import ElasticManifest
+
+    return ElasticManifest(settings)
+
+
+def verify_stores(settings: IndexSettings, manifest: Manifest) -> list[str]:
+    """Why the stores do not hold what the manifest lists ([] when they may be trusted).
+
+    Each store has a generation id, made with it; the manifest records the
+    ids of the stores its documents were written to. A store that was
+    deleted, truncated, or made again on a wiped server has another id (or is
+    empty where the manifest lists content), and is rebuilt from the corpus.
+    """
+    if not manifest.entries:
+        return []
+    from search.facts import open_fact_store
+    from search.open import open_text_index
+
+    problems = []
+    for key, name, unit, opener in (("text", "the text index", "chunks", open_text_index),
+                                    ("facts", "the facts store", "facts", open_fact_store)):
+        store = opener(settings)
+        try:
+            recorded, expected = manifest.stores.get(key), manifest.expected(unit)
+            if recorded and store.generation() != recorded:
+                problems.append(f"{name} is not the one the manifest describes (it was deleted, emptied or made "
+                                f"again since the last ingest)")
+            elif expected and store.count() == 0:
+                problems.append(f"{name} is empty, but the manifest lists {expected} {unit}")
+        finally:
+            store.close()
+        del store  # drop the tantivy reader's threads before the parser pool forks
+    return problems
 
 
 @dataclass(frozen=True)
@@ -516,6 +625,11 @@ class _BatchWriter:
         except BaseException:
             self.index.close()
             raise
+        manifest.stores = {"text": self.index.generation(), "facts": self.facts.generation()}
+
+    def finish(self) -> None:
+        """Save the manifest once more: the stores' generations and the corpus name even when nothing changed."""
+        self.manifest.save()
 
     def __enter__(self) -> "_BatchWriter":
         return self
@@ -563,7 +677,7 @@ class _BatchWriter:
         return reports
 
     def _tables_path(self, doc_id: str) -> Path:
-        return self.settings.tables_dir / f"{doc_id}.xlsx"
+        return tables_path(self.settings, doc_id)
 
     def _write_tables(self, doc_id: str, tables: list) -> list[str]:
         path = self._tables_path(doc_id)
@@ -571,7 +685,7 @@ class _BatchWriter:
             path.unlink(missing_ok=True)
             return []
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.tmp.xlsx")
+        temp = path.with_name(f".finqa-{_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
         try:
             write_tables_workbook(tables, temp)
             os.replace(temp, path)
@@ -579,6 +693,19 @@ class _BatchWriter:
             temp.unlink(missing_ok=True)
             return [f"tables workbook not written: {type(exc).__name__}: {exc}"]
         return []
+
+
+def tables_path(settings: IndexSettings, doc_id: str) -> Path:
+    """Where a document's tables workbook goes: its id + .xlsx, or a shortened name with a hash when that is
+    longer than a file name may be (255 bytes)."""
+    path = settings.tables_dir / f"{doc_id}.xlsx"
+    if len(os.fsencode(path.name)) > 255:
+        path = path.with_name(f"{path.name.encode()[:180].decode(errors='ignore')}-{_digest(doc_id)}.xlsx")
+    return path
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _settings_fingerprint(parse: ParseSettings) -> str:
@@ -601,6 +728,7 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
         "counts": summary.counts,
         "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts")},
         "ignored": summary.ignored,
+        "warnings": summary.warnings,
         "files": [dataclasses.asdict(f) for f in summary.files],
     }
     atomic_write_text(settings.report_path, json.dumps(report, ensure_ascii=False, indent=1))
@@ -621,17 +749,27 @@ def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSe
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m parser.ingest", description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus", type=Path, metavar="CORPUS_DIR")
+    ap.add_argument("corpus", type=Path, metavar="CORPUS_DIR", nargs="?")
     ap.add_argument("--index", type=Path, required=True, metavar="INDEX_DIR")
     ap.add_argument("--backend", default="embedded", help=f"one of {', '.join(BACKENDS)} (default: embedded)")
     ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
+    ap.add_argument("--es-index", metavar="NAME", default="",
+                    help="the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest "
+                         "(default: the name recorded in INDEX_DIR, else CORPUS_DIR's folder name)")
+    ap.add_argument("--delete", action="store_true",
+                    help="delete the corpus instead: its data and manifest on the server and INDEX_DIR's files")
     ap.add_argument("--workers", type=int, default=default_workers(), help="parser processes (default: cores)")
     ap.add_argument("--max-file-mb", type=float, default=DEFAULT_MAX_FILE_MB,
                     help=f"larger files are reported failed (default: {DEFAULT_MAX_FILE_MB:g})")
     ap.add_argument("--batch", type=int, default=20, help="documents per commit (default: 20)")
     args = ap.parse_args(argv)
+    if args.corpus is None and not args.delete:
+        ap.error("CORPUS_DIR is required (except with --delete)")
     try:
-        settings = IndexSettings(args.index, backend=args.backend, es_url=args.es_url)
+        settings = index_settings(args.index, args.backend, args.es_url, args.es_index, args.corpus)
+        if args.delete:
+            print(delete_index(settings))
+            return EXIT_OK
         options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch)
         summary = Ingester(args.corpus, settings, options=options).run()
     except InputError as exc:
@@ -642,6 +780,27 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     print(summary.text())
     return summary.exit_code
+
+
+def delete_index(settings: IndexSettings) -> str:
+    """Delete a corpus: its data and manifest on the server (Elasticsearch) and INDEX_DIR's files; what was done."""
+    import shutil
+
+    done = []
+    if settings.backend == "elasticsearch":
+        from search.elastic_manifest import delete_corpus
+
+        done.append(f"deleted {', '.join(delete_corpus(settings)) or 'nothing'} on {settings.es_url}")
+    if settings.index_dir.is_dir():
+        if not settings.manifest_path.exists():
+            raise InputError("not an index directory (no manifest.json): left as it is", str(settings.index_dir))
+        for path in (settings.text_dir, settings.tables_dir):
+            shutil.rmtree(path, ignore_errors=True)
+        for path in (settings.facts_path, settings.manifest_path, settings.report_path):
+            for extra in ("", "-wal", "-shm"):
+                Path(f"{path}{extra}").unlink(missing_ok=True)
+        done.append(f"removed the index files in {settings.index_dir}")
+    return "; ".join(done)
 
 
 if __name__ == "__main__":

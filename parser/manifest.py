@@ -5,6 +5,12 @@ It is written after the index and the facts store have committed a batch
 manifest that lists at most what is durably indexed; the next run re-does
 the rest.
 
+It also records the generation id of each store it describes (`stores`:
+an id each store makes when it is created), so a store that was lost,
+emptied or made again is noticed and rebuilt instead of trusted. With a
+server backend the manifest lives on the server next to the data (a
+`ManifestMirror`, search/elastic_manifest.py) and the file only caches it.
+
 >>> manifest = Manifest.load(settings.manifest_path)
 >>> manifest.is_current("finance/12", file_sha256(path), inputs_key="9f2c...")
 >>> manifest.record(ManifestEntry("finance/12", "finance/12.pdf", sha, size, inputs_key="9f2c..."))
@@ -18,6 +24,7 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from parser.errors import InputError
 
@@ -41,26 +48,62 @@ class ManifestEntry:
     ocr_pages: int = 0
 
 
+class ManifestMirror(Protocol):
+    """Where the manifest really lives when the data is on a server; the file is then a cache."""
+
+    def load(self) -> dict | None:
+        """The manifest's header (`version`, `stores`, `corpus`) with its `documents`; None when there is none."""
+
+    def save(self, header: dict, changed: dict[str, dict], removed: list[str]) -> None:
+        """Store the header, these documents' entries, and forget the removed ones."""
+
+
 @dataclass
 class Manifest:
     path: Path
     entries: dict[str, ManifestEntry] = field(default_factory=dict)
+    stores: dict[str, str] = field(default_factory=dict)  # store name -> generation id the entries are in
+    corpus: str = ""  # the server-side name of the corpus (Elasticsearch index prefix), "" when embedded
+    mirror: ManifestMirror | None = None
+    _changed: set[str] = field(default_factory=set, repr=False)
+    _removed: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
-    def load(cls, path: Path) -> "Manifest":
-        """The manifest at `path`, or an empty one when there is none yet; InputError when damaged."""
+    def load(cls, path: Path, mirror: ManifestMirror | None = None) -> "Manifest":
+        """The manifest (from `mirror` when given, else the file at `path`), or an empty one when there is none
+        yet; InputError when damaged."""
         path = Path(path)
-        if not path.exists():
-            return cls(path)
+        where = str(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            if mirror is not None:
+                where = "the manifest on the server"
+                data = mirror.load()
+            elif path.exists():
+                data = json.loads(path.read_text(encoding="utf-8"))
+            else:
+                data = None
+            if data is None:
+                return cls(path, mirror=mirror)
             if data.get("version") != VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {VERSION}")
             entries = {doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()}
-            return cls(path, entries)
+            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""), mirror)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InputError(f"damaged ingest manifest ({exc}); delete the index directory and ingest again",
-                             str(path)) from None
+            raise InputError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
+                             f"(this one is kept)", where) from None
+
+    @staticmethod
+    def read_cache(path: Path) -> dict:
+        """The cached header of the manifest at `path` (`corpus`, `stores`), {} when there is none."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {k: data[k] for k in ("corpus", "stores") if isinstance(data, dict) and k in data}
+
+    def expected(self, name: str) -> int:
+        """How many chunks/facts/pages... the entries say the stores hold."""
+        return sum(getattr(entry, name) for entry in self.entries.values())
 
     def is_current(self, doc_id: str, sha256: str, inputs_key: str) -> bool:
         """True when this document was indexed from these bytes and these other inputs."""
@@ -76,24 +119,39 @@ class Manifest:
 
     def record(self, entry: ManifestEntry) -> None:
         self.entries[entry.doc_id] = entry
+        self._changed.add(entry.doc_id)
+        self._removed.discard(entry.doc_id)
 
     def forget(self, doc_id: str) -> None:
-        self.entries.pop(doc_id, None)
+        if self.entries.pop(doc_id, None) is not None:
+            self._removed.add(doc_id)
+        self._changed.discard(doc_id)
+
+    def forget_all(self) -> None:
+        for doc_id in list(self.entries):
+            self.forget(doc_id)
 
     def save(self) -> None:
-        """Write atomically: a crash leaves either the old or the new manifest, never half of one."""
+        """Write the mirror (what changed), then the file atomically: a crash leaves either the old or the
+        new manifest, never half of one."""
+        header = {"version": VERSION, "stores": dict(sorted(self.stores.items())), "corpus": self.corpus}
+        if self.mirror is not None:
+            self.mirror.save(header, {d: _values(self.entries[d]) for d in sorted(self._changed)},
+                             sorted(self._removed))
+        self._changed.clear()
+        self._removed.clear()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = {
-            "version": VERSION,
-            "documents": {doc_id: {k: v for k, v in asdict(entry).items() if k != "doc_id"}
-                          for doc_id, entry in sorted(self.entries.items())},
-        }
+        data = dict(header, documents={doc_id: _values(entry) for doc_id, entry in sorted(self.entries.items())})
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
+def _values(entry: ManifestEntry) -> dict:
+    return {k: v for k, v in asdict(entry).items() if k != "doc_id"}
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file through a temporary file in the same folder and a rename."""
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write a file through a temporary file in the same folder and a rename (with the umask's mode)."""
+    handle, temp = temporary_file(path)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -103,6 +161,16 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def temporary_file(path: Path) -> tuple[int, str]:
+    """A new temporary file beside `path` (its name short, whatever the length of `path`'s), open for writing,
+    with the mode a plain open() would give (mkstemp's is 0600): (descriptor, name)."""
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".finqa-", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(handle, 0o666 & ~umask)
+    return handle, temp
 
 
 def file_sha256(path: Path) -> str:

@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -25,10 +24,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from parser.errors import InputError
+from parser.manifest import temporary_file
 from parser.rulefile import PROJECT_ROOT
 from qa.engine import Engine, EngineSettings
 from qa.questions import load_questions
-from search.settings import BACKENDS, IndexSettings
+from search.settings import BACKENDS, IndexSettings, index_settings
 
 EXAMPLES_CORPUS = PROJECT_ROOT / "examples" / "corpus"
 EXAMPLES_INDEX = PROJECT_ROOT / ".index" / "examples"
@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
     ap.add_argument("--backend", choices=BACKENDS, default="embedded")
     ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
+    ap.add_argument("--es-index", metavar="NAME", default="",
+                    help="the corpus's name on the server (default: the one INDEX_DIR records, else --docs's folder name)")
     ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
                     help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
     ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer")
@@ -63,16 +65,15 @@ def run(args: argparse.Namespace) -> int:
     docs, index_dir = args.docs, args.index
     if docs is None and index_dir is None:
         docs, index_dir = EXAMPLES_CORPUS, EXAMPLES_INDEX
-    index = IndexSettings(index_dir or Path(".index"), backend=args.backend, es_url=args.es_url)
+    index = index_settings(index_dir or Path(".index"), args.backend, args.es_url, args.es_index, docs)
     if docs is not None:
         from parser.ingest import ingest  # the parsers load only when a corpus is ingested first
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
         print(ingest(docs, index, workers=args.workers).text(), file=sys.stderr)
-    elif not index.index_dir.is_dir():
-        raise InputError("index directory not found (ingest first: python -m parser.ingest CORPUS --index DIR)",
-                         str(index.index_dir))
+    else:
+        check_is_index(index)
 
     started = time.perf_counter()
     failed = 0
@@ -91,6 +92,26 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def check_is_index(index: IndexSettings) -> None:
+    """InputError unless INDEX_DIR is an index an ingest made (a corpus folder, say, is not: nothing is created)."""
+    if index.backend == "elasticsearch" and not index.manifest_path.is_file():
+        from search.elastic_manifest import ElasticManifest  # the manifest on the server is the index's own
+
+        mirror = ElasticManifest(index)
+        try:
+            if not mirror.exists():
+                raise InputError(f"no corpus {index.es_prefix} on the server (ingest first)", index.es_url)
+        finally:
+            mirror.close()
+        return
+    if not index.index_dir.is_dir():
+        raise InputError("index directory not found (ingest first: python -m parser.ingest CORPUS --index DIR)",
+                         str(index.index_dir))
+    if not index.manifest_path.is_file():
+        raise InputError("not an index directory (no manifest.json; ingest first: "
+                         "python -m parser.ingest CORPUS --index DIR)", str(index.index_dir))
+
+
 class _Output:
     """stdout, or a file that appears whole only when every answer is written (no half-written output)."""
 
@@ -102,7 +123,7 @@ class _Output:
             self.stream = sys.stdout
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, self.tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
+            fd, self.tmp = temporary_file(self.path)
             self.stream = os.fdopen(fd, "w", encoding="utf-8")
         return self.stream
 

@@ -100,6 +100,26 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
                          f"expected {version}); delete it and ingest again", url)
 
 
+def index_generation(client: Elasticsearch, name: str, url: str) -> str:
+    """The index's uuid: a new one whenever the index is made again (a wiped server, a deleted index)."""
+    try:
+        return client.indices.get_settings(index=name, name="index.uuid")[name]["settings"]["index"]["uuid"]
+    except ApiError as exc:
+        raise InputError(f"cannot read index {name}: {exc.error}", url) from None
+    except TransportError as exc:
+        raise request_failed(exc, url) from None
+
+
+def call_server(request, name: str, url: str):
+    """`request()`, with the server's refusal or a failed connection as one InputError line."""
+    try:
+        return request()
+    except ApiError as exc:
+        raise InputError(f"{name}: {exc.error}", url) from None
+    except TransportError as exc:
+        raise request_failed(exc, url) from None
+
+
 def request_failed(exc: Exception, url: str) -> InputError:
     """A failed request as one line naming the server and how to start one."""
     detail = " ".join(str(exc).split())[:300]
@@ -195,6 +215,9 @@ class ElasticIndex:
             return int(self.client.count(index=self.name)["count"])
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
+
+    def generation(self) -> str:
+        return index_generation(self.client, self.name, self.settings.es_url)
 
     def close(self) -> None:
         if self._own_client:

@@ -28,11 +28,11 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
+from elasticsearch import Elasticsearch, TransportError, helpers
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
-from search.elastic import connect, ensure_index, request_failed
+from search.elastic import call_server, connect, ensure_index, index_generation, request_failed
 from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
@@ -168,6 +168,9 @@ class ElasticFactStore:
     def count(self) -> int:
         return int(self._call(lambda: self.client.count(index=self.name, query={"term": {"kind": "fact"}}))["count"])
 
+    def generation(self) -> str:
+        return index_generation(self.client, self.name, self.settings.es_url)
+
     def close(self) -> None:
         if self._own_client:
             self.client.close()
@@ -237,12 +240,7 @@ class ElasticFactStore:
         return ok
 
     def _call(self, request):
-        try:
-            return request()
-        except ApiError as exc:
-            raise InputError(f"{self.name}: {exc.error}", self.settings.es_url) from None
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
+        return call_server(request, self.name, self.settings.es_url)
 
 
 

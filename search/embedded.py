@@ -15,6 +15,7 @@ search. Changes not committed when the index is closed are dropped.
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Iterable
 
@@ -35,6 +36,7 @@ from search.tokenize import (
     query_terms,
 )
 
+GENERATION_FILE = "generation"  # not a tantivy file: tantivy ignores it
 _KEYWORD = "raw"  # tantivy's built-in tokenizers: "raw" keeps the value whole,
 _TOKENS = "whitespace"  # "whitespace" splits our pre-tokenized text on spaces only
 
@@ -132,6 +134,18 @@ class EmbeddedIndex:
     def count(self) -> int:
         return self._index.searcher().num_docs
 
+    def generation(self) -> str:
+        """An id made with the index (kept in GENERATION_FILE): a new one when the index is made again."""
+        path = self.directory / GENERATION_FILE
+        try:
+            return path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            try:
+                path.write_text(uuid.uuid4().hex, encoding="ascii")
+            except OSError:
+                return ""  # a read-only index made before generations were kept
+            return path.read_text(encoding="ascii").strip()
+
     def close(self) -> None:
         """Release the writer lock; uncommitted changes are dropped."""
         writer, self._writer = self._writer, None
@@ -156,9 +170,13 @@ class EmbeddedIndex:
         except ValueError as exc:
             if "schema does not match" in str(exc):
                 reason = "was built by another version of finqa (its schema differs)"
+            elif "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
+                raise InputError("the text index is read-only here, and tantivy must write its lock file "
+                                 "(.tantivy-meta.lock) even to read: copy INDEX_DIR to a writable place", path) from None
             else:
                 reason = f"is damaged ({exc})"
-            raise InputError(f"the text index {reason}; delete the directory and ingest again", path) from None
+            raise InputError(f"the text index {reason}; ingest again into a new INDEX_DIR (this one is kept)",
+                             path) from None
 
     def _writable(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -167,6 +185,9 @@ class EmbeddedIndex:
             except ValueError as exc:
                 if "LockBusy" in str(exc):
                     raise InputError("the text index is locked by another writer (is another ingest running?)",
+                                     str(self.directory)) from None
+                if "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
+                    raise InputError("the text index is read-only: cannot ingest into it",
                                      str(self.directory)) from None
                 raise InputError(f"cannot write the text index: {exc}", str(self.directory)) from None
         return self._writer

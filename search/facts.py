@@ -9,6 +9,7 @@ through an index, into a small pandas DataFrame.
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
     reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
+    meta(key, value)   the store's generation id (see generation())
 
 Which fact answers (company, year, field) when several do (the preference
 order, the same in every backend, see `PREFERENCE`):
@@ -31,8 +32,10 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import re
 import sqlite3
+import uuid
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -76,6 +79,7 @@ CREATE TABLE IF NOT EXISTS facts (
 CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
 CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
 CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS reports (
     company TEXT NOT NULL,
     year INTEGER NOT NULL,
@@ -114,15 +118,25 @@ class SqliteFactStore:
         self.path = Path(path)
         self.batch_size = batch_size
         self.page_size = page_size
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = self.path.is_file() and not os.access(self.path.parent, os.W_OK)
         try:
-            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            if self.read_only:  # a read-only folder (mount, permissions): no journal can be made; read as it is
+                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
+                                           isolation_level=None, check_same_thread=False)
+                self._db.execute("SELECT COUNT(*) FROM facts")
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
-            self._db.executescript(_SCHEMA)
+        except sqlite3.OperationalError as exc:
+            raise InputError(f"facts store cannot be opened ({exc}); is another ingest writing it?",
+                             str(self.path)) from None
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"facts store is damaged or locked: {exc}", str(self.path)) from None
+            raise InputError(f"facts store is damaged ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
+                             str(self.path)) from None
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -223,6 +237,17 @@ class SqliteFactStore:
 
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+
+    def generation(self) -> str:
+        """An id made with the store (table meta): a new one when the file is made again or emptied."""
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        except sqlite3.OperationalError:  # a read-only store made before generations were kept
+            return ""
+        if row is None and not self.read_only:
+            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', ?)", (uuid.uuid4().hex,))
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else ""
 
     def close(self) -> None:
         self.rollback()

@@ -1,7 +1,9 @@
 """Where the index lives and which backend serves it: one place for it."""
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,6 +11,24 @@ from parser.errors import InputError
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
+_NOT_INDEX_CHAR = re.compile(r"[^a-z0-9_-]+")
+
+
+def corpus_prefix(name: str) -> str:
+    """The Elasticsearch index prefix of the corpus called `name`: `finqa-NAME`, made a valid index name.
+
+    Two names never share a prefix: a name that had to be changed (upper case,
+    spaces, CJK) gets a short hash of the name as given.
+
+    >>> corpus_prefix("annual"), corpus_prefix("年报 2023")
+    ('finqa-annual', 'finqa-2023-21c6b479')
+    """
+    if not name.strip():
+        raise InputError("a corpus name (--es-index) must not be empty")
+    slug = _NOT_INDEX_CHAR.sub("-", name.lower()).strip("-_")[:60]
+    if slug != name:
+        slug = f"{slug}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}".lstrip("-")
+    return f"finqa-{slug}"
 
 
 @dataclass(frozen=True)
@@ -18,9 +38,11 @@ class IndexSettings:
     >>> IndexSettings(Path(".index"))                       # tantivy + SQLite under .index/
     >>> IndexSettings(Path(".index"), backend="elasticsearch", es_url="http://127.0.0.1:9200")
 
-    With Elasticsearch, chunks and facts live in the server (indices named
-    `{es_prefix}-chunks` and `{es_prefix}-facts`); INDEX_DIR still holds the
-    ingest manifest, the report and the table workbooks.
+    With Elasticsearch, chunks, facts and the ingest manifest live in the
+    server (indices `{es_prefix}-chunks`, `{es_prefix}-facts` and
+    `{es_prefix}-manifest`; the CLI names them per corpus with
+    `corpus_prefix`); INDEX_DIR holds a cache of the manifest, the report and
+    the table workbooks.
     """
 
     index_dir: Path
@@ -55,3 +77,19 @@ class IndexSettings:
     @property
     def report_path(self) -> Path:
         return self.index_dir / "ingest_report.json"
+
+
+def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "", es_index: str = "",
+                   corpus: Path | None = None) -> IndexSettings:
+    """The settings of the index a command names. On Elasticsearch the corpus name is `es_index`, else the one
+    INDEX_DIR's manifest records, else the corpus folder's name; InputError when there is none."""
+    if backend != "elasticsearch":
+        return IndexSettings(index_dir, backend=backend, es_url=es_url)
+    from parser.manifest import Manifest
+
+    prefix = corpus_prefix(es_index) if es_index else Manifest.read_cache(Path(index_dir) / "manifest.json").get("corpus")
+    if not prefix:
+        if corpus is None:
+            raise InputError("which corpus on the server? name it with --es-index NAME", str(index_dir))
+        prefix = corpus_prefix(corpus.resolve().name)
+    return IndexSettings(index_dir, backend=backend, es_url=es_url, es_prefix=prefix)

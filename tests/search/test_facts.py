@@ -220,7 +220,7 @@ def test_adding_the_same_company_year_twice_keeps_one_report_row(store):
 def test_a_damaged_store_file_is_a_one_line_error(tmp_path):
     path = tmp_path / "facts.sqlite"
     path.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(InputError, match="facts.sqlite: facts store is damaged or locked"):
+    with pytest.raises(InputError, match="facts.sqlite: facts store is damaged .*new INDEX_DIR"):
         SqliteFactStore(path)
 
 

@@ -1,0 +1,106 @@
+"""The ingest manifest of a corpus on Elasticsearch, next to its data: index `{es_prefix}-manifest`.
+
+Any machine can resume or verify an ingest from it: the local INDEX_DIR only
+caches it. A wiped server has no manifest, so the next ingest re-does every
+document instead of trusting a local cache that describes data that is gone.
+
+>>> mirror = ElasticManifest(IndexSettings(Path(".index"), backend="elasticsearch", es_prefix="finqa-annual"))
+>>> manifest = Manifest.load(settings.manifest_path, mirror)
+>>> delete_corpus(settings)      # chunks, facts and manifest of the corpus
+"""
+from __future__ import annotations
+
+import hashlib
+
+from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
+
+from parser.errors import InputError
+from search.elastic import call_server, connect, ensure_index, request_failed
+from search.settings import IndexSettings
+
+MAPPING_VERSION = 1
+MAPPING = {
+    "dynamic": "strict",
+    "_meta": {"finqa_mapping": MAPPING_VERSION},
+    "properties": {
+        "kind": {"type": "keyword"},  # "header" (one document) or "document"
+        "doc_id": {"type": "keyword"},
+        "values": {"type": "object", "enabled": False},  # a ManifestEntry's fields, or the header
+    },
+}
+HEADER_ID = "header"
+STORE_SUFFIXES = ("chunks", "facts", "manifest")
+
+
+class ElasticManifest:
+    """Implements parser.manifest.ManifestMirror in `{es_prefix}-manifest`."""
+
+    def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None):
+        self.settings = settings
+        self.name = f"{settings.es_prefix}-manifest"
+        self._own_client = client is None
+        self.client = client if client is not None else connect(settings.es_url)
+
+    def exists(self) -> bool:
+        return bool(self._call(lambda: self.client.indices.exists(index=self.name)))
+
+    def load(self) -> dict | None:
+        if not self.exists():
+            return None
+        header, documents = None, {}
+        for hit in self._call(lambda: list(helpers.scan(self.client, index=self.name, size=2000,
+                                                        query={"query": {"match_all": {}}}))):
+            source = hit["_source"]
+            if source["kind"] == "header":
+                header = dict(source["values"])
+            else:
+                documents[source["doc_id"]] = source["values"]
+        if header is None:
+            return None if not documents else {"version": None, "documents": documents}
+        return dict(header, documents=documents)
+
+    def save(self, header: dict, changed: dict[str, dict], removed: list[str]) -> None:
+        ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
+        actions = [{"_op_type": "delete", "_index": self.name, "_id": _entry_id(d)} for d in removed]
+        actions += [{"_index": self.name, "_id": _entry_id(d), "kind": "document", "doc_id": d, "values": v}
+                    for d, v in changed.items()]
+        actions.append({"_index": self.name, "_id": HEADER_ID, "kind": "header", "doc_id": "", "values": header})
+        try:
+            for ok, info in helpers.streaming_bulk(self.client, actions, chunk_size=1000, max_retries=5,
+                                                   raise_on_error=False):
+                result = next(iter(info.values()))
+                if not ok and result.get("status") != 404:
+                    raise InputError(f"the manifest was refused by {self.name}: {result.get('error')}",
+                                     self.settings.es_url)
+        except TransportError as exc:
+            raise request_failed(exc, self.settings.es_url) from None
+        self._call(lambda: self.client.indices.refresh(index=self.name))
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()
+
+    def _call(self, request):
+        return call_server(request, self.name, self.settings.es_url)
+
+
+def delete_corpus(settings: IndexSettings) -> list[str]:
+    """Delete the corpus's chunks, facts and manifest from the server; the names of the indices deleted."""
+    client = connect(settings.es_url)
+    try:
+        names = [f"{settings.es_prefix}-{suffix}" for suffix in STORE_SUFFIXES]
+        found = [name for name in names if client.indices.exists(index=name)]
+        for name in found:
+            client.indices.delete(index=name)
+        return found
+    except ApiError as exc:
+        raise InputError(f"cannot delete the corpus {settings.es_prefix}: {exc.error}", settings.es_url) from None
+    except TransportError as exc:
+        raise request_failed(exc, settings.es_url) from None
+    finally:
+        client.close()
+
+
+def _entry_id(doc_id: str) -> str:
+    """A document id of any length as an Elasticsearch _id (at most 512 bytes)."""
+    return "d-" + hashlib.sha256(doc_id.encode("utf-8", "surrogateescape")).hexdigest()
