@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from parser.errors import InputError
+from parser.patterns import nested_quantifier
 from parser.rulefile import RULES_DIR, RuleFile
 from qa.records import QUESTION_TYPES
 
@@ -120,6 +121,11 @@ def load_type_rules(path: Path | None = None) -> tuple[list[TypeRule], list[str]
                     compiled[kind].append(re.compile(pattern, re.IGNORECASE))
                 except re.error as exc:
                     errors.append(rules_file.error(f"bad regex {pattern!r} in rule {item['id']}: {exc}", "rules", i, "patterns", kind, j))
+                    continue
+                nested = nested_quantifier(pattern)
+                if nested:  # `re` cannot be interrupted: such a pattern can hang every run on one question
+                    errors.append(rules_file.error(f"regex {pattern!r} in rule {item['id']} can backtrack without "
+                                                   f"end: {nested}; rewrite it", "rules", i, "patterns", kind, j))
         rules.append(TypeRule(item["id"], item["type"], item.get("priority", 0), _joined(compiled["any"]),
                               tuple(compiled["all"]), _joined(compiled["none"]), frozenset(item.get("requires", ())),
                               frozenset(item.get("absent", ())), rules_file.line("rules", i)))

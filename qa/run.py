@@ -1,22 +1,30 @@
 """`python -m qa.run QUESTIONS`: answer a file of questions, one JSON line per question.
 
     python -m qa.run QUESTIONS [--index INDEX_DIR] [--docs CORPUS_DIR] [-o OUT]
-                     [--backend embedded|elasticsearch] [--es-url URL]
-                     [--llm PATH|none] [--mode answer|retrieve] [--workers N]
+                     [--backend embedded|elasticsearch] [--es-url URL] [--es-index NAME]
+                     [--llm PATH|none] [--mode answer|retrieve] [--workers N] [--question-seconds S]
 
 With neither --index nor --docs it answers over the bundled examples/ corpus
 (ingested into .index/examples on first use). --docs ingests CORPUS_DIR
 incrementally into --index (default .index) before answering.
 
-Exit codes: 0 all answered; 1 some questions failed (their lines carry the
-error in `route`); 2 bad usage or unusable input (one line on stderr).
+JSON lines are streamed (memory bounded by a line) and every answer is
+written as it is made, so a failure keeps the answers before it.
+
+Exit codes: 0 all answered; 1 some questions failed or ran past their time
+budget (their lines carry the error in `route`); 2 bad usage or unusable
+input, such as a folder that is not an index (one line on stderr, the
+answers before it kept); 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -24,14 +32,15 @@ from pathlib import Path
 from tqdm import tqdm
 
 from parser.errors import InputError
-from parser.manifest import temporary_file
 from parser.rulefile import PROJECT_ROOT
 from qa.engine import Engine, EngineSettings
-from qa.questions import load_questions
+from qa.question_stream import clean_text, iter_questions
+from qa.records import Answer, Question
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 EXAMPLES_CORPUS = PROJECT_ROOT / "examples" / "corpus"
 EXAMPLES_INDEX = PROJECT_ROOT / ".index" / "examples"
+DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
                     help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
     ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer")
+    ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
+                    help=f"time budget per question; past it the question gets an error line (0: none; "
+                         f"default {DEFAULT_QUESTION_SECONDS:g})")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="ingestion processes for --docs")
     return ap
 
@@ -58,10 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: the answers so far are written", file=sys.stderr)
+        return 130
 
 
 def run(args: argparse.Namespace) -> int:
-    questions = load_questions(args.questions)
+    if args.question_seconds < 0:
+        raise InputError(f"--question-seconds must not be negative, got {args.question_seconds:g}")
+    questions = iter_questions(args.questions)
+    first = next(questions, None)  # a file that cannot be read fails now, before any work
+    if first is None:
+        raise InputError("no questions in the file", str(args.questions))
     docs, index_dir = args.docs, args.index
     if docs is None and index_dir is None:
         docs, index_dir = EXAMPLES_CORPUS, EXAMPLES_INDEX
@@ -76,20 +96,56 @@ def run(args: argparse.Namespace) -> int:
         check_is_index(index)
 
     started = time.perf_counter()
-    failed = 0
+    failed = total = 0
     types, routes = Counter(), Counter()
     with Engine(EngineSettings(index=index, mode=args.mode, llm=args.llm)) as engine, _Output(args.output) as out:
-        for question in tqdm(questions, desc="questions", unit="q", file=sys.stderr, disable=len(questions) < 2):
-            answer = engine.answer(question)
-            failed += answer.route.startswith("error")
-            types[answer.type] += 1
-            routes[answer.route.split(":")[0]] += 1
-            out.write(json.dumps(answer.to_json(), ensure_ascii=False) + "\n")
+        bar = tqdm(itertools.chain([first], questions), desc="questions", unit="q", file=sys.stderr,
+                   disable=None)
+        try:
+            for question in bar:
+                answer = answer_within(engine, question, args.question_seconds)
+                total += 1
+                failed += answer.route.startswith("error")
+                types[answer.type] += 1
+                routes[answer.route.split(":")[0]] += 1
+                out.write(clean_text(json.dumps(answer.to_json(), ensure_ascii=False)) + "\n")
+                out.flush()  # written as made: a later failure never loses earlier answers
+        except InputError as exc:
+            raise InputError(f"{exc} (the {total} answers before it are written)") from None
     seconds = time.perf_counter() - started
     summary = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
-    print(f"answered {len(questions) - failed}/{len(questions)} questions in {seconds:.1f}s "
-          f"({len(questions) / max(seconds, 1e-9):.1f} q/s): {summary}", file=sys.stderr)
+    print(f"answered {total - failed}/{total} questions in {seconds:.1f}s "
+          f"({total / max(seconds, 1e-9):.1f} q/s): {summary}", file=sys.stderr)
     return 1 if failed else 0
+
+
+class QuestionTimeout(Exception):
+    """A question ran past its time budget."""
+
+
+def answer_within(engine: Engine, question: Question, seconds: float) -> Answer:
+    """The engine's answer, or an error answer when it takes longer than `seconds` (0: no limit).
+
+    The budget is a SIGALRM timer, so it interrupts Python code (the rule
+    regexes, which `re` cannot interrupt, are vetted when loaded instead).
+    """
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        return engine.answer(question)
+
+    def expire(*_):
+        raise QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            return engine.answer(question)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except QuestionTimeout as exc:
+        return Answer(id=question.id, question=question.text, answer="", type="open", route=f"error: {exc}")
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def check_is_index(index: IndexSettings) -> None:
@@ -113,7 +169,7 @@ def check_is_index(index: IndexSettings) -> None:
 
 
 class _Output:
-    """stdout, or a file that appears whole only when every answer is written (no half-written output)."""
+    """stdout, or the file OUT (mode from the umask), written line by line as answers are made."""
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -123,19 +179,14 @@ class _Output:
             self.stream = sys.stdout
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, self.tmp = temporary_file(self.path)
-            self.stream = os.fdopen(fd, "w", encoding="utf-8")
+            self.stream = self.path.open("w", encoding="utf-8")
         return self.stream
 
-    def __exit__(self, exc_type, *_):
+    def __exit__(self, *_):
         if self.path is None:
             self.stream.flush()
-            return
-        self.stream.close()
-        if exc_type is None:
-            os.replace(self.tmp, self.path)
         else:
-            os.unlink(self.tmp)
+            self.stream.close()
 
 
 if __name__ == "__main__":
