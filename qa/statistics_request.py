@@ -141,7 +141,7 @@ class StatisticsRules:
         places = [m.group() for m in c.place_names.finditer(text)]
         for pattern in c.place_patterns:
             places += [m.group("place") for m in pattern.finditer(text)]
-        places = [p for p in dict.fromkeys(places) if not any(p != q and p in q for q in places)]
+        places = [p for p in dict.fromkeys(places) if not any(p != q and q in p for q in places)]  # 浙江 over 浙江省内
         if not places:
             return (), ()
         fields = tuple(field for words, field in c.place_kinds if words.search(text))
@@ -216,7 +216,7 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
         top_n=tuple(compiled(data["top_n"], "top_n")), nth=tuple(compiled(data["nth"], "nth")),
         every_year_top=tuple(compiled(data["every_year_top"], "every_year_top")),
         consecutive=tuple(compiled(data["consecutive"], "consecutive")), up_words=tuple(data["up_words"]),
-        operations=tuple((op, re.compile(words(ws))) for op, ws in data["operations"].items()),
+        operations=tuple((op, joined(ws, "operations", op)) for op, ws in data["operations"].items()),
         before_amount=re.compile(rf"(?P<word>{words(comparison_of)})\s*(?:了)?\s*{_AMOUNT}"),
         after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
         comparison_of=comparison_of, after_of=dict(data["after_amount"]), place_kinds=tuple(kinds),

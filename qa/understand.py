@@ -152,8 +152,9 @@ class QuestionAnalyzer:
         if fields:
             trace.append(f"fields ({how_fields}): " + ", ".join(
                 f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "") for m in field_matches))
-        request = self.statistics.read(
-            _blank(text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end]))
+        # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
+        amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
+        request = self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
         entities = Entities(
             company=company.company is not None or bool(company.candidates), years=len(year_match.years),
             fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
