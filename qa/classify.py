@@ -21,7 +21,7 @@ from parser.patterns import nested_quantifier
 from parser.rulefile import RULES_DIR, RuleFile
 from qa.records import QUESTION_TYPES
 
-ENTITIES = ("company", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking")
+ENTITIES = ("company", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
 
 _PATTERN_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
 QUESTION_TYPES_SCHEMA = {
@@ -68,6 +68,7 @@ class Entities:
     quoted: bool = False
     sources: bool = False
     ranking: bool = False
+    statistics: bool = False  # a count, list, aggregate, threshold, place filter or multi-year condition
 
     def present(self) -> frozenset[str]:
         """The entity names (as rules write them) that were found."""
@@ -75,6 +76,7 @@ class Entities:
             "company": self.company, "year": self.years >= 1, "years": self.years >= 2, "field": self.fields >= 1,
             "fields": self.fields >= 2, "formula": self.formula, "growth": self.growth, "quoted": self.quoted,
             "sources": self.sources, "ranking": self.ranking,
+            "statistics": self.statistics,
         }
         return frozenset(name for name, yes in found.items() if yes)
 

@@ -12,7 +12,7 @@ company-year's report nor any figure of that year for the company, else
     formula        the formula, every operand with its unit, the result (value "10.04%", "0.36");
                    operands come from the asked year, prev() ones from the year before in the
                    same report when it has them
-    ranking        companies by a field in a year, ties sharing a place (value: the names)
+    ranking        of one company's several fields, answered as a lookup (rankings over companies: qa.statistics)
     compare_years  the values of the asked years and 相同/不相同 (value), and how a number changed
 
 Which fact answers when several do is the store's preference order
@@ -113,8 +113,6 @@ class DataAnswerer:
             kind = "lookup"  # 某公司X和Y分别是多少: several fields of one company, not a ranking
         if kind == "compare_years" and len(set(analysis.years)) < 2:
             kind = "lookup"
-        if kind == "ranking":
-            return self._ranking(analysis)
         company = self._company(analysis)
         years = self._years(analysis, company)
         if company is None or not years:
@@ -247,41 +245,6 @@ class DataAnswerer:
                                              field=found[0].shown, value=value, unit=unit)
                 return self._answer(analysis, text, "formula:reported", value, found)
         return None
-
-    # -- ranking -----------------------------------------------------------------------------------
-
-    def _ranking(self, analysis: Analysis) -> Answer:
-        lang, words = _lang(analysis)
-        wanted = self._wanted_fields(analysis)
-        if not wanted:
-            return self._negative_value(analysis, "", self._years(analysis, None)[:1], analysis.keywords)
-        field, shown_field = wanted[0]
-        years = self._years(analysis, None)
-        if not years:
-            return self._negative_report(analysis, "", [])
-        year = max(years)
-        limit = max(analysis.rank, analysis.top_n, 1)
-        # Amounts rank in the currency of the question's language: 元 and 円 figures never mix.
-        currency = _CURRENCY[lang] if self._default_unit(field) in _CURRENCY.values() else None
-        frame = self.store.ranking(self._names(field), year, limit, analysis.descending, unit=currency)
-        if frame.empty:
-            return self._negative_value(analysis, "", year, [shown_field])
-        found = [_Found(field, shown_field, r) for r in _records(frame)]
-        listed = [(p, f) for p, f in zip(_places([f.number for f in found]), found) if p <= limit]
-        if analysis.rank:
-            # Companies tied at an earlier place also hold the places after it (1, 2, 2: nobody is 3rd).
-            place = max(p for p, _ in listed if p <= analysis.rank)
-            chosen = [f for p, f in listed if p == place]
-        else:
-            chosen = [f for _, f in listed]
-        default_unit = self._default_unit(field)
-        ranking = words["list"].join(f"{p}.{f.row['company']}（{f.printed}{f.unit or default_unit}）"
-                                     for p, f in listed)
-        text = self.templates.render("ranking", lang, year=year, field=shown_field,
-                                     order=words["high" if analysis.descending else "low"], top_n=len(listed),
-                                     ranking=ranking)
-        return self._answer(analysis, text, "ranking:facts", words["list"].join(f.row["company"] for f in chosen),
-                            [f for _, f in listed])
 
     # -- compare years -----------------------------------------------------------------------------
 
@@ -505,14 +468,6 @@ def _digits(output: OutputRequest, default: int | None) -> int | None:
 def _lang(analysis: Analysis) -> tuple[str, dict[str, str]]:
     lang = analysis.language if analysis.language in _WORDS else "zh"
     return lang, _WORDS[lang]
-
-
-def _places(numbers: list[Decimal | None]) -> list[int]:
-    """Competition ranking (1, 2, 2, 4): equal values share a place."""
-    places = []
-    for i, number in enumerate(numbers):
-        places.append(places[-1] if i and number == numbers[i - 1] else i + 1)
-    return places
 
 
 def _same_key(found: _Found, text: bool):

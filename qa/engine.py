@@ -1,7 +1,8 @@
 """The question-answering engine: rules understand the question, a route answers it.
 
     question --QuestionAnalyzer--> Analysis --+-- lookup quoting a row label in its sources ------> CellAnswerer (table cell)
-                                              +-- lookup / formula / ranking / compare_years --> DataAnswerer (facts)
+                                              +-- lookup / formula / compare_years ------------> DataAnswerer (facts)
+                                              +-- ranking / statistics over companies --------> StatisticsAnswerer (facts)
                                               +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
                                               +-- open --------------------------------------> TextAnswerer (model or template)
 
@@ -17,9 +18,10 @@ from pathlib import Path
 from parser.errors import InputError
 from qa.answers import AnswerTemplates
 from qa.cell_answer import CellAnswerer
-from qa.data_answer import DataAnswerer
+from qa.data_answer import DATA_TYPES, DataAnswerer
 from qa.formulas import FormulaBook
 from qa.records import Analysis, Answer, Question
+from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
 from qa.understand import QuestionAnalyzer
 from search.facts import open_fact_store
@@ -27,7 +29,6 @@ from search.open import open_text_index
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
 
-DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
 MODES = ("answer", "retrieve")
 
 
@@ -63,7 +64,10 @@ class Engine:
         self.llm = llm
         templates = AnswerTemplates.load()
         self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
-        self.data = DataAnswerer(self.store, FormulaBook.load(), templates)
+        formulas = FormulaBook.load()
+        self.data = DataAnswerer(self.store, formulas, templates)
+        self.statistics = StatisticsAnswerer(self.store, formulas, templates,
+                                             place_fields=self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
 
@@ -76,11 +80,13 @@ class Engine:
             analysis = self.analyzer.run(question)
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)
-            if analysis.type not in DATA_TYPES:
+            if analysis.type in STATISTICS_TYPES and analysis.company is None:
+                answer = self.statistics.run(analysis)
+            elif analysis.type not in DATA_TYPES:
                 return self.text.run(analysis)
-            # A quoted row label within given sources names a table cell; otherwise the facts answer.
-            answer = self.cells.run(analysis) if analysis.type == "lookup" else None
-            answer = answer or self.data.run(analysis)
+            else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
+                answer = self.cells.run(analysis) if analysis.type == "lookup" else None
+                answer = answer or self.data.run(analysis)
             if self.llm is not None and answer.value:
                 # The model may only reword: numbers are checked against the computed value.
                 answer.answer = self.llm.rephrase(answer.answer, answer.value)

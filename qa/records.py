@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 
-QUESTION_TYPES = ("lookup", "ranking", "formula", "compare_years", "report_text", "open")
+QUESTION_TYPES = ("lookup", "ranking", "statistics", "formula", "compare_years", "report_text", "open")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,42 @@ class OutputRequest:
 
 
 @dataclass(frozen=True)
+class Threshold:
+    """A bound a company's value must meet: 大于2亿元 -> (">", 200000000, "元")."""
+
+    op: str  # > >= < <=
+    amount: Decimal  # in the base unit; a percentage as a fraction (20% -> 0.2)
+    unit: str = ""  # base unit written with the amount ("元", "人", "%"), "" when none
+
+
+@dataclass(frozen=True)
+class StatisticsRequest:
+    """What a question over many companies asks (rules/statistics.yaml), besides field and years."""
+
+    operation: str = "rank"  # rank | count | list | average | sum | median
+    top_n: int = 0  # a top/bottom list of this many
+    rank: int = 0  # one place (第N)
+    descending: bool = True  # the high end (最高) or the low end (最低)
+    ordered: bool = False  # an order or ranking word was found
+    threshold: Threshold | None = None
+    places: tuple[str, ...] = ()  # place names an address must contain (杭州)
+    place_fields: tuple[str, ...] = ()  # the address fields to look in (注册地址, 办公地址)
+    every_year_top: int = 0  # a top-N place in every year asked (均位列前十)
+    consecutive: int = 0  # rising (or falling) in each of this many years, each against the year before
+    rising: bool = True
+
+    @property
+    def is_ranking(self) -> bool:
+        return self.ordered or bool(self.top_n or self.rank)
+
+    @property
+    def over_companies(self) -> bool:
+        """Asks about a set of companies (a count, list, aggregate, condition or filter), not only an order."""
+        return (self.operation != "rank" or self.threshold is not None or bool(self.places)
+                or bool(self.every_year_top or self.consecutive))
+
+
+@dataclass(frozen=True)
 class Analysis:
     """What the rules understood of a question; the router acts on this alone."""
 
@@ -51,6 +88,7 @@ class Analysis:
     rank: int = 0  # rankings: the N of 第N (0: a top-N list)
     descending: bool = True  # rankings: 最高 (True) or 最低 (False)
     output: OutputRequest = OutputRequest()
+    statistics: StatisticsRequest | None = None  # questions over many companies
     trace: tuple[str, ...] = ()  # why: matched rule, extraction steps, skipped steps
 
 

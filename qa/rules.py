@@ -119,6 +119,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
     from qa.answers import answer_errors
     from qa.classify import load_type_rules
     from qa.fields import load_field_file
+    from qa.statistics_request import load_statistics_rules
 
     def own(load):
         def check(path: Path) -> list[InputError]:
@@ -133,6 +134,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "fields.yaml": own(load_field_file),
         "fewshot.yaml": fewshot,
         "answers.yaml": answer_errors,
+        "statistics.yaml": own(load_statistics_rules),
         "headings.yaml": _foreign("parser.headings", "HeadingRules.load"),
         "members.yaml": _foreign("qa.cell_answer", "MemberWords.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),

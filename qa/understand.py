@@ -27,15 +27,12 @@ from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
 from qa.output import output_request
 from qa.records import Analysis, Question
 from qa.rules import FewShot
-from qa.years import extract_years, small_number
+from qa.statistics_request import StatisticsRules
+from qa.years import extract_years
 
 _QUOTED = re.compile(r"「([^」]{1,80})」|“([^”]{1,40})”|\"([^\"]{1,40})\"")
 _JAPANESE = re.compile(r"[\u3040-\u30ff]")
 _WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-_RANK_TOP = re.compile(r"(?:前|top|トップ|上位)\s*(\d{1,3}|[一二两三四五六七八九十]{1,3})\s*(?:名|家|位|个|個|大|社)?", re.IGNORECASE)
-_RANK_NTH = re.compile(r"第\s*(\d{1,3}|[一二两三四五六七八九十]{1,3})\s*(?:名|位|高|低|大|多|少)")
-_RANK_HIGH = re.compile(r"最高|最多|最大|最好|排名|排行|哪家|哪个公司|哪些公司|最も(?:高|多|大)|ランキング")
-_RANK_LOW = re.compile(r"最低|最少|最小|最差|最も(?:低|少|小)|倒数")
 _ASKS_VALUE = re.compile(r"多少|是什么|是什麼|是谁|是誰|哪里|何处|金额|金額|数额|数值|数字|几|幾|いくら|は[?？]")
 _PUNCT_SPLIT = re.compile(r"[\s,，。.;；:：?？!！、()（）\"“”'‘’「」《》\[\]]+")
 
@@ -96,6 +93,7 @@ class QuestionAnalyzer:
         self.fewshot = FewShot.load(config.rules_dir / "fewshot.yaml")
         self.register = config.register
         self.formulas = FormulaBook.load(config.formulas_dir, self.fields)
+        self.statistics = StatisticsRules.load(config.rules_dir / "statistics.yaml")
         phrases: dict[str, list[str]] = {}
         for alias, name in self.formulas.names_and_aliases().items():
             phrases.setdefault(fold_field(alias), []).append(name)
@@ -154,11 +152,15 @@ class QuestionAnalyzer:
         if fields:
             trace.append(f"fields ({how_fields}): " + ", ".join(
                 f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "") for m in field_matches))
-        ranking = self._ranking(text)
+        # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
+        amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
+        request = self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
         entities = Entities(
             company=company.company is not None or bool(company.candidates), years=len(year_match.years),
             fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
-            quoted=bool(quoted), sources=bool(question.sources), ranking=ranking is not None)
+            quoted=bool(quoted), sources=bool(question.sources),
+            ranking=request is not None and request.is_ranking,
+            statistics=request is not None and request.over_companies)
         # Rules read the question with names taken out, so 公允价值变动收益 does not read as 变动.
         masked = _blank(text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end])
         rule = self.classifier.classify(masked, entities)
@@ -184,12 +186,16 @@ class QuestionAnalyzer:
         output = output_request(text)
         if output.digits is not None or output.percent is not None or output.unit or output.round_at:
             trace.append(f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}")
-        top_n, rank, descending = ranking or (0, 0, True)
+        over_companies = rule.type in ("ranking", "statistics")
+        if over_companies and request is not None:
+            trace.append(f"statistics: {request}")
+        top_n, rank, descending = (request.top_n, request.rank, request.descending) if request else (0, 0, True)
         return Analysis(
             question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
             candidates=company.candidates, years=years, fields=fields,
-            keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" else "",
-            top_n=top_n, rank=rank, descending=descending, output=output, trace=tuple(trace))
+            keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" or over_companies else "",
+            top_n=top_n, rank=rank, descending=descending, output=output,
+            statistics=request if over_companies else None, trace=tuple(trace))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:
         safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
@@ -242,17 +248,6 @@ class QuestionAnalyzer:
         if growth_field:
             return (growth_field,)
         return found
-
-    @staticmethod
-    def _ranking(text: str) -> tuple[int, int, bool] | None:
-        top = _RANK_TOP.search(text)
-        nth = _RANK_NTH.search(text)
-        high, low = _RANK_HIGH.search(text), _RANK_LOW.search(text)
-        if not (top or nth or high or low):
-            return None
-        top_n = small_number(top.group(1)) or 0 if top else 0
-        rank = small_number(nth.group(1)) or 0 if nth else 0
-        return top_n, rank, not (low and not high)
 
     def _topic_phrases(self, text: str, company: CompanyMatch, years: tuple[str, ...], known: list[str]) -> list[str]:
         rest = _strip(text, company, years)

@@ -86,6 +86,39 @@ class FactStore(Protocol):
                 unit: str | None = None) -> "pandas.DataFrame":
         """Companies by the first of `fields` they report, top `limit` plus any tied with the last place."""
 
+    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
+                       companies: Sequence[str] | None = None,
+                       condition: "Condition | None" = None) -> "pandas.DataFrame":
+        """Each company's preferred numeric fact per year (the lookup's preference), by company and year;
+        only `companies` when given, only facts in `unit` when given, and only those whose preferred
+        value meets `condition` when given."""
+
+    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
+                        companies: Sequence[str] | None = None, condition: "Condition | None" = None) -> int:
+        """How many companies company_values(fields, [year], ...) would give."""
+
+    def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
+        """Companies with a text fact of one of `fields` (any year) containing one of `words`."""
+
     def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A threshold on a company's value: `op` one of > >= < <=, `value` in the fact's base unit."""
+
+    op: str
+    value: float
+
+    def __post_init__(self):
+        if self.op not in CONDITION_OPS:
+            raise ValueError(f"unknown comparison {self.op!r}; one of {', '.join(CONDITION_OPS)}")
+
+    def holds(self, number) -> bool:
+        return {">": number > self.value, ">=": number >= self.value,
+                "<": number < self.value, "<=": number <= self.value}[self.op]
+
+
+CONDITION_OPS = (">", ">=", "<", "<=")

@@ -32,11 +32,12 @@ from elasticsearch import Elasticsearch, TransportError, helpers
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
+from search.backend import Condition
 from search.elastic import call_server, connect, ensure_index, index_generation, request_failed
 from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
-MAPPING_VERSION = 1  # bump when the mapping changes; an index of another version is refused
+MAPPING_VERSION = 2  # bump when the mapping changes; an index of another version is refused
 
 _KEYWORD = {"type": "keyword"}
 _INTEGER = {"type": "integer"}
@@ -58,11 +59,15 @@ MAPPING = {
         "unit": _KEYWORD,
         "short_name": _KEYWORD,
         "code": _KEYWORD,
+        "text": {"type": "keyword", "ignore_above": 1024},  # a text fact's value (addresses), for filters
         # value, exact number, raw, period: returned, never searched.
         "stored": {"type": "object", "enabled": False},
     },
 }
 _LOOKUP_SIZE = 10000  # candidate facts of a few companies, years and names: far fewer
+# What picking a company-year's preferred fact reads (see _preference), and the value.
+_PICK_SOURCE = ["company", "year", "field", "report_year", "precision", "page", "table", "cell_id", "num"]
+_RANGE = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
 class ElasticFactStore:
@@ -155,6 +160,63 @@ class ElasticFactStore:
         rows = rank_companies(pages(), preferred, limit, descending)
         return _frame([dict(zip(RESULT_COLUMNS, row)) for row in rows])
 
+    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
+                       companies: Sequence[str] | None = None, condition: Condition | None = None) -> pd.DataFrame:
+        """As the SQLite store; the candidates are filtered here, each company-year's preferred one is
+        picked with the shared preference key."""
+        rows = self._picked(fields, years, unit, companies, condition, source=True)
+        rows.sort(key=lambda r: (r["company"], r["year"]))
+        return _frame(rows)
+
+    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
+                        companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
+        return len(self._picked(fields, [year], unit, companies, condition, source=_PICK_SOURCE))
+
+    def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
+        fields, words = list(dict.fromkeys(fields)), [w for w in dict.fromkeys(words) if w]
+        if not fields or not words:
+            return set()
+        query = {"bool": {"filter": [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}],
+                          "should": [{"wildcard": {"text": {"value": f"*{w}*"}}} for w in words],
+                          "minimum_should_match": 1}}
+        response = self._call(lambda: self.client.search(
+            index=self.name, query=query, size=0, aggs={"companies": {"terms": {"field": "company", "size": 65000}}}))
+        return {b["key"] for b in response["aggregations"]["companies"]["buckets"]}
+
+    def _picked(self, fields: Sequence[str], years: Iterable[int], unit: str | None, companies: Sequence[str] | None,
+                condition: Condition | None, source) -> list[dict]:
+        """Each company-year's preferred candidate (rows as dicts), meeting `condition`. With a condition only
+        the companies with a fact meeting it are read, then all their candidates (one may be preferred)."""
+        fields, years = list(dict.fromkeys(fields)), sorted({int(y) for y in years})
+        if not fields or not years or (companies is not None and not companies):
+            return []
+        companies = None if companies is None else list(dict.fromkeys(companies))
+        if condition is not None:
+            meeting = _facts_query(fields, company=companies, years=years, numeric=True, unit=unit)
+            meeting["bool"]["filter"].append({"range": {"num": {_RANGE[condition.op]: condition.value}}})
+            companies = sorted({r["company"] for r in self._all(meeting, ["company"])})
+            if not companies:
+                return []
+        query = _facts_query(fields, company=companies, years=years, numeric=True, unit=unit)
+        rank = {name: i for i, name in enumerate(fields)}
+        best: dict[tuple[str, int], dict] = {}
+        for row in self._all(query, source):
+            row = _row({"_source": row}) if source is True else row
+            key = (row["company"], row["year"])
+            if key not in best or _preference(row, rank) < _preference(best[key], rank):
+                best[key] = row
+        return [r for r in best.values() if condition is None or condition.holds(r["num"])]
+
+    def _all(self, query: dict, source) -> list[dict]:
+        """Every matching document's source: one request when they fit in one, else a scroll."""
+        response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE,
+                                                         source=source, track_total_hits=True))
+        hits = response["hits"]["hits"]
+        if response["hits"]["total"]["value"] > len(hits):
+            hits = self._call(lambda: list(helpers.scan(self.client, index=self.name, query={"query": query},
+                                                        _source=source, size=_LOOKUP_SIZE)))
+        return [h["_source"] for h in hits]
+
     def reports(self, company: str | None = None) -> pd.DataFrame:
         query: dict = {"bool": {"filter": [{"term": {"kind": "report"}}]}}
         if company is not None:
@@ -205,6 +267,8 @@ class ElasticFactStore:
             }
             if number is not None:
                 source["num"] = float(number)
+            else:
+                source["text"] = fact.value
             yield {"_op_type": "index", "_index": self.name, "_id": _fact_id(fact), "_source": source}
 
     def _report_actions(self, reports: list[ReportYear]) -> Iterator[dict]:

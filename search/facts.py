@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -45,7 +46,7 @@ import pandas as pd
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
-from search.backend import FactStore
+from search.backend import Condition, FactStore
 from search.settings import IndexSettings
 
 FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
@@ -224,6 +225,59 @@ class SqliteFactStore:
         for cursor in cursors:
             cursor.close()
         return _frame([row[:-1] for row in rows])
+
+    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
+                       companies: Sequence[str] | None = None, condition: Condition | None = None) -> pd.DataFrame:
+        """Each company's preferred numeric fact per year, picked and filtered in SQL (a window over
+        the (field, year, num) index's rows), by company and year."""
+        picked = self._picked(fields, years, unit, companies, condition)
+        if picked is None:
+            return _frame([])
+        sql, args = picked
+        rows = self._db.execute(f"{_SELECT} WHERE rowid IN (SELECT rid FROM ({sql})) ORDER BY company, year",
+                                args).fetchall()
+        return _frame(rows)
+
+    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
+                        companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
+        picked = self._picked(fields, [year], unit, companies, condition)
+        if picked is None:
+            return 0
+        sql, args = picked
+        return self._db.execute(f"SELECT COUNT(*) FROM ({sql})", args).fetchone()[0]
+
+    def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
+        fields, words = list(dict.fromkeys(fields)), [w for w in dict.fromkeys(words) if w]
+        if not fields or not words:
+            return set()
+        likes = " OR ".join("instr(value, ?) > 0" for _ in words)
+        rows = self._db.execute(f"SELECT DISTINCT company FROM facts WHERE field IN ({_marks(fields)}) "
+                                f"AND num IS NULL AND ({likes})", [*fields, *words])
+        return {r[0] for r in rows}
+
+    def _picked(self, fields: Sequence[str], years: Iterable[int], unit: str | None,
+                companies: Sequence[str] | None, condition: Condition | None) -> tuple[str, list] | None:
+        """SQL selecting the rowid (`rid`) of each company-year's preferred fact, and its arguments."""
+        fields, years = list(dict.fromkeys(fields)), sorted({int(y) for y in years})
+        if not fields or not years or (companies is not None and not companies):
+            return None
+        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL"]
+        args: list = [*fields, *years]
+        if unit is not None:
+            where.append("unit = ?")
+            args.append(unit)
+        if companies is not None:
+            where.append("company IN (SELECT value FROM json_each(?))")
+            args.append(json.dumps(list(companies), ensure_ascii=False))
+        order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
+        args = [*fields, *args]  # the CASE's names come first in the text
+        sql = (f"SELECT rid FROM (SELECT rowid AS rid, num, ROW_NUMBER() OVER (PARTITION BY company, year "
+               f"ORDER BY (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid) "
+               f"AS pick FROM facts INDEXED BY facts_field_year_num WHERE {' AND '.join(where)}) WHERE pick = 1")
+        if condition is not None:
+            sql += f" AND num {condition.op} ?"
+            args.append(float(condition.value))
+        return sql, args
 
     def reports(self, company: str | None = None) -> pd.DataFrame:
         """The company-years the corpus covers (all, or one company's), by company and year."""

@@ -288,32 +288,6 @@ def test_japanese_formula_answers_use_japanese_wording(answerer):
     assert growth.value == "25.0%" and "前期売上高" in growth.answer
 
 
-# -- rankings -------------------------------------------------------------------------------------------------------
-
-def test_ranking_lists_the_top_companies_with_their_values(answerer):
-    answer = ask(answerer, "ranking", None, [2021], ["营业收入"], ["营业收入"], top_n=2)
-    assert answer.value == "乙制造股份有限公司、甲科技股份有限公司"
-    assert "1.乙制造股份有限公司（5000.00元）" in answer.answer and "最高" in answer.answer
-
-
-def test_companies_tied_for_a_place_share_it(answerer):
-    answer = ask(answerer, "ranking", None, [2021], ["营业收入"], top_n=3)
-    assert "3.丁能源股份有限公司（700.00元）" in answer.answer and "3.丙电子股份有限公司（700.00元）" in answer.answer
-    lowest = ask(answerer, "ranking", None, [2021], ["营业收入"], top_n=1, descending=False)
-    assert lowest.value == "丁能源股份有限公司、丙电子股份有限公司" and "最低" in lowest.answer
-
-
-def test_the_nth_place_names_the_company_there(answerer):
-    assert ask(answerer, "ranking", None, [2021], ["营业收入"], rank=2).value == "甲科技股份有限公司"
-    # 丙 and 丁 share third place, so both are third, and both are the answer for fourth too.
-    assert ask(answerer, "ranking", None, [2021], ["营业收入"], rank=3).value == "丁能源股份有限公司、丙电子股份有限公司"
-    assert ask(answerer, "ranking", None, [2021], ["营业收入"], rank=4).value == "丁能源股份有限公司、丙电子股份有限公司"
-
-
-def test_a_ranking_of_a_field_no_company_has_is_negative(answerer):
-    assert is_negative(ask(answerer, "ranking", None, [2021], ["研发费用"], top_n=3))
-
-
 # -- comparisons across years ---------------------------------------------------------------------------------------
 
 def test_compare_years_says_different_and_gives_each_years_value(answerer):

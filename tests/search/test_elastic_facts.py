@@ -15,6 +15,7 @@ import pytest
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
+from search.backend import Condition
 from search.elastic import connect
 from search.elastic_facts import ElasticFactStore
 from search.facts import SqliteFactStore, open_fact_store
@@ -118,3 +119,10 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
             mine = sqlite.ranking(field, year, limit, descending, unit="元")
             theirs = store.ranking(field, year, limit, descending, unit="元")
             assert mine.to_dict("records") == theirs.to_dict("records"), (field, year)
+        for names, years, condition in [(["营业收入"], [2019, 2021], None), (["负债合计", "总负债"], [2021], None),
+                                        (["净利润"], [2020], Condition(">", 4 * 10**8))]:
+            mine = sqlite.company_values(names, years, unit="元", condition=condition)
+            theirs = store.company_values(names, years, unit="元", condition=condition)
+            assert mine.to_dict("records") == theirs.to_dict("records"), names
+            assert (sqlite.count_companies(names, years[-1], condition=condition)
+                    == store.count_companies(names, years[-1], condition=condition))

@@ -14,6 +14,7 @@ import pytest
 
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
+from search.backend import Condition
 from search.facts import SqliteFactStore, open_fact_store, precision_of, report_year_of
 from search.settings import IndexSettings
 
@@ -178,6 +179,45 @@ def test_ranking_ignores_text_values_and_reads_synonyms(store):
                fact("丙", 2021, "负债合计", "n/a", "丙/2021")])
     store.commit()
     assert company_values(store.ranking(["负债合计", "总负债"], 2021, 5)) == [("乙", "20"), ("甲", "10")]
+
+
+def _statistics_corpus(store):
+    # 甲's preferred 2021 figure is its statement's 300 (the MD&A's less precise 900 万-scale figure loses),
+    # so a threshold of 500 must not count 甲 although one of its facts exceeds it.
+    store.add([fact("甲", 2021, "营业收入", "300.00", "甲/2021", page=60),
+               fact("甲", 2021, "营业收入", "900", "甲/2021", page=5, raw="9"),
+               fact("乙", 2021, "营业收入", "500.00", "乙/2021"), fact("丙", 2021, "营业收入", "700.00", "丙/2021"),
+               fact("乙", 2020, "营业收入", "400.00", "乙/2020"), fact("丁", 2021, "营业成本", "999", "丁/2021"),
+               fact("甲", 2021, "注册地址", "浙江省杭州市西湖区", "甲/2021"), fact("乙", 2021, "注册地址", "江苏省南京市", "乙/2021"),
+               fact("丙", 2021, "办公地址", "浙江省宁波市", "丙/2021")])
+    store.commit()
+
+
+def test_company_values_give_each_company_years_preferred_value_filtered_in_the_store(store):
+    _statistics_corpus(store)
+    values = store.company_values(["营业收入"], [2020, 2021])
+    assert [(r.company, r.year, r.value) for r in values.itertuples()] == [
+        ("丙", 2021, "700.00"), ("乙", 2020, "400.00"), ("乙", 2021, "500.00"), ("甲", 2021, "300.00")]
+    over = store.company_values(["营业收入"], [2021], condition=Condition(">=", 500))
+    assert sorted(over["company"]) == ["丙", "乙"]
+    assert list(store.company_values(["营业收入"], [2021], companies=["甲", "戊"])["company"]) == ["甲"]
+    assert store.company_values(["营业收入"], [2021], companies=[]).empty
+
+
+def test_count_companies_counts_preferred_values_meeting_the_condition(store):
+    _statistics_corpus(store)
+    assert store.count_companies(["营业收入"], 2021) == 3
+    assert store.count_companies(["营业收入"], 2021, condition=Condition(">", 500)) == 1
+    assert store.count_companies(["营业收入"], 2021, condition=Condition("<", 600)) == 2
+    assert store.count_companies(["营业收入"], 2021, companies=["甲", "丙"], condition=Condition(">", 250)) == 2
+    assert store.count_companies(["营业收入"], 2019) == 0
+
+
+def test_companies_with_text_find_addresses_containing_a_place(store):
+    _statistics_corpus(store)
+    assert store.companies_with_text(["注册地址"], ["杭州"]) == {"甲"}
+    assert store.companies_with_text(["注册地址", "办公地址"], ["浙江"]) == {"甲", "丙"}
+    assert store.companies_with_text(["注册地址"], ["上海"]) == set()
 
 
 def test_delete_documents_removes_their_facts_and_company_years(store):
