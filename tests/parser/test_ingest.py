@@ -357,11 +357,11 @@ def test_a_worker_that_crashes_fails_only_its_file(tmp_path, monkeypatch):
     write(corpus / "crash.txt", "这个文件让解析进程崩溃。")
     real_check = ingest_module.check_file
 
-    def segfault_on_crash_txt(source):
+    def segfault_on_crash_txt(source, *settings):
         if source.path.name == "crash.txt":
             faulthandler.disable()  # pytest's crash dump, inherited by the fork, would only add noise
             ctypes.string_at(0)  # a real segmentation fault in the worker process
-        return real_check(source)
+        return real_check(source, *settings)
 
     # the pool forks its workers, so they run the patched function
     monkeypatch.setattr(ingest_module, "check_file", segfault_on_crash_txt)
