@@ -1,7 +1,8 @@
 """Ingest a corpus into the text index and the facts store, incrementally and in parallel.
 
     python -m parser.ingest CORPUS_DIR --index INDEX_DIR [--backend embedded|elasticsearch] [--es-url URL]
-                            [--workers N] [--max-file-mb MB] [--batch N]
+                            [--es-index NAME] [--workers N] [--max-file-mb MB] [--batch N] [limits per file]
+    python -m parser.ingest --delete --index INDEX_DIR [--backend elasticsearch --es-index NAME]
 
 Every file below CORPUS_DIR is a document (.pdf, .html/.htm, .txt/.md, and
 facts workbooks .xlsx/.csv); its id is the path relative to CORPUS_DIR
@@ -9,10 +10,13 @@ without the extension ("finance/12"). A `metadata.csv` is the user's sidecar
 of document metadata (parser/metadata.py), not a document.
 
 How a run goes:
-1. walk the corpus, hash each file (sha256) and compare with the manifest:
-   unchanged documents are skipped, removed ones are deleted from the index
-   and the facts store;
-2. a process pool parses new and changed files, one file per task; a worker
+1. walk the corpus (a path that cannot be read fails alone), check the
+   stores against the manifest (verify_stores: a lost or emptied store means
+   every document is ingested again), hash each file (sha256) and compare
+   with the manifest: unchanged documents are skipped, removed ones are
+   deleted from the index and the facts store;
+2. a process pool parses new and changed files, one file per task, within
+   the limits of ParseSettings (pages, OCR, table cells, seconds); a worker
    that dies (a segfault in a native library) fails only its file;
 3. the main process writes each batch of parsed documents (delete the old
    version, add the new), commits the index and the facts store, writes the
@@ -22,8 +26,10 @@ How a run goes:
    IndexSettings.report_path and a summary to stdout.
 
 Exit status: 0 when every file ingested, 3 when some failed (the rest are
-indexed), 2 on bad usage or a user error (missing directory, locked index),
-130 when interrupted.
+indexed), 2 on bad usage or a user error (missing directory, INDEX_DIR a
+file or read-only, locked or damaged index, unreachable server), 130 when
+interrupted. A traceback is never the message: a parser bug on one file is
+a one-line reason in its report row.
 
 >>> summary = ingest(Path("corpus"), IndexSettings(Path(".index")), workers=2)
 >>> summary.counts
