@@ -36,6 +36,7 @@ _SKIPPED = frozenset({"script", "style", "title", "meta", "head", "colgroup", "c
 _TEXT_BLOCKS = frozenset({"p", "li", "dt", "dd", "caption", "pre", "blockquote", "address"})
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _MAX_SPAN = 1000
+_PARSER_DEPTH = 256  # libxml2 stops building the tree there (lxml without huge_tree)
 # A paragraph that is only a bracketed caption ("①【連結財政状態計算書】") is a heading.
 _CAPTION_HEADING = re.compile(r"^[^\s【]{0,4}【[^】]{1,40}】$")
 MAX_CAPTION_CHARS = 60
@@ -48,6 +49,7 @@ class HtmlDocument:
 
     lines: list[Line] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # limits hit: tables skipped, nesting cut
 
 
 def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
@@ -56,24 +58,29 @@ def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
 
     The tables themselves are on `ParsedDocument.table_list` for the tables workbook.
     """
-    html = read_html(Path(path))
-    doc = ParsedDocument(meta=meta)
+    html = read_html(Path(path), settings.max_table_cells)
+    doc = ParsedDocument(meta=meta, warnings=list(html.warnings))
     chunker = Chunker(settings, rules or HeadingRules.shared())
     doc.chunks = chunker.run(meta, html.lines)
     add_tables(doc, html.tables)
     return doc
 
 
-def read_html(path: Path) -> HtmlDocument:
-    """Lines (headings marked) and tables of an HTML file."""
-    root = _load(path)
+def read_html(path: Path, max_table_cells: int = ParseSettings.max_table_cells) -> HtmlDocument:
+    """Lines (headings marked) and tables of an HTML file; a table whose spans expand to more than
+    `max_table_cells` cells is skipped (with a warning)."""
+    root, cut = _load(path)
     body = root.find("body")
-    walker = _Walker()
+    walker = _Walker(max_table_cells)
+    if cut:
+        walker.warnings.append(f"the HTML is nested deeper than {_PARSER_DEPTH} levels: the parser dropped "
+                               f"what lies deeper")
     walker.walk(body if body is not None else root)
-    return HtmlDocument(walker.lines, walker.tables)
+    return HtmlDocument(walker.lines, walker.tables, walker.warnings)
 
 
-def _load(path: Path):
+def _load(path: Path) -> tuple:
+    """The parsed root, and whether libxml2 cut the tree at its depth limit."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -92,7 +99,7 @@ def _load(path: Path):
             root = lxml.html.document_fromstring(data, parser=parser)
         except (lxml.etree.ParserError, ValueError) as exc:
             raise InputError(f"not readable as HTML ({exc})", str(path)) from None
-        return root
+        return root, any("Excessive depth" in entry.message for entry in parser.error_log)
     raise InputError("cannot decode the text: not UTF-8, Shift_JIS, GB18030 or Big5", str(path))
 
 
@@ -124,7 +131,9 @@ def _text(element) -> str:
 class _Walker:
     """Walks the body in document order, collecting lines, headings and tables."""
 
-    def __init__(self):
+    def __init__(self, max_table_cells: int):
+        self.max_table_cells = max_table_cells
+        self.warnings: list[str] = []
         self.lines: list[Line] = []
         self.tables: list[Table] = []
         self.headings = HeadingStack()
@@ -180,7 +189,10 @@ class _Walker:
                         if len(c) <= MAX_CAPTION_CHARS and not is_unit_statement(c)), "")
         path = self.headings.path
         table_id = element.get("table-id") or element.get("id") or f"t{len(self.tables) + 1}"
-        table = build_table(_grid(element), table_id, 0, title=caption, titles=path, unit=unit, with_ids=True)
+        grid = self._grid(element, table_id)
+        if grid is None:
+            return
+        table = build_table(grid, table_id, 0, title=caption, titles=path, unit=unit, with_ids=True)
         if table is None:
             # A one-cell layout table ("（単位：百万円）", a caption) reads as a line of text.
             self._loose_text(_text(element))
@@ -196,10 +208,20 @@ class _Walker:
         self.tables.append(table)
         self.captions = []
         for nested in element.iterdescendants("table"):
-            nested_table = build_table(_grid(nested), nested.get("table-id") or nested.get("id")
-                                       or f"t{len(self.tables) + 1}", 0, titles=path, with_ids=True)
+            nested_id = nested.get("table-id") or nested.get("id") or f"t{len(self.tables) + 1}"
+            grid = self._grid(nested, nested_id)
+            nested_table = build_table(grid, nested_id, 0, titles=path, with_ids=True) if grid is not None else None
             if nested_table is not None:
                 self.tables.append(nested_table)
+
+    def _grid(self, element, table_id: str) -> list[list[GridCell]] | None:
+        """The table's grid, or None (with a warning) when its spans expand past the cell limit."""
+        cells = sum(_span(cell, "rowspan") * _span(cell, "colspan") for row in _rows(element) for cell in row)
+        if cells > self.max_table_cells:
+            self.warnings.append(f"table {table_id}: skipped, its spans expand to {cells} cells, over the limit of "
+                                 f"{self.max_table_cells} (--max-table-cells)")
+            return None
+        return _grid(element)
 
 
 def _hidden(element) -> bool:

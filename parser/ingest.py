@@ -1,7 +1,8 @@
 """Ingest a corpus into the text index and the facts store, incrementally and in parallel.
 
     python -m parser.ingest CORPUS_DIR --index INDEX_DIR [--backend embedded|elasticsearch] [--es-url URL]
-                            [--workers N] [--max-file-mb MB] [--batch N]
+                            [--es-index NAME] [--workers N] [--max-file-mb MB] [--batch N] [limits per file]
+    python -m parser.ingest --delete --index INDEX_DIR [--backend elasticsearch --es-index NAME]
 
 Every file below CORPUS_DIR is a document (.pdf, .html/.htm, .txt/.md, and
 facts workbooks .xlsx/.csv); its id is the path relative to CORPUS_DIR
@@ -9,10 +10,13 @@ without the extension ("finance/12"). A `metadata.csv` is the user's sidecar
 of document metadata (parser/metadata.py), not a document.
 
 How a run goes:
-1. walk the corpus, hash each file (sha256) and compare with the manifest:
-   unchanged documents are skipped, removed ones are deleted from the index
-   and the facts store;
-2. a process pool parses new and changed files, one file per task; a worker
+1. walk the corpus (a path that cannot be read fails alone), check the
+   stores against the manifest (verify_stores: a lost or emptied store means
+   every document is ingested again), hash each file (sha256) and compare
+   with the manifest: unchanged documents are skipped, removed ones are
+   deleted from the index and the facts store;
+2. a process pool parses new and changed files, one file per task, within
+   the limits of ParseSettings (pages, OCR, table cells, seconds); a worker
    that dies (a segfault in a native library) fails only its file;
 3. the main process writes each batch of parsed documents (delete the old
    version, add the new), commits the index and the facts store, writes the
@@ -22,8 +26,10 @@ How a run goes:
    IndexSettings.report_path and a summary to stdout.
 
 Exit status: 0 when every file ingested, 3 when some failed (the rest are
-indexed), 2 on bad usage or a user error (missing directory, locked index),
-130 when interrupted.
+indexed), 2 on bad usage or a user error (missing directory, INDEX_DIR a
+file or read-only, locked or damaged index, unreachable server), 130 when
+interrupted. A traceback is never the message: a parser bug on one file is
+a one-line reason in its report row.
 
 >>> summary = ingest(Path("corpus"), IndexSettings(Path(".index")), workers=2)
 >>> summary.counts
@@ -49,6 +55,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from parser.budget import time_limit
 from parser.errors import InputError
 from parser.html import parse_html
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
@@ -67,6 +74,13 @@ DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text"
 PARSE_RULES = ("documents.yaml", "headings.yaml", "fields.yaml")  # fields.yaml: tokenizer words
 DEFAULT_MAX_FILE_MB = 200.0
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits
+    ("max_pages", int, "a PDF with more pages fails"),
+    ("max_ocr_pixels", int, "a page that would render larger for OCR is not OCR'd"),
+    ("max_ocr_pages", int, "pages past this many in a file are not OCR'd"),
+    ("max_table_cells", int, "an HTML table whose spans expand to more cells is skipped"),
+    ("max_file_seconds", float, "parsing a file longer than this fails it (0: no limit)"),
+)
 
 
 def default_workers() -> int:
@@ -143,6 +157,10 @@ class IngestSummary:
             f"{self.total('facts')} facts",
         ]
         lines += [f"warning: {w}" for w in self.warnings]
+        partial = [f for f in self.files if f.status == "ingested" and f.errors]
+        if partial:
+            lines.append(f"{len(partial)} files ingested with warnings (limits hit, pages or tables skipped): "
+                         f"see 'errors' in the report")
         lines += [f"failed: {f.path}: {'; '.join(f.errors)}" for f in self.failed]
         if self.ignored:
             kinds = ", ".join(f"{n} {ext or '(no extension)'}" for ext, n in sorted(self.ignored.items()))
@@ -268,16 +286,31 @@ def _work(source: Source) -> Outcome:
     return parse_source(source, _worker_finder, _worker_settings)
 
 
+class FileTimeout(Exception):
+    """Parsing a file ran past ParseSettings.max_file_seconds."""
+
+
 def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings) -> Outcome:
-    """Parse one file into a ParsedDocument; any problem becomes a one-line reason, never an exception."""
+    """Parse one file into a ParsedDocument; any problem becomes a one-line reason, never an exception.
+
+    In a worker process (the main thread there) the parse runs under a timer: past
+    `settings.max_file_seconds` the file fails, when control is back in Python (a
+    native call, such as one OCR page, finishes first).
+    """
     started = time.perf_counter()
     outcome = Outcome(source)
     try:
-        problem = check_file(source)
+        problem = check_file(source, settings)
         if problem:
             outcome.errors.append(problem)
         else:
-            outcome.document = _parse(source, finder, settings)
+            with time_limit(settings.max_file_seconds, FileTimeout):
+                outcome.document = _parse(source, finder, settings)
+    except FileTimeout:
+        outcome.errors.append(f"parsing took longer than {settings.max_file_seconds:g} s, the limit per file "
+                              f"(--max-file-seconds)")
+    except RecursionError:
+        outcome.errors.append("the document is nested too deeply to read")
     except InputError as exc:
         outcome.errors.append(_without_path(exc, source.path))
     except MemoryError:
@@ -309,7 +342,7 @@ def _without_path(error: InputError, path: Path) -> str:
     return text
 
 
-def check_file(source: Source) -> str:
+def check_file(source: Source, settings: ParseSettings = ParseSettings()) -> str:
     """Why a file cannot be parsed, found cheaply before parsing ("" when it looks fine).
 
     The parsers check the rest (not a PDF, encrypted, undecodable text) and
@@ -325,7 +358,24 @@ def check_file(source: Source) -> str:
             tail = fh.read()
         if b"%PDF-" in head and b"%%EOF" not in tail:
             return "truncated PDF: the end of the file (%%EOF) is missing; download or copy it again"
+        pages = _page_count(source.path)
+        if pages > settings.max_pages:
+            return f"{pages} pages, over the limit of {settings.max_pages} pages per file (--max-pages)"
     return ""
+
+
+def _page_count(path: Path) -> int:
+    """The PDF's page count from its page tree (pypdfium2, cheap); 0 when it cannot be read (the parser says why)."""
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(str(path))
+    except Exception:  # noqa: BLE001 - a damaged PDF is reported by the parser with its reason
+        return 0
+    try:
+        return len(document)
+    finally:
+        document.close()
 
 
 def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
@@ -762,6 +812,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-file-mb", type=float, default=DEFAULT_MAX_FILE_MB,
                     help=f"larger files are reported failed (default: {DEFAULT_MAX_FILE_MB:g})")
     ap.add_argument("--batch", type=int, default=20, help="documents per commit (default: 20)")
+    limits = ap.add_argument_group("limits per file (each hit is reported on its file)")
+    for name, kind, help_ in LIMIT_OPTIONS:
+        limits.add_argument(f"--{name.replace('_', '-')}", type=kind, default=getattr(ParseSettings, name),
+                            help=f"{help_} (default: {getattr(ParseSettings, name)})")
     args = ap.parse_args(argv)
     if args.corpus is None and not args.delete:
         ap.error("CORPUS_DIR is required (except with --delete)")
@@ -771,7 +825,8 @@ def main(argv: list[str] | None = None) -> int:
             print(delete_index(settings))
             return EXIT_OK
         options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch)
-        summary = Ingester(args.corpus, settings, options=options).run()
+        parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
+        summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

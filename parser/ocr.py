@@ -52,6 +52,7 @@ class PageOcr:
             raise InputError(f"ocr_languages must be Tesseract language codes joined by '+', "
                              f"got {settings.ocr_languages!r}")
         self.dpi = settings.ocr_dpi
+        self.max_pixels = settings.max_ocr_pixels
         self.binary = shutil.which(tesseract)
         self.missing = self._missing()
 
@@ -67,7 +68,7 @@ class PageOcr:
         """The page's text lines, read from a rendering at `dpi`; [] when nothing was read."""
         if self.missing:
             raise RuntimeError(self.missing)
-        image = render_page(pdf_path, page_index, self.dpi)
+        image = render_page(pdf_path, page_index, self.dpi, self.max_pixels)
         png = io.BytesIO()
         image.save(png, format="PNG")
         # One thread per Tesseract: ingestion already runs one process per core.
@@ -92,12 +93,18 @@ def clean_ocr_line(text: str) -> str:
     return _DIGIT_GROUP_GAP.sub("", _CJK_GAP.sub("", text)).strip()
 
 
-def render_page(pdf_path: Path, page_index: int, dpi: int):
-    """One page as a PIL image at `dpi` (pypdfium2 ships with pdfplumber)."""
+def render_page(pdf_path: Path, page_index: int, dpi: int, max_pixels: int | None = None):
+    """One page as a PIL image at `dpi` (pypdfium2 ships with pdfplumber); RuntimeError when it would have more
+    than `max_pixels` pixels (a 14,400 pt square page takes 4.7 GB at 200 dpi)."""
     document = pypdfium2.PdfDocument(str(pdf_path))
     try:
         page = document[page_index]
         try:
+            width, height = page.get_size()
+            pixels = width * height * (dpi / 72) ** 2
+            if max_pixels is not None and pixels > max_pixels:
+                raise RuntimeError(f"the page is {width:.0f} x {height:.0f} pt, {pixels / 1e6:.0f}M pixels at {dpi} dpi, "
+                                   f"over the limit of {max_pixels / 1e6:g}M (--max-ocr-pixels)")
             return page.render(scale=dpi / 72).to_pil()
         finally:
             page.close()

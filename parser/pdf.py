@@ -174,6 +174,12 @@ class PdfParser:
             doc.no_text_pages += 1
             doc.warnings.append(f"page {number}: no text layer ({reason})")
             return _Page(number)
+        if doc.ocr_pages >= self.settings.max_ocr_pages:
+            doc.no_text_pages += 1
+            if not doc.warnings or not doc.warnings[-1].endswith("(--max-ocr-pages)"):
+                doc.warnings.append(f"page {number} on: no text layer, not OCR'd: over the limit of "
+                                    f"{self.settings.max_ocr_pages} OCR pages per file (--max-ocr-pages)")
+            return _Page(number)
         doc.ocr_pages += 1
         try:
             texts = self.ocr.run(path, number - 1)

@@ -21,6 +21,12 @@ class ParseSettings:
     ocr_languages: str = "chi_tra+chi_sim+jpn"
     ocr_dpi: int = 200
     min_text_chars: int = 20  # fewer extracted characters than this: the page has no text layer
+    # Limits per file, so one hostile or broken file cannot take the machine (each hit is reported on the file):
+    max_pages: int = 5000  # a PDF with more pages fails
+    max_ocr_pixels: int = 50_000_000  # a page that would render larger for OCR is not OCR'd (A0 at 200 dpi: 46M)
+    max_ocr_pages: int = 500  # pages past this many are not OCR'd (5,000 blank pages take an hour)
+    max_table_cells: int = 200_000  # an HTML table whose spans expand to more cells is skipped
+    max_file_seconds: float = 1800.0  # parsing one file longer than this fails it (0: no limit)
 
     def __post_init__(self):
         if self.chunk_chars < 50:
@@ -33,3 +39,8 @@ class ParseSettings:
             raise InputError("header_footer_share must be in (0, 1]")
         if self.ocr_dpi < 72:
             raise InputError("ocr_dpi must be at least 72")
+        for name in ("max_pages", "max_ocr_pixels", "max_table_cells"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_ocr_pages < 0 or self.max_file_seconds < 0:
+            raise InputError("max_ocr_pages and max_file_seconds must not be negative")

@@ -15,11 +15,13 @@ the file, sheet and row (the spreadsheet's row number).
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
+import openpyxl
 import pandas as pd
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 
 from parser.errors import InputError
 from parser.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
@@ -38,41 +40,53 @@ CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 
 def write_tables_workbook(tables: list[Table], path: Path) -> None:
-    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them."""
-    path = Path(path)
-    used = {INDEX_SHEET}
-    rows = []
-    with pd.ExcelWriter(path, engine="openpyxl") as writer:
-        sheets = []
-        for table in tables:
-            name = _sheet_name(table.table_id, used)
-            used.add(name)
-            sheets.append((name, table))
-            rows.append({"sheet": name, "table_id": table.table_id, "page": table.page, "title": table.title,
-                         "headings": " > ".join(table.titles), "unit": table.unit,
-                         "rows": len(table.frame), "columns": len(table.frame.columns)})
-        pd.DataFrame(rows, columns=["sheet", "table_id", "page", "title", "headings", "unit", "rows", "columns"]
-                     ).to_excel(writer, sheet_name=INDEX_SHEET, index=False)
-        for name, table in sheets:
-            _printable(table.frame).to_excel(writer, sheet_name=name, index=False)
-            for row in writer.sheets[name].iter_rows():
-                for cell in row:
-                    if cell.data_type == "f":  # a cell reading "=…" is text from a report, never a formula
-                        cell.data_type = "s"
+    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them.
+
+    Written row by row with openpyxl: time linear in the number of tables and cells (pandas' ExcelWriter looks each sheet up by
+    name, which rebuilds the list of sheets: cubic in the number of tables).
+    """
+    used: set[str] = {INDEX_SHEET}
+    named = []
+    for table in tables:
+        name = _sheet_name(table.table_id, used)
+        used.add(name.lower())
+        named.append((name, table))
+    book = openpyxl.Workbook()
+    index = book.active
+    index.title = INDEX_SHEET
+    index.append(["sheet", "table_id", "page", "title", "headings", "unit", "rows", "columns"])
+    for name, table in named:
+        index.append([_cell(index, v) for v in (name, table.table_id, table.page, table.title,
+                                                  " > ".join(table.titles), table.unit, len(table.frame),
+                                                  len(table.frame.columns))])
+    for name, table in named:
+        sheet = book.create_sheet(name)
+        sheet.append([_cell(sheet, str(c)) for c in table.frame.columns])
+        for row in table.frame.itertuples(index=False, name=None):
+            sheet.append([_cell(sheet, v) for v in row])
+    book.save(Path(path))
 
 
-def _printable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame without the control characters Excel cannot store."""
-    clean = frame.map(lambda v: ILLEGAL_CHARACTERS_RE.sub("", v) if isinstance(v, str) else v)
-    clean.columns = [ILLEGAL_CHARACTERS_RE.sub("", str(c)) for c in frame.columns]
-    return clean
+def _cell(sheet, value):
+    """A value as Excel can store it: text without control characters, and never a formula ("=…" is text)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if not isinstance(value, str):
+        return value.item() if hasattr(value, "item") else value
+    value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    if value.startswith("="):
+        cell = Cell(sheet, value=value)
+        cell.data_type = "s"
+        return cell
+    return value
 
 
 def _sheet_name(table_id: str, used: set[str]) -> str:
+    """A sheet name for the table, unique among `used` (lower-case names, as Excel compares them)."""
     base = _BAD_SHEET_CHARS.sub("_", table_id).strip("'") or "table"
     name = base[-_SHEET_NAME_MAX:]  # the end of a long id (…-tab89) says most
     n = 2
-    while name.lower() in {u.lower() for u in used}:
+    while name.lower() in used:
         suffix = f"~{n}"
         name = base[-(_SHEET_NAME_MAX - len(suffix)):] + suffix
         n += 1

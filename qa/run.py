@@ -22,15 +22,14 @@ import argparse
 import itertools
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 from tqdm import tqdm
 
+from parser.budget import time_limit
 from parser.errors import InputError
 from parser.rulefile import PROJECT_ROOT
 from qa.engine import Engine, EngineSettings
@@ -126,26 +125,13 @@ class QuestionTimeout(Exception):
 def answer_within(engine: Engine, question: Question, seconds: float) -> Answer:
     """The engine's answer, or an error answer when it takes longer than `seconds` (0: no limit).
 
-    The budget is a SIGALRM timer, so it interrupts Python code (the rule
-    regexes, which `re` cannot interrupt, are vetted when loaded instead).
+    The rule regexes, which the timer cannot interrupt (`re` is native code), are vetted when loaded instead.
     """
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        return engine.answer(question)
-
-    def expire(*_):
-        raise QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")
-
-    previous = signal.signal(signal.SIGALRM, expire)
     try:
-        signal.setitimer(signal.ITIMER_REAL, seconds)
-        try:
+        with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")):
             return engine.answer(question)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
     except QuestionTimeout as exc:
         return Answer(id=question.id, question=question.text, answer="", type="open", route=f"error: {exc}")
-    finally:
-        signal.signal(signal.SIGALRM, previous)
 
 
 def check_is_index(index: IndexSettings) -> None:

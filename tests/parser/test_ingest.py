@@ -1,9 +1,11 @@
-"""Ingestion: the CLI, document ids, incremental runs, resuming, bad input, a small real corpus."""
+"""Ingestion: the CLI, document ids, incremental runs, resuming, bad input, a small real corpus, and
+issue 15's cases of a careless or hostile user: lost stores, bad paths, resource bombs."""
 from __future__ import annotations
 
 import ctypes
 import faulthandler
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,9 +14,13 @@ from pathlib import Path
 import pytest
 
 from parser import ingest as ingest_module
-from parser.ingest import find_sources, ingest, main
+from parser.html import read_html
+from parser.ingest import Source, find_sources, ingest, main, parse_source
+from parser.metadata import MetadataFinder
+from parser.ocr import render_page
 from parser.manifest import Manifest
 from parser.rulefile import PROJECT_ROOT
+from parser.settings import ParseSettings
 from search.backend import SearchQuery
 from search.facts import SqliteFactStore
 from search.open import open_text_index
@@ -357,11 +363,11 @@ def test_a_worker_that_crashes_fails_only_its_file(tmp_path, monkeypatch):
     write(corpus / "crash.txt", "这个文件让解析进程崩溃。")
     real_check = ingest_module.check_file
 
-    def segfault_on_crash_txt(source):
+    def segfault_on_crash_txt(source, *settings):
         if source.path.name == "crash.txt":
             faulthandler.disable()  # pytest's crash dump, inherited by the fork, would only add noise
             ctypes.string_at(0)  # a real segmentation fault in the worker process
-        return real_check(source)
+        return real_check(source, *settings)
 
     # the pool forks its workers, so they run the patched function
     monkeypatch.setattr(ingest_module, "check_file", segfault_on_crash_txt)
@@ -438,3 +444,190 @@ def test_ingest_into_elasticsearch_is_incremental_too(tmp_path, es_index_setting
     assert second.counts == {"ingested": 0, "unchanged": 2, "failed": 0, "removed": 1}
     assert es_found("联名卡") == set()
     assert es_found("光伏组件") == {REPORT_A}
+
+
+# -- issue 15: nothing lost, nothing hung ------------------------------------------------------------
+
+COMPANY = "甲乙科技股份有限公司"
+
+
+def corpus_of(root: Path) -> Path:
+    write(root / "annual" / "report.txt", f"{COMPANY}\n2021年年度报告\n\n第三节 管理层讨论与分析\n公司主营业务为光伏组件的研发与销售。\n")
+    write(root / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心发行联名卡，年费减免政策延续。\n")
+    write(root / "facts.csv", f"company,year,field,value,unit\n{COMPANY},2021,营业收入,1000,元\n")
+    return root
+
+
+def fact_count(index: Path) -> int:
+    with SqliteFactStore(index / "facts.sqlite") as store:
+        return store.count()
+
+
+def blank_pdf(path: Path, pages: int, width: int = 595, height: int = 842) -> Path:
+    """A real PDF of blank pages (no text layer), written by hand so its page size can be absurd."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               "<< /Type /Pages /Kids [" + " ".join(f"{3 + i} 0 R" for i in range(pages)) + f"] /Count {pages} >>"]
+    objects += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] >>"] * pages
+    body, offsets = b"%PDF-1.4\n", []
+    for number, text in enumerate(objects, 1):
+        offsets.append(len(body))
+        body += f"{number} 0 obj\n{text}\nendobj\n".encode()
+    xref = len(body)
+    body += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    body += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    body += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(body)
+    return path
+
+
+def nested_tables_html(path: Path, units: int) -> Path:
+    unit = ("<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr>"
+            "<tr><td><table><tr><td>资产总计</td><td>89</td></tr></table></td><td>x</td></tr></table></td>"
+            "<td>y</td></tr></table>\n")
+    return write(path, f"<html><body><h1>报告</h1>{unit * units}</body></html>")
+
+
+# -- stores verified against the manifest ----------------------------------------------------------
+
+
+def test_a_deleted_text_index_is_rebuilt_not_trusted(tmp_path):
+    corpus, index = corpus_of(tmp_path / "corpus"), tmp_path / "index"
+    run(corpus, index)
+    shutil.rmtree(index / "text")
+    summary = run(corpus, index)
+    assert summary.counts["ingested"] == 3 and summary.counts["unchanged"] == 0
+    assert any("text index" in w for w in summary.warnings)
+    assert found(index, "光伏组件") == {"annual/report"}
+    assert run(corpus, index).counts["unchanged"] == 3  # and trusted again afterwards
+
+
+def test_an_emptied_facts_store_is_rebuilt(tmp_path):
+    corpus, index = corpus_of(tmp_path / "corpus"), tmp_path / "index"
+    run(corpus, index)
+    before = fact_count(index)
+    (index / "facts.sqlite").write_bytes(b"")
+    for extra in ("facts.sqlite-wal", "facts.sqlite-shm"):
+        (index / extra).unlink(missing_ok=True)
+    summary = run(corpus, index)
+    assert summary.counts["ingested"] == 3
+    assert before > 0 and fact_count(index) == before
+
+
+def test_an_index_dir_that_is_a_file_is_a_one_line_error(tmp_path, capsys):
+    corpus = corpus_of(tmp_path / "corpus")
+    (tmp_path / "index").write_text("not a folder")
+    assert main([str(corpus), "--index", str(tmp_path / "index"), "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "INDEX_DIR is an existing file" in err
+
+
+def test_a_read_only_index_is_called_read_only_never_damaged(tmp_path):
+    corpus, index = corpus_of(tmp_path / "corpus"), tmp_path / "index"
+    run(corpus, index)
+    # a read-only bind mount: root ignores file modes, a read-only mount stops everyone
+    script = (f"mount --bind -o ro {index} {index} && exec {sys.executable} -m parser.ingest {corpus} "
+              f"--index {index} --workers 1")
+    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    if "mount" in result.stderr and result.returncode != 2:
+        pytest.skip(f"cannot make a read-only mount here: {result.stderr.strip()[:200]}")
+    assert result.returncode == 2
+    assert "read-only" in result.stderr and "damaged" not in result.stderr and "delete" not in result.stderr
+
+
+# -- every path problem fails only its own file ---------------------------------------------------
+
+
+def test_path_problems_fail_only_their_own_file(tmp_path):
+    corpus = corpus_of(tmp_path / "corpus")
+    (corpus / "self").symlink_to("self")  # a symlink loop
+    (corpus / "annual" / "up").symlink_to("..")  # a folder that contains itself
+    (corpus / "annual" / "gone.txt").symlink_to("nowhere.txt")
+    with open(os.path.join(os.fsencode(corpus), b"bad-\xff\xfe.txt"), "wb") as fh:
+        fh.write("营业收入".encode())
+    write(corpus / f"{'长' * 80}.txt", "名字很长的文件，正文照常。")  # 240 bytes: its workbook names are shortened
+    summary = run(corpus, tmp_path / "index")
+    failed = {f.path: f.errors[0] for f in summary.failed}
+    assert summary.exit_code == 3
+    assert "symlink loop" in failed["annual/up"] or "symbolic links" in failed["annual/up"]
+    assert "symbolic links" in failed["self"] or "symlink loop" in failed["self"]
+    assert "symlink to nothing" in failed["annual/gone.txt"]
+    assert any("not valid UTF-8" in error for path, error in failed.items() if path.startswith("bad-"))
+    assert {f.doc_id for f in summary.files if f.status == "ingested"} == {
+        "annual/report", "bank/notes", "facts", "长" * 80}
+
+
+def test_an_index_inside_the_corpus_is_skipped_with_a_warning(tmp_path):
+    corpus = corpus_of(tmp_path / "corpus")
+    first = run(corpus, corpus / "idx")
+    second = run(corpus, corpus / "idx")
+    assert first.exit_code == 0 and second.counts == {"ingested": 0, "unchanged": 3, "failed": 0, "removed": 0}
+    assert any("inside the corpus" in w for w in second.warnings)
+
+
+# -- limits per file ------------------------------------------------------------------------------
+
+
+def source_of(path: Path, kind: str) -> Source:
+    return Source(path, path.name, path.stem, kind)
+
+
+def test_a_pdf_over_the_page_limit_fails_before_parsing(tmp_path):
+    path = blank_pdf(tmp_path / "c" / "long.pdf", pages=3)
+    outcome = parse_source(source_of(path, "pdf"), MetadataFinder.for_corpus(tmp_path / "c", {"long": path}),
+                           ParseSettings(max_pages=2, ocr=False))
+    assert outcome.document is None and "3 pages, over the limit of 2" in outcome.errors[0]
+
+
+def test_a_huge_page_is_not_rendered_for_ocr(tmp_path):
+    path = blank_pdf(tmp_path / "huge.pdf", pages=1, width=14400, height=14400)
+    with pytest.raises(RuntimeError, match="over the limit of 50M"):
+        render_page(path, 0, 200, max_pixels=50_000_000)
+
+
+def test_ocr_pages_past_the_limit_are_skipped_and_reported(tmp_path):
+    from parser.ocr import PageOcr
+
+    if PageOcr(ParseSettings()).missing:
+        pytest.skip("Tesseract with chi_tra+chi_sim+jpn is not installed (bash docker/install-system-deps.sh)")
+    corpus = tmp_path / "corpus"
+    blank_pdf(corpus / "blank.pdf", pages=4)
+    summary = run(corpus, tmp_path / "index", parse=ParseSettings(max_ocr_pages=1))
+    row = summary.files[0]
+    assert row.ocr_pages == 1
+    assert any("page 2 on" in e and "--max-ocr-pages" in e for e in row.errors)
+
+
+def test_a_file_over_its_time_budget_fails_alone(tmp_path):
+    path = nested_tables_html(tmp_path / "c" / "slow.html", units=400)
+    outcome = parse_source(source_of(path, "html"), MetadataFinder.for_corpus(tmp_path / "c", {"slow": path}),
+                           ParseSettings(max_file_seconds=0.05))
+    assert outcome.document is None and "--max-file-seconds" in outcome.errors[0]
+
+
+def test_a_span_bomb_table_is_skipped_with_a_warning(tmp_path):
+    path = write(tmp_path / "bomb.html", '<html><body><table><tr><td rowspan="1000" colspan="1000">x</td>'
+                                         '<td>1</td></tr>' + "<tr><td>b</td></tr>" * 999 + "</table></body></html>")
+    html = read_html(path, max_table_cells=10_000)
+    assert html.tables == [] and "--max-table-cells" in html.warnings[0]
+
+
+def test_html_nested_past_the_parser_depth_is_reported_not_silent(tmp_path):
+    path = write(tmp_path / "deep.html", "<html><body>" + "<div>" * 600 + "<table><tr><td>a</td><td>1</td></tr>"
+                 "<tr><td>b</td><td>2</td></tr></table>" + "</div>" * 600 + "</body></html>")
+    assert "nested deeper than 256 levels" in read_html(path).warnings[0]
+
+
+# -- output files follow the umask ----------------------------------------------------------------
+
+
+def test_index_files_follow_the_umask(tmp_path):
+    corpus, index = corpus_of(tmp_path / "corpus"), tmp_path / "index"
+    previous = os.umask(0o022)
+    try:
+        run(corpus, index)
+    finally:
+        os.umask(previous)
+    for name in ("manifest.json", "ingest_report.json"):
+        assert (index / name).stat().st_mode & 0o777 == 0o644

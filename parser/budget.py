@@ -1,0 +1,34 @@
+"""A wall-clock budget for a block of Python code (a file's parse, a question's answer).
+
+>>> with time_limit(60, FileTimeout):
+...     parse(path)
+
+It is a SIGALRM timer, so it interrupts Python code only: a native call (one
+OCR page, one regex match in `re`) finishes first. Off the main thread, or
+with 0 seconds, there is no limit.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+
+@contextmanager
+def time_limit(seconds: float, error: Callable[[], BaseException]) -> Iterator[None]:
+    """Raise `error()` in the block once `seconds` have passed."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(*_):
+        raise error()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
