@@ -195,7 +195,7 @@ class QuestionAnalyzer:
             candidates=company.candidates, years=years, fields=fields,
             keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" or over_companies else "",
             top_n=top_n, rank=rank, descending=descending, output=output,
-            statistics=request if over_companies else None, trace=tuple(trace))
+            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:
         safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
@@ -221,7 +221,8 @@ class QuestionAnalyzer:
             rest = [f for f in field_matches if f.end <= start or f.start >= end]
             return m.values[0], "", rest
         for f in field_matches:
-            after = unicodedata.normalize("NFKC", text[f.end:f.end + 12])
+            # 营业收入相比2020年的增长率: the year compared with may stand between field and suffix.
+            after = self.statistics.skip_year_comparison(unicodedata.normalize("NFKC", text[f.end:f.end + 24]))
             for suffix, template in self._field_suffixes:
                 if after.startswith(suffix):
                     return template.replace(FIELD_PLACEHOLDER, f.written), f.field, [g for g in field_matches if g is not f]
