@@ -349,6 +349,16 @@ def correct(case: Case, value: str | None) -> bool:
 
 # -- running --------------------------------------------------------------------------------------------------------
 
+def _drop_indexes(settings) -> None:
+    """The bench's Elasticsearch indexes go with its temporary folder."""
+    from search.elastic import connect
+
+    client = connect(settings.es_url)
+    for kind in ("chunks", "facts"):
+        client.options(ignore_status=404).indices.delete(index=f"{settings.es_prefix}-{kind}")
+    client.close()
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench statistics", description=__doc__.split("\n\n")[0])
     ap.add_argument("--companies", type=int, default=150)
@@ -385,6 +395,8 @@ def main(argv: list[str]) -> int:
                 if not ok:
                     errors[case.style].append((case, answer))
         seconds = time.perf_counter() - started
+        if args.backend == "elasticsearch" and args.keep is None:
+            _drop_indexes(settings)
     print(f"{'form':<16} {'tuned':>7} {'held-out':>9}")
     totals = collections.defaultdict(list)
     for form in WORDINGS:
