@@ -26,10 +26,11 @@ How a run goes:
    IndexSettings.report_path and a summary to stdout.
 
 Exit status: 0 when every file ingested, 3 when some failed (the rest are
-indexed), 2 on bad usage or a user error (missing directory, INDEX_DIR a
-file or read-only, locked or damaged index, unreachable server), 130 when
-interrupted. A traceback is never the message: a parser bug on one file is
-a one-line reason in its report row.
+indexed) or a facts workbook had bad rows (its good rows are indexed, each bad
+row is reported as file:row: reason), 2 on bad usage or a user error (missing
+directory, INDEX_DIR a file or read-only, locked or damaged index, unreachable
+server), 130 when interrupted. A traceback is never the message: a parser bug
+on one file is a one-line reason in its report row.
 
 >>> summary = ingest(Path("corpus"), IndexSettings(Path(".index")), workers=2)
 >>> summary.counts
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -145,8 +147,13 @@ class IngestSummary:
         return sum(getattr(f, name) for f in self.files if f.status in statuses)
 
     @property
+    def rejected(self) -> list[str]:
+        """Bad rows left out of ingested facts workbooks ("file:row: reason")."""
+        return [row for f in self.files for row in f.rejected]
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_FAILED if self.failed else EXIT_OK
+        return EXIT_FAILED if self.failed or self.rejected else EXIT_OK
 
     def text(self) -> str:
         counts = self.counts
@@ -162,6 +169,7 @@ class IngestSummary:
             lines.append(f"{len(partial)} files ingested with warnings (limits hit, pages or tables skipped): "
                          f"see 'errors' in the report")
         lines += [f"failed: {f.path}: {'; '.join(f.errors)}" for f in self.failed]
+        lines += [f"rejected row: {row}" for row in self.rejected]
         if self.ignored:
             kinds = ", ".join(f"{n} {ext or '(no extension)'}" for ext, n in sorted(self.ignored.items()))
             lines.append(f"ignored files of other types: {kinds}")
@@ -380,9 +388,17 @@ def _page_count(path: Path) -> int:
 
 def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
     if source.kind == "facts":
-        return read_facts_workbook(source.path, source.doc_id)
+        return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
     parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
     return _complete(parse(source.path, finder.find(source.doc_id), settings), finder)
+
+
+@functools.lru_cache(maxsize=1)
+def _canonical_field():
+    """rules/fields.yaml's canonical name of a workbook's field name (the questions' vocabulary)."""
+    from qa.fields import FieldDictionary  # the one field vocabulary; loaded once per worker process
+
+    return FieldDictionary.load().canonical
 
 
 def _complete(document: ParsedDocument, finder: MetadataFinder) -> ParsedDocument:
@@ -717,7 +733,9 @@ class _BatchWriter:
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),
-                                      errors=errors))
+                                      errors=errors, rejected=list(document.rejected)))
+            if document.rejected:  # read again next run, so its bad rows are reported until they are fixed
+                continue
             self.manifest.record(ManifestEntry(source.doc_id, source.rel, job.sha256, job.size, job.inputs_key,
                                                mtime_ns=job.mtime_ns, pages=document.pages, chunks=chunks, facts=facts,
                                                tables=document.tables, ocr_pages=document.ocr_pages))

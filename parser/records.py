@@ -101,6 +101,7 @@ class ParsedDocument:
     ocr_pages: int = 0
     no_text_pages: int = 0
     warnings: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # rows left out of a facts workbook: "file:row: reason"
 
 
 @dataclass
@@ -117,6 +118,7 @@ class FileReport:
     ocr_pages: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # bad rows left out of an ingested facts workbook
 
 
 @dataclass(frozen=True)

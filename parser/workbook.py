@@ -10,14 +10,22 @@ company, year, field, value and optionally unit, short_name, code, source,
 page. Every sheet but `reports` holds facts. The optional sheet `reports`
 (company, short_name, code, year) lists the company-years the workbook
 covers - the basis of "no such report" answers; without it the company-years
-of the facts are taken. A bad row stops the file with an InputError naming
-the file, sheet and row (the spreadsheet's row number).
+of the facts are taken. A bad row (empty value, unknown unit, no year ...) is
+left out and listed in `ParsedDocument.rejected` as "file:row: sheet: reason"
+(the spreadsheet's row number); the good rows are kept. A file with no good
+row, or with a missing column, is an InputError naming file, sheet and row.
+
+Field names pass through `field_names` (the ingest gives rules/fields.yaml's
+canonical names: 硕士员工人数 is stored as 硕士), so a workbook's wording is
+read like a question's.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from pathlib import Path
+from typing import Callable
 
 import openpyxl
 import pandas as pd
@@ -100,18 +108,28 @@ def read_tables_workbook(path: Path) -> dict[str, pd.DataFrame]:
     return {row["table_id"]: sheets[row["sheet"]] for _, row in index.iterrows()}
 
 
-def read_facts_workbook(path: Path, doc_id: str) -> ParsedDocument:
-    """Facts (and covered company-years) from a user's .xlsx/.csv; InputError naming file, sheet and row."""
+def read_facts_workbook(path: Path, doc_id: str,
+                        field_names: Callable[[str], str | None] | None = None) -> ParsedDocument:
+    """Facts (and covered company-years) from a user's .xlsx/.csv; bad rows are left out and listed in
+    `rejected`; InputError naming file, sheet and row when no row is usable.
+
+    `field_names(written)` gives the name to store a field under (None: as written)."""
     path = Path(path)
     sheets = _read_sheets(path)
     facts: list[Fact] = []
     reports: list[ReportYear] = []
+    rejected: list[InputError] = []
     report_sheet = next((name for name in sheets if name.strip().lower() == REPORTS_SHEET), None)
     for name, frame in sheets.items():
         if name == report_sheet:
-            reports = _reports(frame, path, name, doc_id)
+            reports = _reports(frame, path, name, doc_id, rejected)
         else:
-            facts += _facts(frame, path, name, doc_id)
+            facts += _facts(frame, path, name, doc_id, rejected)
+    if rejected and not facts:
+        more = f" (and {len(rejected) - 1} more bad rows)" if len(rejected) > 1 else ""
+        raise InputError(f"{_message(rejected[0])}{more}; no usable row", str(path), rejected[0].line)
+    if field_names is not None:
+        facts = [dataclasses.replace(f, field=field_names(f.field) or f.field) for f in facts]
     if report_sheet is None:
         seen = {}
         for fact in facts:
@@ -122,7 +140,12 @@ def read_facts_workbook(path: Path, doc_id: str) -> ParsedDocument:
     years = {f.year for f in facts} | {r.year for r in reports}
     meta = DocumentMeta(doc_id, company=next(iter(companies)) if len(companies) == 1 else "",
                         year=next(iter(years)) if len(years) == 1 else None)
-    return ParsedDocument(meta=meta, facts=facts, reports=reports)
+    return ParsedDocument(meta=meta, facts=facts, reports=reports, rejected=[str(e) for e in rejected])
+
+
+def _message(error: InputError) -> str:
+    """The reason of an InputError without its file:line prefix."""
+    return str(error).split(": ", 1)[1] if error.path else str(error)
 
 
 def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:
@@ -180,37 +203,48 @@ def _year(text: str, path: Path, sheet: str, line: int) -> int:
     return int(match.group(1))
 
 
-def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str) -> list[Fact]:
+def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]) -> list[Fact]:
     columns = _columns(frame, path, sheet, FACT_COLUMNS, OPTIONAL_FACT_COLUMNS)
     facts = []
     for line, row in _rows(frame, columns):
-        for name in ("company", "field", "value"):
-            if not row[name]:
-                raise InputError(f"{_where(sheet)}empty {name}", str(path), line)
-        year = _year(row["year"], path, sheet, line)
-        unit = row.get("unit", "")
-        if unit and scale_of(unit) is None:
-            raise InputError(f"{_where(sheet)}unknown unit {unit!r}", str(path), line)
-        page = row.get("page", "")
-        if page and not re.fullmatch(r"\d+(?:\.0+)?", page):
-            raise InputError(f"{_where(sheet)}page {page!r} is not a page number", str(path), line)
-        raw = row["value"]
-        quantity = None if is_dash(raw) else parse_quantity(raw, unit)
-        facts.append(Fact(
-            company=row["company"], year=year, field=row["field"],
-            value=quantity.value if quantity else raw, number=quantity.number if quantity else None,
-            unit=quantity.unit if quantity else "", raw=raw, short_name=row.get("short_name", ""),
-            code=row.get("code", ""), doc_id=doc_id, page=int(float(page)) if page else 0,
-            table=row.get("source", ""), cell_id=f"{sheet or 'csv'}!{line}"))
+        try:
+            facts.append(_fact(row, path, sheet, doc_id, line))
+        except InputError as exc:
+            rejected.append(exc)
     return facts
 
 
-def _reports(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str) -> list[ReportYear]:
+def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -> Fact:
+    for name in ("company", "field", "value"):
+        if not row[name]:
+            raise InputError(f"{_where(sheet)}empty {name}", str(path), line)
+    year = _year(row["year"], path, sheet, line)
+    unit = row.get("unit", "")
+    if unit and scale_of(unit) is None:
+        raise InputError(f"{_where(sheet)}unknown unit {unit!r}", str(path), line)
+    page = row.get("page", "")
+    if page and not re.fullmatch(r"\d+(?:\.0+)?", page):
+        raise InputError(f"{_where(sheet)}page {page!r} is not a page number", str(path), line)
+    raw = row["value"]
+    quantity = None if is_dash(raw) else parse_quantity(raw, unit)
+    return Fact(
+        company=row["company"], year=year, field=row["field"],
+        value=quantity.value if quantity else raw, number=quantity.number if quantity else None,
+        unit=quantity.unit if quantity else "", raw=raw, short_name=row.get("short_name", ""),
+        code=row.get("code", ""), doc_id=doc_id, page=int(float(page)) if page else 0,
+        table=row.get("source", ""), cell_id=f"{sheet or 'csv'}!{line}")
+
+
+def _reports(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str,
+             rejected: list[InputError]) -> list[ReportYear]:
     columns = _columns(frame, path, sheet, REPORT_COLUMNS, OPTIONAL_REPORT_COLUMNS)
     reports = []
     for line, row in _rows(frame, columns):
-        if not row["company"]:
-            raise InputError(f"{_where(sheet)}empty company", str(path), line)
-        reports.append(ReportYear(row["company"], _year(row["year"], path, sheet, line),
-                                  row.get("short_name", ""), row.get("code", ""), doc_id))
+        try:
+            if not row["company"]:
+                raise InputError(f"{_where(sheet)}empty company", str(path), line)
+            reports.append(ReportYear(row["company"], _year(row["year"], path, sheet, line),
+                                      row.get("short_name", ""), row.get("code", ""), doc_id))
+        except InputError as exc:
+            rejected.append(exc)
     return reports

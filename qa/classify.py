@@ -23,6 +23,8 @@ from qa.records import QUESTION_TYPES
 
 ENTITIES = ("company", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
 
+# What a rule may say the answer's value is: "difference" (compare_years: the later year's value minus the earlier's).
+ASKS = ("difference",)
 _PATTERN_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
 QUESTION_TYPES_SCHEMA = {
     "type": "object",
@@ -48,6 +50,7 @@ QUESTION_TYPES_SCHEMA = {
                     },
                     "requires": {"type": "array", "items": {"enum": list(ENTITIES)}, "uniqueItems": True},
                     "absent": {"type": "array", "items": {"enum": list(ENTITIES)}, "uniqueItems": True},
+                    "asks": {"enum": list(ASKS)},
                 },
             },
         },
@@ -92,6 +95,7 @@ class TypeRule:
     requires: frozenset[str] = frozenset()
     absent: frozenset[str] = frozenset()
     line: int = 0
+    asks: str = ""  # what the answer's value is when not the type's usual one (ASKS)
 
     def fits(self, text: str, present: frozenset[str]) -> bool:
         """Whether the rule fits a question (NFKC text) with these entities present."""
@@ -130,7 +134,7 @@ def load_type_rules(path: Path | None = None) -> tuple[list[TypeRule], list[str]
                                                    f"end: {nested}; rewrite it", "rules", i, "patterns", kind, j))
         rules.append(TypeRule(item["id"], item["type"], item.get("priority", 0), _joined(compiled["any"]),
                               tuple(compiled["all"]), _joined(compiled["none"]), frozenset(item.get("requires", ())),
-                              frozenset(item.get("absent", ())), rules_file.line("rules", i)))
+                              frozenset(item.get("absent", ())), rules_file.line("rules", i), item.get("asks", "")))
     order = {rule.id: n for n, rule in enumerate(rules)}
     rules.sort(key=lambda r: (-r.priority, order[r.id]))
     return rules, list(rules_file.data.get("boilerplate", ())), errors

@@ -272,6 +272,8 @@ class DataAnswerer:
                                          field=shown_field, value=f"{value}{unit}")
             return self._answer(analysis, text, "compare_years:facts", "相同", found)
         values = words["sep"].join(f"{y}年{words['is']}{v}{u}" for y, (v, u) in zip(years, shown))
+        if analysis.asks == "difference" and not text_field:
+            return self._difference(analysis, found, years, values)
         if not text_field:
             change = found[-1].number - found[0].number
             values += words["sep"] + words["vs"].format(year=years[0]) + (
@@ -281,6 +283,17 @@ class DataAnswerer:
         text = self.templates.render("compare_changed", lang, company=shown_company, years=years_text,
                                      field=shown_field, values=values)
         return self._answer(analysis, text, "compare_years:facts", "不相同", found)
+
+    def _difference(self, analysis: Analysis, found: list[_Found], years: list[int], values: str) -> Answer:
+        """比…增加了多少: the later year's value minus the earlier's (value), with both values."""
+        lang, words = _lang(analysis)
+        change = found[-1].number - found[0].number
+        unit = found[-1].unit or self._default_unit(found[-1].field)
+        text = self.templates.render(
+            "compare_difference", lang, company=self._shown_company(analysis), field=found[-1].shown,
+            year=years[-1], base_year=years[0], direction=words["up" if change >= 0 else "down"],
+            change=f"{fixed_point(abs(change))}{unit}", values=values)
+        return self._answer(analysis, text, "compare_years:difference", fixed_point(change), found)
 
     # -- shared ------------------------------------------------------------------------------------
 

@@ -89,6 +89,7 @@ class Analysis:
     descending: bool = True  # rankings: 最高 (True) or 最低 (False)
     output: OutputRequest = OutputRequest()
     statistics: StatisticsRequest | None = None  # questions over many companies
+    asks: str = ""  # the deciding rule's `asks` ("difference": compare_years answers with the change)
     trace: tuple[str, ...] = ()  # why: matched rule, extraction steps, skipped steps
 
 

@@ -31,12 +31,12 @@ STATISTICS_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "required": ["order", "rank_words", "top_n", "nth", "every_year_top", "consecutive", "up_words", "operations",
-                 "comparisons", "after_amount", "places"],
+                 "comparisons", "after_amount", "places", "year_comparison"],
     "properties": {
         "order": {"type": "object", "additionalProperties": False, "required": ["high", "low"],
                   "properties": {"high": _STRINGS, "low": _STRINGS}},
         "rank_words": _STRINGS, "top_n": _STRINGS, "nth": _STRINGS, "every_year_top": _STRINGS,
-        "consecutive": _STRINGS, "up_words": _STRINGS,
+        "consecutive": _STRINGS, "up_words": _STRINGS, "year_comparison": _STRINGS,
         "operations": {"type": "object", "additionalProperties": False,
                        "properties": {op: _STRINGS for op in OPERATIONS}},
         "comparisons": {"type": "object", "additionalProperties": False,
@@ -77,6 +77,7 @@ class _Compiled:
     place_kinds: tuple[tuple[re.Pattern, str], ...]  # (words, field)
     place_patterns: tuple[re.Pattern, ...]
     place_names: re.Pattern
+    year_comparison: re.Pattern
 
 
 class StatisticsRules:
@@ -95,6 +96,11 @@ class StatisticsRules:
     @property
     def place_fields(self) -> tuple[str, ...]:
         return tuple(field for _, field in self._c.place_kinds)
+
+    def skip_year_comparison(self, text: str) -> str:
+        """The text without a leading 相比2020年的 / 较上年 (the year a growth rate compares with)."""
+        m = self._c.year_comparison.match(text)
+        return text[m.end():] if m else text
 
     def read(self, text: str) -> StatisticsRequest | None:
         """What the question asks over companies; None when it asks for no order, count, list or aggregate."""
@@ -221,5 +227,6 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
         after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
         comparison_of=comparison_of, after_of=dict(data["after_amount"]), place_kinds=tuple(kinds),
         place_patterns=tuple(compiled(places["patterns"], "places", "patterns")),
-        place_names=re.compile(words(places["names"])))
+        place_names=re.compile(words(places["names"])),
+        year_comparison=joined(data["year_comparison"], "year_comparison"))
     return (None if errors else result), errors

@@ -171,6 +171,7 @@ class QuestionAnalyzer:
             trace.append(f"years: compared with the year before -> {list(years)}")
 
         keywords = [m.written for m in field_matches if m.how == "dictionary"] + quoted
+        over_companies = rule.type in ("ranking", "statistics")
         if rule.type == "formula" and not formula:
             formula = self._formula_fuzzy(text, company, year_match.written, trace)
         if rule.type == "formula":
@@ -179,14 +180,13 @@ class QuestionAnalyzer:
             trace.append(f"formula: {formula or 'not named'}; operands: {', '.join(fields) or '-'}")
         elif formula:
             keywords.append(formula)
-        if rule.type in ("report_text", "open"):
+        if rule.type in ("report_text", "open") or (over_companies and not fields and not formula):
             keywords += self._topic_phrases(text, company, year_match.written, keywords)
         if not keywords and rule.type != "open":
             trace.append(self._llm_keywords(text, company, keywords))
         output = output_request(text)
         if output.digits is not None or output.percent is not None or output.unit or output.round_at:
             trace.append(f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}")
-        over_companies = rule.type in ("ranking", "statistics")
         if over_companies and request is not None:
             trace.append(f"statistics: {request}")
         top_n, rank, descending = (request.top_n, request.rank, request.descending) if request else (0, 0, True)
@@ -195,7 +195,7 @@ class QuestionAnalyzer:
             candidates=company.candidates, years=years, fields=fields,
             keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" or over_companies else "",
             top_n=top_n, rank=rank, descending=descending, output=output,
-            statistics=request if over_companies else None, trace=tuple(trace))
+            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:
         safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
@@ -221,7 +221,8 @@ class QuestionAnalyzer:
             rest = [f for f in field_matches if f.end <= start or f.start >= end]
             return m.values[0], "", rest
         for f in field_matches:
-            after = unicodedata.normalize("NFKC", text[f.end:f.end + 12])
+            # 营业收入相比2020年的增长率: the year compared with may stand between field and suffix.
+            after = self.statistics.skip_year_comparison(unicodedata.normalize("NFKC", text[f.end:f.end + 24]))
             for suffix, template in self._field_suffixes:
                 if after.startswith(suffix):
                     return template.replace(FIELD_PLACEHOLDER, f.written), f.field, [g for g in field_matches if g is not f]

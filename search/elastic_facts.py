@@ -67,6 +67,7 @@ MAPPING = {
 _LOOKUP_SIZE = 10000  # candidate facts of a few companies, years and names: far fewer
 # What picking a company-year's preferred fact reads (see _preference), and the value.
 _PICK_SOURCE = ["company", "year", "field", "report_year", "precision", "page", "table", "cell_id", "num"]
+_MAX_COMPANIES = 65536  # companies one count aggregates (Elasticsearch's default search.max_buckets)
 _RANGE = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
@@ -170,7 +171,34 @@ class ElasticFactStore:
 
     def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
                         companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
-        return len(self._picked(fields, [year], unit, companies, condition, source=_PICK_SOURCE))
+        """Counted by aggregation: per company, its facts from its own report (the first preference),
+        else all its facts, decide when they all meet the condition or none does; the few companies
+        whose deciding facts disagree are settled by picking their preferred fact."""
+        if condition is None:
+            return len(self._picked(fields, [year], unit, companies, None, source=_PICK_SOURCE))
+        fields = list(dict.fromkeys(fields))
+        if not fields or (companies is not None and not companies):
+            return 0
+        query = _facts_query(fields, company=None if companies is None else list(companies), years=[int(year)],
+                             numeric=True, unit=unit)
+        meeting = {"filter": {"range": {"num": {_RANGE[condition.op]: condition.value}}}}
+        aggs = {"companies": {"terms": {"field": "company", "size": _MAX_COMPANIES},
+                              "aggs": {"meeting": meeting,
+                                       "own": {"filter": {"term": {"report_year": int(year)}}, "aggs": {"meeting": meeting}}}}}
+        response = self._call(lambda: self.client.search(
+            index=self.name, query=query, size=0, aggs=aggs,
+            filter_path=["aggregations.companies.buckets.key", "aggregations.companies.buckets.doc_count",
+                         "aggregations.companies.buckets.meeting.doc_count", "aggregations.companies.buckets.own"]))
+        count, undecided = 0, []
+        for bucket in response.get("aggregations", {}).get("companies", {}).get("buckets", []):
+            tier = bucket["own"] if bucket["own"]["doc_count"] else bucket
+            if tier["meeting"]["doc_count"] == tier["doc_count"]:
+                count += 1
+            elif tier["meeting"]["doc_count"]:
+                undecided.append(bucket["key"])
+        if undecided:
+            count += len(self._picked(fields, [year], unit, undecided, condition, source=_PICK_SOURCE))
+        return count
 
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
         fields, words = list(dict.fromkeys(fields)), [w for w in dict.fromkeys(words) if w]

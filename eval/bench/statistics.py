@@ -37,7 +37,7 @@ YEARS = (2018, 2019, 2020, 2021)  # reports 2019-2021; 2018 only as the 2019 rep
 REPORT_YEARS = YEARS[1:]
 # (canonical field, how questions write it, typical size in 元)
 FIELDS = (
-    ("营业收入", ("营业收入", "营收"), 5e9), ("净利润", ("净利润",), 6e8), ("研发费用", ("研发费用", "研发投入"), 3e8),
+    ("营业收入", ("营业收入", "营收"), 5e9), ("净利润", ("净利润",), 6e8), ("研发费用", ("研发费用", "研发经费"), 3e8),
     ("货币资金", ("货币资金", "货币总额"), 2e9), ("资产总计", ("资产总计", "总资产", "资产总金额"), 1.5e10),
     ("负债合计", ("负债合计", "总负债", "负债总金额"), 7e9), ("营业成本", ("营业成本",), 3.5e9),
     ("销售费用", ("销售费用",), 2e8),
@@ -349,6 +349,16 @@ def correct(case: Case, value: str | None) -> bool:
 
 # -- running --------------------------------------------------------------------------------------------------------
 
+def _drop_indexes(settings) -> None:
+    """The bench's Elasticsearch indexes go with its temporary folder."""
+    from search.elastic import connect
+
+    client = connect(settings.es_url)
+    for kind in ("chunks", "facts"):
+        client.options(ignore_status=404).indices.delete(index=f"{settings.es_prefix}-{kind}")
+    client.close()
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench statistics", description=__doc__.split("\n\n")[0])
     ap.add_argument("--companies", type=int, default=150)
@@ -385,6 +395,8 @@ def main(argv: list[str]) -> int:
                 if not ok:
                     errors[case.style].append((case, answer))
         seconds = time.perf_counter() - started
+        if args.backend == "elasticsearch" and args.keep is None:
+            _drop_indexes(settings)
     print(f"{'form':<16} {'tuned':>7} {'held-out':>9}")
     totals = collections.defaultdict(list)
     for form in WORDINGS:

@@ -631,3 +631,22 @@ def test_index_files_follow_the_umask(tmp_path):
         os.umask(previous)
     for name in ("manifest.json", "ingest_report.json"):
         assert (index / name).stat().st_mode & 0o777 == 0o644
+
+
+def test_a_workbook_with_bad_rows_keeps_its_good_rows_reports_each_bad_one_and_exits_3(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    write(corpus / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
+          "甲乙科技股份有限公司,2021,营业成本,,元\n甲乙科技股份有限公司,2021,硕士员工人数,12,人\n"
+          "甲乙科技股份有限公司,2021,研发费用,5,英镑\n")
+    index = tmp_path / "index"
+    assert main([str(corpus), "--index", str(index), "--workers", "1"]) == 3
+    out = capsys.readouterr().out
+    assert "rejected row: " in out and "facts.csv:3: empty value" in out and "facts.csv:5: unknown unit '英镑'" in out
+    with SqliteFactStore(index / "facts.sqlite") as store:
+        assert store.count() == 2
+        # the workbook's wording is stored under the canonical field name, as questions ask for it
+        assert list(store.lookup("甲乙科技股份有限公司", [2021], ["硕士"])["value"]) == ["12"]
+    report = json.loads((index / "ingest_report.json").read_text(encoding="utf-8"))
+    assert [len(f["rejected"]) for f in report["files"]] == [2]
+    # read again (and reported again) on the next run, until the rows are fixed
+    assert main([str(corpus), "--index", str(index), "--workers", "1"]) == 3

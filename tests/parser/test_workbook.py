@@ -107,19 +107,38 @@ def test_facts_csv_without_reports_covers_the_company_years_of_its_facts(tmp_pat
 @pytest.mark.parametrize("sheets, message", [
     ({"facts": [["company", "field", "value"], ["甲公司", "营业收入", "1"]]},
      r"facts.xlsx:1: sheet 'facts': missing column\(s\) year"),
-    ({"facts": FACTS[:2] + [["甲公司", "20x9", "营业收入", "1", "", "", "", "", ""]]},
-     r"facts.xlsx:3: sheet 'facts': year '20x9' is not a year"),
+    ({"facts": FACTS[:1] + [["甲公司", "20x9", "营业收入", "1", "", "", "", "", ""]]},
+     r"facts.xlsx:2: sheet 'facts': year '20x9' is not a year"),
     ({"facts": FACTS[:1] + [["甲公司", 2019, "营业收入", "1", "英镑", "", "", "", ""]]},
      r"facts.xlsx:2: sheet 'facts': unknown unit '英镑'"),
     ({"facts": FACTS[:1] + [["", 2019, "营业收入", "1", "", "", "", "", ""]]},
      r"facts.xlsx:2: sheet 'facts': empty company"),
-    ({"facts": FACTS, "reports": [["company", "year"], ["甲公司", 2019], ["乙公司", "去年"]]},
-     r"facts.xlsx:3: sheet 'reports': year '去年' is not a year"),
+    ({"facts": FACTS[:1] + [["甲公司", 2019, "营业收入", "", "", "", "", "", ""],
+                            ["甲公司", 2019, "营业成本", "", "", "", "", "", ""]]},
+     r"facts.xlsx:2: sheet 'facts': empty value \(and 1 more bad rows\); no usable row"),
 ])
-def test_bad_facts_workbook_names_file_sheet_and_row(tmp_path, sheets, message):
+def test_a_facts_workbook_without_a_usable_row_names_file_sheet_and_row(tmp_path, sheets, message):
     path = write_xlsx(tmp_path / "facts.xlsx", sheets)
     with pytest.raises(InputError, match=message):
         read_facts_workbook(path, "facts/bad")
+
+
+def test_bad_rows_are_left_out_and_listed_while_the_good_rows_are_kept(tmp_path):
+    path = write_xlsx(tmp_path / "facts.xlsx", {
+        "facts": FACTS + [["甲公司", 2019, "营业收入", "", "", "", "", "", ""],
+                          ["甲公司", 2019, "营业成本", "5", "英镑", "", "", "", ""]],
+        "reports": [["company", "year"], ["贵州茅台酒股份有限公司", 2019], ["乙公司", "去年"]]})
+    doc = read_facts_workbook(path, "facts/partial")
+    assert len(doc.facts) == 4 and [r.year for r in doc.reports] == [2019]
+    assert doc.rejected == [f"{path}:6: sheet 'facts': empty value", f"{path}:7: sheet 'facts': unknown unit '英镑'",
+                            f"{path}:3: sheet 'reports': year '去年' is not a year (1900-2099)"]
+
+
+def test_field_names_are_stored_under_the_name_the_mapping_gives(tmp_path):
+    path = tmp_path / "facts.csv"
+    path.write_text("company,year,field,value\n甲公司,2020,硕士员工人数,12\n甲公司,2020,自定义项目,3\n", encoding="utf-8")
+    doc = read_facts_workbook(path, "facts/csv", field_names={"硕士员工人数": "硕士"}.get)
+    assert [f.field for f in doc.facts] == ["硕士", "自定义项目"]
 
 
 def test_unreadable_facts_files_are_input_errors(tmp_path):

@@ -295,6 +295,15 @@ def test_compare_years_says_different_and_gives_each_years_value(answerer):
     assert answer.value == "不相同" and "2020年为张三" in answer.answer and "2021年为李 四" in answer.answer
 
 
+def test_a_difference_between_years_is_the_value_with_both_years_figures(answerer):
+    answer = ask(answerer, "compare_years", JIA, [2021, 2020], ["营业收入"], asks="difference")
+    assert answer.value == "200.00" and answer.route == "compare_years:difference"
+    assert "较2020年增加200.00元" in answer.answer and "2020年为800.00元" in answer.answer
+    current = ask(answerer, "compare_years", JIA, [2021, 2020], ["流动资产合计"], asks="difference")
+    assert current.value == "30.00"
+    assert ask(answerer, "compare_years", JIA, [2020, 2021], ["营业成本"], asks="difference").value == "100.00"
+
+
 def test_compare_years_says_same_and_ignores_layout_spaces(answerer):
     answer = ask(answerer, "compare_years", YI, [2020, 2021], ["法定代表人"])
     assert answer.value == "相同" and "王五" in answer.answer and "不相同" not in answer.answer

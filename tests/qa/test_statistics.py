@@ -114,3 +114,8 @@ def test_averages_sums_and_medians(engine):
 def test_a_field_no_company_reports_is_negative(engine):
     answer = ask(engine, "2021年研发费用最高的公司是哪家？")
     assert answer.value is None and "未" in answer.answer
+
+
+def test_a_ranking_by_a_figure_no_field_names_says_it_is_not_found(engine):
+    answer = ask(engine, "2021年碳排放强度最高的上市公司是哪家？")
+    assert answer.value is None and "未找到" in answer.answer and "碳排放强度" in answer.answer

@@ -41,6 +41,18 @@ def test_a_growth_rate_of_any_field_is_a_formula(analyzer):
     assert (a.type, a.formula, a.fields) == ("formula", "总资产增长率", ("资产总计",))
 
 
+@pytest.mark.parametrize("text", ["综艺股份2020年的货币资金比2019年增加了多少元？", "综艺股份2020年营业收入比上年减少了多少？",
+                                  "综艺股份2020年净利润与2019年相比变化了多少？", "综艺股份2020年和2019年的营业收入相差多少？"])
+def test_how_much_a_value_changed_asks_for_the_difference(analyzer, text):
+    a = analyzer.run(Question("d", text))
+    assert (a.type, a.asks, a.years) == ("compare_years", "difference", (2020, 2019))
+
+
+def test_a_growth_rate_against_a_named_year_is_a_formula(analyzer):
+    a = analyzer.run(Question("g", "综艺股份2020年营业收入相比2019年的增长率是多少？"))
+    assert (a.type, a.formula, a.fields) == ("formula", "营业收入增长率", ("营业收入",))
+
+
 def test_several_fields_are_one_lookup(analyzer):
     a = ask(analyzer, "旭升集团2020年的销售费用和管理费用分别是多少元?")
     assert (a.type, a.rule_id, a.fields, a.output.unit) == ("lookup", "lookup_several_fields", ("销售费用", "管理费用"), "元")
