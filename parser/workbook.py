@@ -38,7 +38,8 @@ CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 
 def write_tables_workbook(tables: list[Table], path: Path) -> None:
-    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them."""
+    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them
+    (with each table's title, heading path, unit, statement kind and scope)."""
     path = Path(path)
     used = {INDEX_SHEET}
     rows = []
@@ -50,8 +51,10 @@ def write_tables_workbook(tables: list[Table], path: Path) -> None:
             sheets.append((name, table))
             rows.append({"sheet": name, "table_id": table.table_id, "page": table.page, "title": table.title,
                          "headings": " > ".join(table.titles), "unit": table.unit,
+                         "statement": table.statement, "scope": table.scope,
                          "rows": len(table.frame), "columns": len(table.frame.columns)})
-        pd.DataFrame(rows, columns=["sheet", "table_id", "page", "title", "headings", "unit", "rows", "columns"]
+        pd.DataFrame(rows, columns=["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope",
+                                    "rows", "columns"]
                      ).to_excel(writer, sheet_name=INDEX_SHEET, index=False)
         for name, table in sheets:
             _printable(table.frame).to_excel(writer, sheet_name=name, index=False)

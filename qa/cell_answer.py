@@ -33,7 +33,9 @@ from rapidfuzz import fuzz
 from parser.errors import InputError
 from parser.records import Chunk
 from parser.rulefile import RULES_DIR, RuleFile
+from parser.statements import STATEMENTS
 from qa.answers import AnswerTemplates
+from qa.data_answer import TRACED
 from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
@@ -48,14 +50,10 @@ _PREFIX_END = re.compile(r"（|は")
 _TOTAL_SUFFIX = re.compile(r"合計$")
 _TOTAL = re.compile(r"合計|^計$|合 計")
 _CONSOLIDATED = "連結"
-_INDIVIDUAL_TITLES = re.compile(r"(?<!連結)財務諸表|提出会社")
-_INDIVIDUAL_STATEMENTS = re.compile(r"(?<!連結)財務諸表")
 _ACCUMULATED = re.compile(r"(?:償却|減損損失)累計額")
 _LATER_SECTION = re.compile(r"非流動|固定")
 # The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
-_PRIMARY = re.compile(r"貸借対照表|財政状態計算書|損益計算書|包括利益計算書|キャッシュ・フロー計算書|持分変動計算書"
-                      r"|株主資本等変動計算書|経営指標等")
-_SECONDARY = re.compile(r"注記|明細表|附属|その他】")
+_PRIMARY = frozenset((*STATEMENTS, "key_figures"))
 _US_GAAP = re.compile(r"US\s*GAAP|米国会計基準", re.IGNORECASE)
 
 _MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegment$")
@@ -146,7 +144,10 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
-    why: list[str] = field(default_factory=list)
+    parts: dict[str, float] = field(default_factory=dict)  # the score's parts, for the trace
+
+    def why(self) -> str:
+        return ", ".join(f"{name} {points:+.2f}" for name, points in self.parts.items() if points)
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,8 @@ class CellAnswerer:
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
-        return self._answer(analysis, asked, max(named, key=lambda c: c.score))
+        best = sorted(named, key=lambda c: -c.score)[:TRACED]
+        return self._answer(analysis, asked, best[0], best[1:])
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -258,39 +260,37 @@ class CellAnswerer:
         names = {_norm(t) for t in cell.chunk.titles} | {_norm(str(fact["field"]))}
         fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
                   for _, context, similarity in readings)
-        score = fit + 0.5 * cell.rank
-        cell.why.append(f"label {cell.label:.2f}")
+        parts = cell.parts
+        parts["label"] = fit + 0.5 * cell.rank
         if asked.year is not None and fact["year"]:
-            score += 1.5 if int(fact["year"]) == asked.year else -1.5
-        if _PRIMARY.search(titles) and not _SECONDARY.search(titles):
-            score += 0.8
+            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
+        statement, scope = fact["statement"], fact["scope"]
+        if statement in _PRIMARY:
+            parts["statement"] = 0.8
         if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
-            score -= 1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-        consolidated = _CONSOLIDATED in titles
-        individual = bool(_INDIVIDUAL_TITLES.search(titles)) and not consolidated
+            parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
-            score += 1.0 if individual else (-1.5 if consolidated else 0.0)
-        elif consolidated:
-            score += 0.7
-        elif individual and _INDIVIDUAL_STATEMENTS.search(titles):
-            score -= 2.0  # no 個別 in the question: never the parent's own statements (its 経営指標等 may answer)
+            parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
+        elif scope == "consolidated":
+            parts["scope"] = 0.7
+        elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
+            parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
         column = _norm(period.rsplit("/", 1)[-1]) + "|" + _norm(period)
         if asked.member_words:
             matched = max((1.0 if _norm(w) in column else fuzz.partial_ratio(_norm(w), column) / 100 * 0.5)
                           for w in asked.member_words)
             row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
-            score += 2.0 * max(matched, 0.8 if row_match else 0.0)
+            parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
         elif asked.member not in self.members.neutral and _TOTAL.search(period.rsplit("/", 1)[-1]):
-            score += 0.4  # no member: the table's total column is the XBRL default
+            parts["member"] = 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
         later = any(_LATER_SECTION.search(p) for p in asked.context)
-        score += (row if later else -row) * 0.001
-        cell.score = score
+        cell.score = sum(parts.values()) + (row if later else -row) * 0.001
 
     # -- answer ------------------------------------------------------------------------------------
 
-    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell) -> Answer:
+    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]) -> Answer:
         fact = cell.fact
         value = str(fact["value"])
         unit = str(fact["unit"] or "")
@@ -309,9 +309,13 @@ class CellAnswerer:
             text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value, unit="" if unit in ("%", "％") else unit)
         evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
-                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}")
+                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}",
+                            statement=fact["statement"], scope=fact["scope"], period=str(fact["period"] or ""))
+        trace = [f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
+                 f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
         return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
-                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence])
+                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence],
+                      trace=trace)
 
 
 @lru_cache(maxsize=65536)

@@ -36,7 +36,7 @@ from search.elastic import connect, ensure_index, request_failed
 from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
-MAPPING_VERSION = 1  # bump when the mapping changes; an index of another version is refused
+MAPPING_VERSION = 2  # bump when the mapping changes; an index of another version is refused
 
 _KEYWORD = {"type": "keyword"}
 _INTEGER = {"type": "integer"}
@@ -58,6 +58,9 @@ MAPPING = {
         "unit": _KEYWORD,
         "short_name": _KEYWORD,
         "code": _KEYWORD,
+        "statement": _KEYWORD,
+        "scope": _KEYWORD,
+        "period_kind": _KEYWORD,
         # value, exact number, raw, period: returned, never searched.
         "stored": {"type": "object", "enabled": False},
     },
@@ -197,6 +200,7 @@ class ElasticFactStore:
                 "doc_id": fact.doc_id, "report_year": report_year_of(year, document_years.get(key, frozenset())),
                 "precision": precision_of(number, fact.raw), "page": int(fact.page or 0), "table": fact.table,
                 "cell_id": fact.cell_id, "unit": fact.unit, "short_name": fact.short_name, "code": fact.code,
+                "statement": fact.statement, "scope": fact.scope, "period_kind": fact.period_kind,
                 "stored": {"value": fact.value, "number": None if number is None else str(number),
                            "raw": fact.raw, "period": fact.period},
             }
@@ -276,7 +280,8 @@ def _row(hit: dict) -> dict:
         "period": stored.get("period", ""), "short_name": source.get("short_name", ""), "code": source.get("code", ""),
         "doc_id": source.get("doc_id", ""), "page": source.get("page", 0), "table": source.get("table", ""),
         "cell_id": source.get("cell_id", ""), "report_year": source["report_year"], "precision": source["precision"],
-        "num": source.get("num"),
+        "statement": source.get("statement", ""), "scope": source.get("scope", ""),
+        "period_kind": source.get("period_kind", ""), "num": source.get("num"),
     }
 
 

@@ -4,7 +4,7 @@ Facts are never loaded whole: every question reads only the rows it needs
 through an index, into a small pandas DataFrame.
 
     facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
-          doc_id, page, table_id, cell_id, report_year, precision)
+          doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind)
       index (company, year, field)   lookups
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
@@ -47,8 +47,10 @@ from search.settings import IndexSettings
 
 FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
                 "doc_id", "page", "table", "cell_id")
-# Columns a query returns: the Fact fields, where the fact's report is from, and its precision.
-RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision")
+# What a fact is (parser/statements.py): its table's kind and scope, its column's period kind.
+WHERE_COLUMNS = ("statement", "scope", "period_kind")
+# Columns a query returns: the Fact fields, where the fact's report is from, its precision, what it is.
+RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision") + WHERE_COLUMNS
 REPORT_COLUMNS = ("company", "year", "short_name", "code", "doc_id")
 PREFERENCE = "own report, name order, precision, page, table, cell id"
 _NOT_DIGIT = re.compile(r"[^\d.]")
@@ -71,7 +73,10 @@ CREATE TABLE IF NOT EXISTS facts (
     table_id TEXT NOT NULL DEFAULT '',
     cell_id TEXT NOT NULL DEFAULT '',
     report_year INTEGER NOT NULL,
-    precision INTEGER NOT NULL DEFAULT 0
+    precision INTEGER NOT NULL DEFAULT 0,
+    statement TEXT NOT NULL DEFAULT '',
+    scope TEXT NOT NULL DEFAULT '',
+    period_kind TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
 CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
@@ -88,7 +93,7 @@ CREATE INDEX IF NOT EXISTS reports_doc ON reports (doc_id);
 """
 
 _COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_name, code, doc_id, page, "
-                "table_id AS \"table\", cell_id, report_year, precision")
+                "table_id AS \"table\", cell_id, report_year, precision, statement, scope, period_kind")
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
 
 
@@ -121,6 +126,7 @@ class SqliteFactStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
             self._db.executescript(_SCHEMA)
+            self._add_missing_columns()
         except sqlite3.DatabaseError as exc:
             raise InputError(f"facts store is damaged or locked: {exc}", str(self.path)) from None
 
@@ -244,9 +250,16 @@ class SqliteFactStore:
     def _insert(self, rows: list[tuple]) -> int:
         self._db.executemany(
             "INSERT INTO facts (company, year, field, value, number, num, unit, raw, period, short_name, code, "
-            "doc_id, page, table_id, cell_id, report_year, precision) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         return len(rows)
+
+    def _add_missing_columns(self) -> None:
+        """A store written before the WHERE_COLUMNS existed gets them, empty (its facts re-ingest to fill them)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
+        for name in WHERE_COLUMNS:
+            if name not in have:
+                self._db.execute(f"ALTER TABLE facts ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
 
 
 def rank_companies(pages: Iterable[list[tuple[str, float]]], preferred: Callable[[list[str]], list[tuple]],
@@ -351,7 +364,8 @@ def _row(fact: Fact, report_year: int) -> tuple:
     return (fact.company, int(fact.year), fact.field, fact.value,
             None if number is None else str(number), None if number is None else float(number),
             fact.unit, fact.raw, fact.period, fact.short_name, fact.code, fact.doc_id, int(fact.page or 0),
-            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw))
+            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw), fact.statement, fact.scope,
+            fact.period_kind)
 
 
 def _frame(rows: list) -> pd.DataFrame:
