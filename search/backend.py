@@ -86,6 +86,11 @@ class FactStore(Protocol):
                 unit: str | None = None) -> "pandas.DataFrame":
         """Companies by the first of `fields` they report, top `limit` plus any tied with the last place."""
 
+    def row_cells(self, rows: Sequence[str]) -> "pandas.DataFrame":
+        """Every fact of these table rows: facts whose cell id is a row prefix ("S100IXUZ-0105010-tab89-r25")
+        followed by "c" and the column number."""
+        ...
+
     def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
 
     def close(self) -> None: ...

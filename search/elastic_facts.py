@@ -129,6 +129,18 @@ class ElasticFactStore:
         rows = sorted((_row(hit) for hit in response["hits"]["hits"]), key=lambda r: (r["year"], *_preference(r, rank)))
         return _frame(rows)
 
+    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
+        """As search.facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
+        rows = list(dict.fromkeys(rows))
+        found: list[dict] = []
+        for start in range(0, len(rows), 500):
+            query = {"bool": {"filter": [{"term": {"kind": "fact"}}],
+                              "should": [{"prefix": {"cell_id": row + "c"}} for row in rows[start:start + 500]],
+                              "minimum_should_match": 1}}
+            response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))
+            found += [_row(hit) for hit in response["hits"]["hits"]]
+        return _frame(sorted(found, key=lambda r: r["cell_id"]))
+
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> pd.DataFrame:
         fields = [fields] if isinstance(fields, str) else list(dict.fromkeys(fields))

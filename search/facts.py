@@ -8,6 +8,7 @@ through an index, into a small pandas DataFrame.
       index (company, year, field)   lookups
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
+      index (cell_id)                the cells of a table row (row_cells)
     reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
 
 Which fact answers (company, year, field) when several do (the preference
@@ -54,6 +55,7 @@ RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision") + WHERE_COLUMNS
 REPORT_COLUMNS = ("company", "year", "short_name", "code", "doc_id")
 PREFERENCE = "own report, name order, precision, page, table, cell id"
 _NOT_DIGIT = re.compile(r"[^\d.]")
+_ROWS_PER_QUERY = 200  # row prefixes per query (two bound parameters each)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -81,6 +83,7 @@ CREATE TABLE IF NOT EXISTS facts (
 CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
 CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
 CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
+CREATE INDEX IF NOT EXISTS facts_cell ON facts (cell_id);
 CREATE TABLE IF NOT EXISTS reports (
     company TEXT NOT NULL,
     year INTEGER NOT NULL,
@@ -216,6 +219,18 @@ class SqliteFactStore:
         for cursor in cursors:
             cursor.close()
         return _frame([row[:-1] for row in rows])
+
+    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
+        """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order."""
+        rows = list(dict.fromkeys(rows))
+        found: list = []
+        for start in range(0, len(rows), _ROWS_PER_QUERY):
+            part = rows[start:start + _ROWS_PER_QUERY]
+            ranges = " OR ".join(["(cell_id >= ? AND cell_id < ?)"] * len(part))
+            args = [bound for row in part for bound in (row + "c", row + "d")]
+            found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
+        found.sort(key=lambda r: r[RESULT_COLUMNS.index("cell_id")])
+        return _frame(found)
 
     def reports(self, company: str | None = None) -> pd.DataFrame:
         """The company-years the corpus covers (all, or one company's), by company and year."""

@@ -272,3 +272,15 @@ def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_pa
     with SqliteFactStore(path) as store:
         row = next(store.lookup("甲公司", [2021], ["货币资金"]).itertuples())
     assert (row.value, row.statement, row.scope, row.period_kind) == ("1", "", "", "")
+
+
+def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
+    store.add([fact("甲", 2020, "売上高", "10", "甲/a", cell_id="T-tab1-r5c2"),
+               fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3"),
+               fact("甲", 2021, "費用", "7", "甲/a", cell_id="T-tab1-r50c3"),
+               fact("甲", 2021, "売上高", "99", "甲/a", cell_id="T-tab2-r5c3")],
+              [ReportYear("甲", 2021, doc_id="甲/a")])
+    store.commit()
+    assert store.row_cells(["T-tab1-r5"])["cell_id"].tolist() == ["T-tab1-r5c2", "T-tab1-r5c3"]
+    assert store.row_cells(["T-tab1-r50", "T-tab2-r5"])["value"].tolist() == ["7", "99"]
+    assert store.row_cells([]).empty
