@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from parser.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
+from parser.statements import shared_statement_rules
 from parser.tables import column_period
 from parser.units import (CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, find_unit, is_dash, is_unit,
                           is_unit_statement, iso_date, nfkc, parse_quantity, plain, scale_of)
@@ -46,6 +47,9 @@ _TRIANGLES = "▲△▴▵"
 _HEADING_DEPTH = 3  # heading rows kept above a row (負債の部 > 流動負債 > …): deeper ones are rarely closed
 _TOTAL_ROW = re.compile(r"(?:合計|計|総額|合计|總計|总计)$")
 _PART = re.compile(r"の部$")
+# "〃" under a unit ("百万円") repeats it; DITTO marks that in a unit column.
+_DITTO = frozenset(("〃", "″", "同上", "\"", "々"))
+DITTO = "〃"
 # Per-share figures are never in thousands or millions, whatever the table's unit says.
 _PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
 
@@ -134,7 +138,7 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
         cells = [str(v) for v in frame.iloc[:, j] if str(v)]
         if _NOTE_HEADER.match(period.rsplit("/", 1)[-1].replace(" ", "")):
             kind = "note"
-        elif cells and all(is_unit_statement(v) for v in cells):
+        elif cells and all(_unit_cell(v) is not None for v in cells):
             kind = "unit"
         else:
             kind = "value"
@@ -145,6 +149,16 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
             unit = first.stated_unit if first is not None and first.stated_unit else ""
         out.append(_Column(j, period, unit, kind))
     return out
+
+
+def _unit_cell(text: str) -> str | None:
+    """The unit a cell of a unit column states ("百万円", "（千株）"), DITTO for "〃", None for anything else."""
+    flat = nfkc(text).strip()
+    if flat.strip("()（） ") in _DITTO:
+        return DITTO
+    if is_unit_statement(flat):
+        return find_unit(flat)
+    return flat if is_unit(flat) else None
 
 
 def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool) -> str:
@@ -191,7 +205,10 @@ def current_year(tables: list[Table]) -> int | None:
 def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
     """Put the tables, their facts and their row chunks into `doc`; one odd table never loses the others."""
     report_year = current_year(tables)
+    rules = shared_statement_rules()
     for table in tables:
+        kind = rules.classify(tuple(table.titles) + (table.title,), _first_rows(table), doc.meta.language)
+        table.statement, table.scope = kind.statement, kind.scope
         try:
             facts, chunks = table_facts(table, doc.meta, report_year)
         except Exception as exc:  # noqa: BLE001 - the document's other tables still count
@@ -203,10 +220,17 @@ def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
     doc.table_list = tables  # ingest writes these to the tables workbook
 
 
+def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
+    """The table's first rows as text (a statement may print its own name there)."""
+    frame = table.frame
+    return tuple(" ".join(str(v) for v in frame.iloc[i] if str(v)) for i in range(min(rows, len(frame))))
+
+
 def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None) -> tuple[list[Fact], list[Chunk]]:
     """Long-form facts of every value cell, and one search chunk of sentences per row that has values.
 
-    `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for.
+    `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for. Every fact carries the
+    table's statement kind and scope (as add_tables sets them) and its column's period kind.
     """
     frame = table.frame
     if frame.empty:
@@ -216,6 +240,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     columns = _columns(table, label_col)
     unit_cols = [c.index for c in columns if c.kind == "unit"]
     value_cols = [c for c in columns if c.kind == "value"]
+    period_kinds = {c.index: shared_statement_rules().period_kind(c.period) for c in value_cols}
+    where = {"statement": table.statement, "scope": table.scope}
     row_pages = frame.attrs.get("row_pages")
     language = "ja" if meta.language == "ja" else "zh"
     parentheses_negative = language != "ja"
@@ -232,12 +258,14 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     field = ""
     section = ("", "", False)  # (field, unit, per share) of the last row with a label and no values
     headings: list[str] = []  # heading rows (a label, no values) above this row that no total row closed yet
+    unit_above = ""  # the unit column's last stated unit, which "〃" repeats
     for i in range(len(frame)):
         label = str(frame.iat[i, label_col])
         field = clean_field(label) or field
         row_titles = chunk_titles + tuple(headings)
-        row_unit = next((find_unit(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "")
-        row_unit = row_unit or find_unit(label)
+        stated = next((_unit_cell(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "") or ""
+        unit_above = unit_above if stated == DITTO else stated
+        row_unit = unit_above or find_unit(label)
         per_share = bool(_PER_SHARE.search(label))
         if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
             section = (field, find_unit(label), per_share)
@@ -259,7 +287,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             value, _, _, _ = _fact_value(label, "", parentheses_negative)
             row_facts.append(Fact(company=meta.company, year=title_year or this_year or 0, field=label_header,
                                   value=value, raw=label, short_name=meta.short_name, code=meta.code,
-                                  doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=label_id))
+                                  doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=label_id, **where))
         for column in value_cols:
             text = str(frame.iat[i, column.index])
             if not text:
@@ -286,7 +314,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 continue
             fact = Fact(company=meta.company, year=year or 0, field=fact_field, value=value, number=number,
                         unit=unit, raw=text, period=period, short_name=meta.short_name, code=meta.code,
-                        doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=cell_id)
+                        doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=cell_id, **where,
+                        period_kind=period_kinds[column.index])
             row_facts.append(fact)
             shown = text if number is None else f"{text}{stated if stated not in text else ''}"
             sentences.append(_sentence(language, fact_field, period, shown))

@@ -73,7 +73,7 @@ from search.settings import BACKENDS, IndexSettings, index_settings
 DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text", ".md": "text",
                   ".xlsx": "facts", ".csv": "facts"}
 # Rules the parsers read: a change to one of them re-parses every document.
-PARSE_RULES = ("documents.yaml", "headings.yaml", "fields.yaml")  # fields.yaml: tokenizer words
+PARSE_RULES = ("documents.yaml", "headings.yaml", "fields.yaml", "statements.yaml")  # fields.yaml: tokenizer words
 DEFAULT_MAX_FILE_MB = 200.0
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
 LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits

@@ -74,6 +74,9 @@ class Fact:
     page: int = 0
     table: str = ""  # table id within the document ("p12t1", "tab4")
     cell_id: str = ""
+    statement: str = ""  # the table's kind (parser/statements.py KINDS, "other"); "" when not from a table
+    scope: str = ""  # "consolidated" | "parent" | "" (unknown)
+    period_kind: str = ""  # the column's: "quarter" | "half" | "change" | "" (a full year or a year end)
 
 
 @dataclass(frozen=True)
@@ -150,3 +153,5 @@ class Table:
     titles: tuple[str, ...] = ()  # heading path at the table
     cell_ids: "pandas.DataFrame | None" = None
     unit: str = ""  # unit stated above the table (单位：元 / 単位：百万円)
+    statement: str = ""  # kind and scope read from titles and first rows (parser/statements.py), set by add_tables
+    scope: str = ""

@@ -135,6 +135,21 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
     return 1 if width >= 3 else 0
 
 
+def _label_span(body: list[list[GridCell]], labels: list[str]) -> int:
+    """How many leading columns hold the row label: statements indent their labels by putting them in
+    narrower or wider leading columns (資産の部 in the first, 流動資産 in the second, 現金及び預金 in the
+    third), one label a row, none of these columns holding a value or a header of its own."""
+    span = 1
+    while span < len(labels) - 1 and labels[span] in ("", labels[0]):
+        column = [row[span].text for row in body]
+        if any(_is_data_cell(text) for text in column):
+            break
+        if any(text and any(c.text for c in row[:span]) for text, row in zip(column, body)):
+            break  # two texts in one row: a column of its own (役職名 | 氏名)
+        span += 1
+    return span
+
+
 def _continues_header(row: list[GridCell], above: list[GridCell]) -> bool:
     label = row[0].text
     if not label or label == above[0].text or _HEADER_WORDS.match(label.replace(" ", "")):
@@ -219,13 +234,16 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
     if not body:
         return None
     # Row labels (first column) repeat over the rows their merged cell spans; values are read once.
-    texts = [[c.text if (j == 0 or c.origin) else "" for j, c in enumerate(row)] for row in body]
-    frame = pd.DataFrame(texts, columns=columns, dtype=object)
+    shown = [[c if (j == 0 or c.origin) else GridCell("", "", False) for j, c in enumerate(row)] for row in body]
+    span = _label_span(shown, labels)
+    if span > 1:
+        shown = [[next((c for c in row[:span] if c.text), row[0]), *row[span:]] for row in shown]
+        columns = [columns[0], *columns[span:]]
+    frame = pd.DataFrame([[c.text for c in row] for row in shown], columns=columns, dtype=object)
     frame.attrs["header_rows"] = header_rows
     cell_ids = None
     if with_ids:
-        ids = [[c.cell_id if (j == 0 or c.origin) else "" for j, c in enumerate(row)] for row in body]
-        cell_ids = pd.DataFrame(ids, columns=columns, dtype=object)
+        cell_ids = pd.DataFrame([[c.cell_id for c in row] for row in shown], columns=columns, dtype=object)
     return Table(table_id=table_id, page=page, frame=frame, title=title, titles=tuple(titles),
                  cell_ids=cell_ids, unit=unit)
 

@@ -48,7 +48,8 @@ CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 
 def write_tables_workbook(tables: list[Table], path: Path) -> None:
-    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them.
+    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them
+    (with each table's title, heading path, unit, statement kind and scope).
 
     Written row by row with openpyxl: time linear in the number of tables and cells (pandas' ExcelWriter looks each sheet up by
     name, which rebuilds the list of sheets: cubic in the number of tables).
@@ -62,10 +63,12 @@ def write_tables_workbook(tables: list[Table], path: Path) -> None:
     book = openpyxl.Workbook()
     index = book.active
     index.title = INDEX_SHEET
-    index.append(["sheet", "table_id", "page", "title", "headings", "unit", "rows", "columns"])
+    index.append(["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows",
+                  "columns"])
     for name, table in named:
         index.append([_cell(index, v) for v in (name, table.table_id, table.page, table.title,
-                                                  " > ".join(table.titles), table.unit, len(table.frame),
+                                                  " > ".join(table.titles), table.unit, table.statement, table.scope,
+                                                  len(table.frame),
                                                   len(table.frame.columns))])
     for name, table in named:
         sheet = book.create_sheet(name)

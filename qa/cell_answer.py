@@ -9,10 +9,13 @@ a column header:
       label 支配継続子会社に対する持分変動 | context 持分変動計算書 | year 2020 | member -> 非支配持分
 
 Candidate rows come from the text index's table-row chunks (filtered to the
-question's sources); their cells come from the facts store (cell id, column
-label, year). Each cell is scored by label similarity (row label and column
-label, rapidfuzz), context words in the table's heading path or column label,
-the year, 連結/個別 and the member's column words; the best cell answers with
+question's sources); their cells come from the facts store by row (cell id,
+column label, year, the table's statement kind and scope). Each cell is scored by
+label similarity (row label and column label, rapidfuzz), context words in the
+table's heading path or column label, the year, the scope asked (個別 or not),
+primary statements first, and the member's column words or, for a person's name
+(KeijiYamamotoMember), the officers' row whose name reads like it; the best cell
+answers with
 the value as the report prints it in base units and its cell id as evidence.
 
 >>> answerer = CellAnswerer(index, store, tokenizer, templates)
@@ -33,7 +36,10 @@ from rapidfuzz import fuzz
 from parser.errors import InputError
 from parser.records import Chunk
 from parser.rulefile import RULES_DIR, RuleFile
+from parser.statements import STATEMENTS
 from qa.answers import AnswerTemplates
+from qa.data_answer import TRACED
+from qa.readings import name_likeness, person_key
 from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
@@ -44,20 +50,18 @@ _YEAR = re.compile(r"((?:19|20)\d\d)年")
 _INDIVIDUAL = re.compile(r"個別")
 _DROP = re.compile(r"[\s　△▲()（）\[\]［］【】「」『』・,，.．:：]")
 _ROW = re.compile(r"-r(\d+)c\d+$")
-_PREFIX_END = re.compile(r"（|は")
 _TOTAL_SUFFIX = re.compile(r"合計$")
 _TOTAL = re.compile(r"合計|^計$|合 計")
 _CONSOLIDATED = "連結"
-_INDIVIDUAL_TITLES = re.compile(r"(?<!連結)財務諸表|提出会社")
-_INDIVIDUAL_STATEMENTS = re.compile(r"(?<!連結)財務諸表")
 _ACCUMULATED = re.compile(r"(?:償却|減損損失)累計額")
 _LATER_SECTION = re.compile(r"非流動|固定")
 # The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
-_PRIMARY = re.compile(r"貸借対照表|財政状態計算書|損益計算書|包括利益計算書|キャッシュ・フロー計算書|持分変動計算書"
-                      r"|株主資本等変動計算書|経営指標等")
-_SECONDARY = re.compile(r"注記|明細表|附属|その他】")
+_PRIMARY = frozenset((*STATEMENTS, "key_figures"))
 _US_GAAP = re.compile(r"US\s*GAAP|米国会計基準", re.IGNORECASE)
 
+MAX_READINGS = 50_000  # names whose reading is kept
+MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
+MIN_NAME_LIKENESS = 0.7  # a row whose best name reads less like the member's is not that person's
 _MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegment$")
 _WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
 MEMBERS_SCHEMA = {
@@ -111,6 +115,7 @@ class CellQuestion:
     individual: bool  # 個別決算: the parent company's own statements
     member: str = ""  # the XBRL member without "Member" ("" when none)
     member_words: tuple[str, ...] = ()
+    person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.readings)
 
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
@@ -134,7 +139,8 @@ class CellQuestion:
         member = _MEMBER.search(outside)
         name = member.group(1)[: -len("Member")] if member else ""
         words = (members or _shared_members()).of(name) if name else ()
-        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words)
+        person = person_key(name) if name and not words else ()
+        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person)
 
 
 @dataclass
@@ -146,7 +152,10 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
-    why: list[str] = field(default_factory=list)
+    parts: dict[str, float] = field(default_factory=dict)  # the score's parts, for the trace
+
+    def why(self) -> str:
+        return ", ".join(f"{name} {points:+.2f}" for name, points in self.parts.items() if points)
 
 
 @dataclass(frozen=True)
@@ -155,11 +164,10 @@ class CellSettings:
 
     rows: int = 60  # table-row chunks to consider per question
     min_label: float = 0.45  # a cell whose label similarity is below this is not an answer (0..1)
-    prefixes: int = 6  # field-name prefixes tried per chunk sentence
 
     def __post_init__(self):
-        if self.rows < 1 or self.prefixes < 1:
-            raise InputError(f"rows and prefixes must be positive, got {self.rows}, {self.prefixes}")
+        if self.rows < 1:
+            raise InputError(f"rows must be positive, got {self.rows}")
         if not 0.0 <= self.min_label <= 1.0:
             raise InputError(f"min_label must be within 0..1, got {self.min_label}")
 
@@ -178,6 +186,7 @@ class CellAnswerer:
         self.tokenizer = tokenizer
         self.templates = templates or AnswerTemplates.load()
         self.settings = settings or CellSettings()
+        self._readings: dict[str, str] = {}  # printed name -> katakana reading
 
     def run(self, analysis: Analysis) -> Answer | None:
         """The answer from the best cell, or None when the question quotes no label or no cell fits."""
@@ -190,12 +199,14 @@ class CellAnswerer:
         cells = self.candidates(asked, question.sources)
         if not cells:
             return None
+        persons = self._person_rows(asked, cells)
         for cell in cells:
-            self._score(asked, cell)
+            self._score(asked, cell, persons)
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
-        return self._answer(analysis, asked, max(named, key=lambda c: c.score))
+        best = sorted(named, key=lambda c: -c.score)[:TRACED]
+        return self._answer(analysis, asked, best[0], best[1:])
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -204,49 +215,53 @@ class CellAnswerer:
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + (("財務諸表",) if asked.individual else (_CONSOLIDATED,))
         # A short label ("その他") heads many rows: look further down the hits for the right one.
-        limit = self.settings.rows * (3 if len(asked.label) <= 4 else 1)
+        limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
         hits = self.index.search(SearchQuery(text=" ".join(words), phrases=(asked.label,), titles=titles,
                                              doc_ids=sources, kinds=("table",), limit=limit))
         if not hits:
             return []
         top = max(h.score for h in hits) or 1.0
         rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
-        names: dict[str, set[str]] = {}
         for hit in hits:
-            chunk = hit.chunk
-            place = _place(chunk.cell_id)
-            if place is None or place in rows:
-                continue
-            rows[place] = (chunk, hit.score / top)
-            names.setdefault(chunk.company, set()).update(self._field_names(chunk.text))
-        years = range(asked.year - 10, asked.year + 3) if asked.year else range(1990, 2101)
+            place = _place(hit.chunk.cell_id)
+            if place is not None and place not in rows:
+                rows[place] = (hit.chunk, hit.score / top)
+        years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
+        frame = self.store.row_cells([f"{table}-r{row}" for table, row in rows])
+        columns = {name: frame[name].tolist() for name in frame.columns}  # plain lists: no per-cell boxing
         cells = []
-        for company, fields in names.items():
-            frame = self.store.lookup(company, [0, *years], sorted(fields))
-            columns = {name: frame[name].tolist() for name in frame.columns}  # plain lists: no per-cell boxing
-            for i, cell_id in enumerate(columns["cell_id"]):
-                found = rows.get(_place(cell_id))  # only the cells of the rows found
-                doc_id = columns["doc_id"][i]
-                if found and any(doc_id.startswith(s) or s in doc_id for s in sources):
-                    cells.append(_Cell({name: values[i] for name, values in columns.items()}, *found))
+        for i, cell_id in enumerate(columns["cell_id"]):
+            year, doc_id = columns["year"][i], columns["doc_id"][i]
+            if (years is None or not year or year in years) and any(doc_id.startswith(s) or s in doc_id
+                                                                   for s in sources):
+                cells.append(_Cell({name: values[i] for name, values in columns.items()}, *rows[_place(cell_id)]))
         return cells
-
-    def _field_names(self, text: str) -> set[str]:
-        """The row's field name as facts store it: a prefix of the chunk's sentences ("X（period）はV")."""
-        out: set[str] = set()
-        for sentence in text.split("。")[:3]:
-            count = 0
-            for match in _PREFIX_END.finditer(sentence):
-                if match.start() > 0:
-                    out.add(sentence[: match.start()])
-                    count += 1
-                if count >= self.settings.prefixes:
-                    break
-        return out
 
     # -- scoring -----------------------------------------------------------------------------------
 
-    def _score(self, asked: CellQuestion, cell: _Cell) -> None:
+    def _person_rows(self, asked: CellQuestion, cells: list[_Cell]) -> set[tuple[str, str]]:
+        """The rows naming the person a member stands for (the officers' table row whose name reads like it)."""
+        if not asked.person:
+            return set()
+        likeness: dict[tuple[str, str], float] = {}
+        for cell in cells:
+            value = str(cell.fact["value"])
+            if cell.fact["number"] is None and 1 < len(value) <= MAX_NAME_CHARS:
+                place = _place(str(cell.fact["cell_id"]))
+                score = name_likeness(asked.person, self._reading(value))
+                likeness[place] = max(likeness.get(place, 0.0), score)
+        best = max(likeness.values(), default=0.0)
+        return {place for place, score in likeness.items() if score == best} if best >= MIN_NAME_LIKENESS else set()
+
+    def _reading(self, text: str) -> str:
+        reading = self._readings.get(text)
+        if reading is None:
+            if len(self._readings) > MAX_READINGS:
+                self._readings.clear()
+            reading = self._readings[text] = self.tokenizer.reading(text)
+        return reading
+
+    def _score(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]] = frozenset()) -> None:
         fact, titles = cell.fact, " ".join(cell.chunk.titles)
         period = str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
@@ -258,39 +273,39 @@ class CellAnswerer:
         names = {_norm(t) for t in cell.chunk.titles} | {_norm(str(fact["field"]))}
         fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
                   for _, context, similarity in readings)
-        score = fit + 0.5 * cell.rank
-        cell.why.append(f"label {cell.label:.2f}")
+        parts = cell.parts
+        parts["label"] = fit + 0.5 * cell.rank
         if asked.year is not None and fact["year"]:
-            score += 1.5 if int(fact["year"]) == asked.year else -1.5
-        if _PRIMARY.search(titles) and not _SECONDARY.search(titles):
-            score += 0.8
+            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
+        statement, scope = fact["statement"], fact["scope"]
+        if statement in _PRIMARY:
+            parts["statement"] = 0.8
         if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
-            score -= 1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-        consolidated = _CONSOLIDATED in titles
-        individual = bool(_INDIVIDUAL_TITLES.search(titles)) and not consolidated
+            parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
-            score += 1.0 if individual else (-1.5 if consolidated else 0.0)
-        elif consolidated:
-            score += 0.7
-        elif individual and _INDIVIDUAL_STATEMENTS.search(titles):
-            score -= 2.0  # no 個別 in the question: never the parent's own statements (its 経営指標等 may answer)
+            parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
+        elif scope == "consolidated":
+            parts["scope"] = 0.7
+        elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
+            parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
         column = _norm(period.rsplit("/", 1)[-1]) + "|" + _norm(period)
         if asked.member_words:
             matched = max((1.0 if _norm(w) in column else fuzz.partial_ratio(_norm(w), column) / 100 * 0.5)
                           for w in asked.member_words)
             row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
-            score += 2.0 * max(matched, 0.8 if row_match else 0.0)
+            parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
+        elif persons:
+            parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
         elif asked.member not in self.members.neutral and _TOTAL.search(period.rsplit("/", 1)[-1]):
-            score += 0.4  # no member: the table's total column is the XBRL default
+            parts["member"] = 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
         later = any(_LATER_SECTION.search(p) for p in asked.context)
-        score += (row if later else -row) * 0.001
-        cell.score = score
+        cell.score = sum(parts.values()) + (row if later else -row) * 0.001
 
     # -- answer ------------------------------------------------------------------------------------
 
-    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell) -> Answer:
+    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]) -> Answer:
         fact = cell.fact
         value = str(fact["value"])
         unit = str(fact["unit"] or "")
@@ -309,9 +324,13 @@ class CellAnswerer:
             text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value, unit="" if unit in ("%", "％") else unit)
         evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
-                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}")
+                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}",
+                            statement=fact["statement"], scope=fact["scope"], period=str(fact["period"] or ""))
+        trace = [f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
+                 f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
         return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
-                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence])
+                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence],
+                      trace=trace)
 
 
 @lru_cache(maxsize=65536)

@@ -15,7 +15,8 @@ company-year's report nor any figure of that year for the company, else
     ranking        of one company's several fields, answered as a lookup (rankings over companies: qa.statistics)
     compare_years  the values of the asked years and 相同/不相同 (value), and how a number changed
 
-Which fact answers when several do is the store's preference order
+Which fact answers when several do is decided by what each fact is (qa.fact_choice:
+scope, statement kind, period kind), then the store's preference order
 (search.facts.PREFERENCE); an answer taken from the next year's report's
 previous-year column says so in its evidence.
 
@@ -34,6 +35,7 @@ import pandas as pd
 from parser.errors import InputError
 from parser.units import plain
 from qa.answers import AnswerTemplates
+from qa.fact_choice import asks_parent, explain, rank_facts
 from qa.fields import FieldDictionary, fold_field
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
 from qa.records import Analysis, Answer, Evidence, OutputRequest
@@ -55,6 +57,9 @@ _WORDS = {
 }
 
 
+TRACED = 3  # candidates per field an answer's trace lists
+
+
 @dataclass(frozen=True)
 class _Found:
     """One fact chosen to answer for one field and year."""
@@ -62,6 +67,7 @@ class _Found:
     field: str  # canonical
     shown: str  # the name as the question wrote it
     row: dict
+    runners_up: tuple[dict, ...] = ()  # the next best candidates, for the trace
 
     @property
     def number(self) -> Decimal | None:
@@ -131,9 +137,10 @@ class DataAnswerer:
         lang, words = _lang(analysis)
         # A row label the question quotes (「長期前払費用」) is looked up as written first: the field
         # dictionary may only know a part of it (前払費用).
-        found, missing = self._fetch(company, year, self._quoted_labels(analysis))
+        parent = asks_parent(analysis.question.text)
+        found, missing = self._fetch(company, year, self._quoted_labels(analysis), parent)
         if not found:
-            found, missing = self._fetch(company, year, self._wanted_fields(analysis))
+            found, missing = self._fetch(company, year, self._wanted_fields(analysis), parent)
         shown_company = self._shown_company(analysis)
         if not found:
             return self._not_found(analysis, company, year, [s for _, s in missing] or list(analysis.keywords))
@@ -186,7 +193,7 @@ class DataAnswerer:
             reported = self._reported(analysis, formula, company, year)
             if reported is not None:
                 return reported
-        operands, found = self._operands(formula, company, year)
+        operands, found = self._operands(formula, company, year, asks_parent(analysis.question.text))
         missing = [op.label(words["prev"]) for op in formula.operands()
                    if operands.get(op) is None and op.field not in formula.optional]
         if missing:
@@ -215,10 +222,11 @@ class DataAnswerer:
             result=value + ("" if style.percent else formula.unit))
         return self._answer(analysis, text, "formula:facts", value, found)
 
-    def _operands(self, formula: Formula, company: str, year: int) -> tuple[dict[Operand, _Found | None], list[_Found]]:
+    def _operands(self, formula: Formula, company: str, year: int,
+                  parent: bool = False) -> tuple[dict[Operand, _Found | None], list[_Found]]:
         """Each operand's fact: the asked year's, and prev() from the same report when it has the value."""
         frame = self._lookup_frame(company, {year + op.offset for op in formula.operands()},
-                                   {op.field for op in formula.operands()})
+                                   {op.field for op in formula.operands()}, parent)
         current_report = None
         chosen: dict[Operand, _Found | None] = {}
         for op in sorted(formula.operands(), key=lambda o: -o.offset):  # this year's first
@@ -237,7 +245,7 @@ class DataAnswerer:
             field = self.fields.canonical(name)
             if field is None:
                 continue
-            found, _ = self._fetch(company, year, [(field, name)])
+            found, _ = self._fetch(company, year, [(field, name)], asks_parent(analysis.question.text))
             if found:
                 lang, _ = _lang(analysis)
                 value, unit = self._show_value(found[0], analysis.output)
@@ -255,7 +263,7 @@ class DataAnswerer:
         if not wanted:
             return self._negative_value(analysis, shown_company, years[-1], analysis.keywords)
         field, shown_field = wanted[0]
-        frame = self._lookup_frame(company, set(years), {field})
+        frame = self._lookup_frame(company, set(years), {field}, asks_parent(analysis.question.text))
         found: list[_Found] = []
         for year in years:
             rows = [r for r in frame if r["year"] == year]
@@ -297,21 +305,22 @@ class DataAnswerer:
 
     # -- shared ------------------------------------------------------------------------------------
 
-    def _fetch(self, company: str, year: int,
-               wanted: list[tuple[str, str]]) -> tuple[list[_Found], list[tuple[str, str]]]:
+    def _fetch(self, company: str, year: int, wanted: list[tuple[str, str]],
+               parent: bool = False) -> tuple[list[_Found], list[tuple[str, str]]]:
         """The preferred fact of each wanted (canonical, shown) field in the year, and the ones not found."""
-        frame = self._lookup_frame(company, {year}, {field for field, _ in wanted})
+        frame = self._lookup_frame(company, {year}, {field for field, _ in wanted}, parent)
         found, missing = [], []
         for field, shown in wanted:
             rows = [r for r in frame if r["canonical"] == field]
             if rows:
-                found.append(_Found(field, shown, rows[0]))
+                found.append(_Found(field, shown, rows[0], tuple(rows[1:TRACED])))
             else:
                 missing.append((field, shown))
         return found, missing
 
-    def _lookup_frame(self, company: str, years: set[int], fields: set[str]) -> list[dict]:
-        """Candidate facts in the store's preference order, each with the canonical field it stands for."""
+    def _lookup_frame(self, company: str, years: set[int], fields: set[str], parent: bool = False) -> list[dict]:
+        """Candidate facts best first (qa.fact_choice: scope, statement, period, then the store's order), each
+        with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
         names: list[str] = []
         owner: dict[str, str] = {}
         for field in sorted(fields):
@@ -319,7 +328,7 @@ class DataAnswerer:
                 if name not in owner:
                     owner[name] = field
                     names.append(name)
-        rows = _records(self.store.lookup(company, sorted(years), names))
+        rows = rank_facts(_records(self.store.lookup(company, sorted(years), names)), parent)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -418,11 +427,13 @@ class DataAnswerer:
             printed = row["raw"] or row["value"]
             evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None,
                                      text=f"{row['company']} {row['year']}年 {row['field']}{period}：{printed}{note}",
-                                     cell_id=row["cell_id"]))
+                                     cell_id=row["cell_id"], statement=row.get("statement") or "",
+                                     scope=row.get("scope") or "", period=row["period"] or ""))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
         question = analysis.question
+        trace = [f"{f.shown} #{i}: {explain(row)}" for f in found for i, row in enumerate((f.row, *f.runners_up), 1)]
         return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route,
-                      value=value, documents=documents, evidence=evidence)
+                      value=value, documents=documents, evidence=evidence, trace=trace)
 
 
 class _Reports:

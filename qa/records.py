@@ -99,6 +99,9 @@ class Evidence:
     page: int | None
     text: str
     cell_id: str = ""
+    statement: str = ""  # what the cell's table is (parser/statements.py: balance_sheet … notes, other)
+    scope: str = ""  # consolidated | parent | "" (unknown)
+    period: str = ""  # the column label the value came from
 
 
 @dataclass
@@ -113,6 +116,7 @@ class Answer:
     value: str | None = None
     documents: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)  # the best candidates and what each is (data answers)
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -100,6 +100,11 @@ class FactStore(Protocol):
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
         """Companies with a text fact of one of `fields` (any year) containing one of `words`."""
 
+    def row_cells(self, rows: Sequence[str]) -> "pandas.DataFrame":
+        """Every fact of these table rows: facts whose cell id is a row prefix ("S100IXUZ-0105010-tab89-r25")
+        followed by "c" and the column number."""
+        ...
+
     def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
 
     def close(self) -> None: ...

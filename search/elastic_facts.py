@@ -60,6 +60,9 @@ MAPPING = {
         "short_name": _KEYWORD,
         "code": _KEYWORD,
         "text": {"type": "keyword", "ignore_above": 1024},  # a text fact's value (addresses), for filters
+        "statement": _KEYWORD,
+        "scope": _KEYWORD,
+        "period_kind": _KEYWORD,
         # value, exact number, raw, period: returned, never searched.
         "stored": {"type": "object", "enabled": False},
     },
@@ -131,6 +134,18 @@ class ElasticFactStore:
         rank = {name: i for i, name in enumerate(fields)}
         rows = sorted((_row(hit) for hit in response["hits"]["hits"]), key=lambda r: (r["year"], *_preference(r, rank)))
         return _frame(rows)
+
+    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
+        """As search.facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
+        rows = list(dict.fromkeys(rows))
+        found: list[dict] = []
+        for start in range(0, len(rows), 500):
+            query = {"bool": {"filter": [{"term": {"kind": "fact"}}],
+                              "should": [{"prefix": {"cell_id": row + "c"}} for row in rows[start:start + 500]],
+                              "minimum_should_match": 1}}
+            response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))
+            found += [_row(hit) for hit in response["hits"]["hits"]]
+        return _frame(sorted(found, key=lambda r: r["cell_id"]))
 
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> pd.DataFrame:
@@ -290,6 +305,7 @@ class ElasticFactStore:
                 "doc_id": fact.doc_id, "report_year": report_year_of(year, document_years.get(key, frozenset())),
                 "precision": precision_of(number, fact.raw), "page": int(fact.page or 0), "table": fact.table,
                 "cell_id": fact.cell_id, "unit": fact.unit, "short_name": fact.short_name, "code": fact.code,
+                "statement": fact.statement, "scope": fact.scope, "period_kind": fact.period_kind,
                 "stored": {"value": fact.value, "number": None if number is None else str(number),
                            "raw": fact.raw, "period": fact.period},
             }
@@ -366,7 +382,8 @@ def _row(hit: dict) -> dict:
         "period": stored.get("period", ""), "short_name": source.get("short_name", ""), "code": source.get("code", ""),
         "doc_id": source.get("doc_id", ""), "page": source.get("page", 0), "table": source.get("table", ""),
         "cell_id": source.get("cell_id", ""), "report_year": source["report_year"], "precision": source["precision"],
-        "num": source.get("num"),
+        "statement": source.get("statement", ""), "scope": source.get("scope", ""),
+        "period_kind": source.get("period_kind", ""), "num": source.get("num"),
     }
 
 

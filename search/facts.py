@@ -4,10 +4,11 @@ Facts are never loaded whole: every question reads only the rows it needs
 through an index, into a small pandas DataFrame.
 
     facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
-          doc_id, page, table_id, cell_id, report_year, precision)
+          doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind)
       index (company, year, field)   lookups
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
+      index (cell_id)                the cells of a table row (row_cells)
     reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
     meta(key, value)   the store's generation id (see generation())
 
@@ -51,11 +52,14 @@ from search.settings import IndexSettings
 
 FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
                 "doc_id", "page", "table", "cell_id")
-# Columns a query returns: the Fact fields, where the fact's report is from, and its precision.
-RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision")
+# What a fact is (parser/statements.py): its table's kind and scope, its column's period kind.
+WHERE_COLUMNS = ("statement", "scope", "period_kind")
+# Columns a query returns: the Fact fields, where the fact's report is from, its precision, what it is.
+RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision") + WHERE_COLUMNS
 REPORT_COLUMNS = ("company", "year", "short_name", "code", "doc_id")
 PREFERENCE = "own report, name order, precision, page, table, cell id"
 _NOT_DIGIT = re.compile(r"[^\d.]")
+_ROWS_PER_QUERY = 200  # row prefixes per query (two bound parameters each)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS facts (
@@ -75,12 +79,16 @@ CREATE TABLE IF NOT EXISTS facts (
     table_id TEXT NOT NULL DEFAULT '',
     cell_id TEXT NOT NULL DEFAULT '',
     report_year INTEGER NOT NULL,
-    precision INTEGER NOT NULL DEFAULT 0
+    precision INTEGER NOT NULL DEFAULT 0,
+    statement TEXT NOT NULL DEFAULT '',
+    scope TEXT NOT NULL DEFAULT '',
+    period_kind TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
 CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
 CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS facts_cell ON facts (cell_id);
 CREATE TABLE IF NOT EXISTS reports (
     company TEXT NOT NULL,
     year INTEGER NOT NULL,
@@ -93,7 +101,7 @@ CREATE INDEX IF NOT EXISTS reports_doc ON reports (doc_id);
 """
 
 _COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_name, code, doc_id, page, "
-                "table_id AS \"table\", cell_id, report_year, precision")
+                "table_id AS \"table\", cell_id, report_year, precision, statement, scope, period_kind")
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
 
 
@@ -131,6 +139,7 @@ class SqliteFactStore:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_SCHEMA)
+                self._add_missing_columns()
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
         except sqlite3.OperationalError as exc:
             raise InputError(f"facts store cannot be opened ({exc}); is another ingest writing it?",
@@ -279,6 +288,18 @@ class SqliteFactStore:
             args.append(float(condition.value))
         return sql, args
 
+    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
+        """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order."""
+        rows = list(dict.fromkeys(rows))
+        found: list = []
+        for start in range(0, len(rows), _ROWS_PER_QUERY):
+            part = rows[start:start + _ROWS_PER_QUERY]
+            ranges = " OR ".join(["(cell_id >= ? AND cell_id < ?)"] * len(part))
+            args = [bound for row in part for bound in (row + "c", row + "d")]
+            found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
+        found.sort(key=lambda r: r[RESULT_COLUMNS.index("cell_id")])
+        return _frame(found)
+
     def reports(self, company: str | None = None) -> pd.DataFrame:
         """The company-years the corpus covers (all, or one company's), by company and year."""
         sql = "SELECT company, year, short_name, code, doc_id FROM reports"
@@ -323,9 +344,16 @@ class SqliteFactStore:
     def _insert(self, rows: list[tuple]) -> int:
         self._db.executemany(
             "INSERT INTO facts (company, year, field, value, number, num, unit, raw, period, short_name, code, "
-            "doc_id, page, table_id, cell_id, report_year, precision) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         return len(rows)
+
+    def _add_missing_columns(self) -> None:
+        """A store written before the WHERE_COLUMNS existed gets them, empty (its facts re-ingest to fill them)."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(facts)")}
+        for name in WHERE_COLUMNS:
+            if name not in have:
+                self._db.execute(f"ALTER TABLE facts ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
 
 
 def rank_companies(pages: Iterable[list[tuple[str, float]]], preferred: Callable[[list[str]], list[tuple]],
@@ -430,7 +458,8 @@ def _row(fact: Fact, report_year: int) -> tuple:
     return (fact.company, int(fact.year), fact.field, fact.value,
             None if number is None else str(number), None if number is None else float(number),
             fact.unit, fact.raw, fact.period, fact.short_name, fact.code, fact.doc_id, int(fact.page or 0),
-            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw))
+            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw), fact.statement, fact.scope,
+            fact.period_kind)
 
 
 def _frame(rows: list) -> pd.DataFrame:

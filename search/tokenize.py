@@ -282,6 +282,12 @@ class Tokenizer:
                 out.extend((word, True) for word in merged.get(i, ()))
         return out
 
+    def reading(self, text: str) -> str:
+        """The katakana reading of Japanese text as Sudachi reads it ("山本 圭司" -> "ヤマモトケイジ")."""
+        sudachi, _ = self._sudachi()
+        flat = "".join(text.split())
+        return "".join(m.reading_form() for m in sudachi.tokenize(flat)) if flat else ""
+
     def _merge_user_words(self, surfaces: list[str]) -> dict[int, list[str]]:
         """User words spelled by consecutive morphemes, keyed by the index of their last morpheme."""
         if not self._ja_words:

@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from tqdm import tqdm
+
 from parser.rulefile import PROJECT_ROOT
+from search.settings import IndexSettings
 
 SHARED_DATA = Path(os.environ.get("FINQA_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
 
@@ -30,3 +36,48 @@ def work_dir(keep: Path | None, prefix: str) -> Iterator[Path]:
         return
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         yield Path(tmp)
+
+
+def fixed_halves(keys) -> tuple[frozenset, frozenset]:
+    """Two fixed halves of a development set for tune-on-one, check-on-the-other: sorted keys, alternating
+    (the 1st, 3rd, … key tune; the 2nd, 4th, … check)."""
+    ordered = sorted(set(keys))
+    return frozenset(ordered[0::2]), frozenset(ordered[1::2])
+
+
+@dataclass
+class EngineRun:
+    """Questions answered by the Engine over an index built from linked reports, with the time each step took."""
+
+    settings: IndexSettings
+    answers: list
+    ingest_seconds: float
+    analyse_seconds: float  # the baseline in the same run: question analysis alone
+    answer_seconds: float
+
+
+def ingest_and_answer(reports: list[Path], work: Path, questions: list) -> EngineRun:
+    """Link `reports` into work/corpus, ingest them into work/index (incremental: a kept index is re-used),
+    analyse every question (the baseline), then answer every question through the Engine."""
+    from parser.ingest import ingest
+    from qa.engine import Engine, EngineSettings
+
+    corpus = work / "corpus"
+    corpus.mkdir(exist_ok=True)
+    for report in reports:
+        link = corpus / report.name
+        if not link.exists():
+            link.symlink_to(report.resolve(), target_is_directory=report.is_dir())
+    settings = IndexSettings(work / "index")
+    started = time.perf_counter()
+    print(ingest(corpus, settings, progress=True).text(), file=sys.stderr)
+    ingest_seconds = time.perf_counter() - started
+    with Engine(EngineSettings(index=settings)) as engine:
+        started = time.perf_counter()
+        for question in questions:
+            engine.analyze(question)
+        analyse_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        answers = [engine.answer(q) for q in tqdm(questions, desc="questions", unit="q", file=sys.stderr)]
+        answer_seconds = time.perf_counter() - started
+    return EngineRun(settings, answers, ingest_seconds, analyse_seconds, answer_seconds)

@@ -4,10 +4,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pdfplumber
+import pandas as pd
 import pytest
 
-from parser.facts import clean_field, current_year, explicit_year, period_year, table_facts
-from parser.records import DocumentMeta
+from parser.facts import add_tables, clean_field, current_year, explicit_year, period_year, table_facts
+from parser.records import DocumentMeta, ParsedDocument, Table
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, find_pdf_tables
 from parser.units import find_unit, is_dash, iso_date, parse_quantity, scale_of
@@ -204,3 +205,29 @@ def test_expense_lines_printed_as_deductions_are_positive_in_japanese_statements
                       "為替差損益": "-5000000"}
     chinese, _ = table_facts(grid_table([["项目", "本期"], ["财务费用", "-100"], ["研发费用", "-5"]]), ZH)
     assert [f.value for f in chinese] == ["-100", "-5"]
+
+
+def test_a_unit_column_with_ditto_marks_repeats_the_unit_above():
+    frame = pd.DataFrame([["売上高", "百万円", "700,317"], ["経常利益", "〃", "65,348"],
+                          ["発行済株式総数", "(千株)", "581,628"], ["自己株式数", "(〃)", "1,200"],
+                          ["1株当たり純資産額", "円", "1,111.19"], ["自己資本比率", "％", "64.2"]],
+                         columns=["回次", "回次#1", "第91期/2016年３月"], dtype=object)
+    facts, _ = table_facts(Table("t1", 0, frame), DocumentMeta("d", language="ja"), 2020)
+    got = {f.field: (f.value, f.unit) for f in facts}
+    assert got["売上高"] == ("700317000000", "円")
+    assert got["経常利益"] == ("65348000000", "円")
+    assert got["発行済株式総数"] == ("581628000", "株")
+    assert got["自己株式数"] == ("1200000", "株")  # "(〃)" too
+    assert got["1株当たり純資産額"] == ("1111.19", "円")
+
+
+def test_every_fact_carries_its_tables_statement_scope_and_its_columns_period_kind():
+    frame = pd.DataFrame([["营业收入", "1,000.00", "900.00", "300.00"]],
+                         columns=["项目", "本期发生额", "上期发生额", "第三季度（7-9月份）"], dtype=object)
+    table = Table("p54t1", 54, frame, title="合并利润表", titles=("第十节 财务报告",))
+    doc = ParsedDocument(DocumentMeta("d", company="甲公司", year=2021, language="zh"))
+    add_tables(doc, [table])
+    assert (table.statement, table.scope) == ("income_statement", "consolidated")
+    by_period = {f.period: f for f in doc.facts}
+    assert {(f.statement, f.scope) for f in doc.facts} == {("income_statement", "consolidated")}
+    assert by_period["本期发生额"].period_kind == "" and by_period["第三季度（7-9月份）"].period_kind == "quarter"

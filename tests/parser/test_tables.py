@@ -185,3 +185,29 @@ def test_cell_lines_are_joined_without_space_between_cjk():
     assert clean_cell("Net\nprofit") == "Net profit"
     assert clean_cell("※１\n1,056") == "※１ 1,056"
     assert clean_cell(None) == ""
+
+
+def test_labels_indented_across_leading_columns_become_one_label_column():
+    def cells(*texts):
+        return [GridCell(t, "", True) for t in texts]
+
+    grid = [
+        cells("", "", "", "前事業年度", "当事業年度"),
+        cells("資産の部", "", "", "", ""),
+        cells("", "流動資産", "", "", ""),
+        cells("", "", "現金及び預金", "43,077", "23,671"),
+        cells("", "", "売掛金", "135,802", "126,141"),
+    ]
+    table = build_table(grid, "t1", 0)
+    assert list(table.frame.columns)[1:] == ["前事業年度", "当事業年度"]
+    assert table.frame.iloc[:, 0].tolist() == ["資産の部", "流動資産", "現金及び預金", "売掛金"]
+    assert table.frame.iloc[2, 1:].tolist() == ["43,077", "23,671"]
+
+
+def test_two_text_columns_of_one_row_stay_apart():
+    def cells(*texts):
+        return [GridCell(t, "", True) for t in texts]
+
+    grid = [cells("役職名", "氏名", "所有株式数"), cells("取締役社長", "山田 太郎", "12"), cells("取締役", "鈴木 花子", "3")]
+    table = build_table(grid, "t1", 0)
+    assert list(table.frame.columns) == ["役職名", "氏名", "所有株式数"]

@@ -32,6 +32,11 @@ def _report() -> str:
     periods = ["", "前連結会計年度(2019年３月31日)", "当連結会計年度(2020年３月31日)"]
     own = ["", "前事業年度(2019年３月31日)", "当事業年度(2020年３月31日)"]
     return f"""<html><head><meta charset="utf-8"></head><body>
+<h1>第４【提出会社の状況】</h1>
+<h2>(2)【役員の状況】</h2>
+{_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
+        [("代表取締役社長", "高橋 誠", "1961年2月2日生", "選任後2年"), ("取締役", "山本 圭司", "1960年1月1日生", "選任後1年"),
+         ("取締役", "アンドリュー ハウス", "1959年3月3日生", "選任後3年")])}
 <h1>第５【経理の状況】</h1>
 <h2>１【連結財務諸表等】</h2>
 <h3>①【連結貸借対照表】</h3>
@@ -174,3 +179,13 @@ def test_real_report_equity_statement_member_cell(shared_data, tmp_path):
     individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算の「営業外費用」はいくらですか？", "S100IXUZ")
     assert ntcir_value(individual.value) == ntcir_value("4565000000")
     assert individual.evidence[0].cell_id.startswith("S100IXUZ-0105020-")
+
+
+@pytest.mark.parametrize("member, label, expected", [
+    ("KeijiYamamoto", "任期", "選任後1年"), ("KeijiYamamoto", "氏名", "山本 圭司"), ("MakotoTakahashi", "役職名", "代表取締役社長"),
+    ("AndrewHouse", "任期", "選任後3年"),
+])
+def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(small_engine, member, label, expected):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点の{member}Memberにおける「{label}、役員の状況（取締役（及び監査役））」は？",
+                  "TEST0001")
+    assert answer.value == expected

@@ -284,3 +284,43 @@ def test_open_fact_store_gives_the_sqlite_store_under_the_index_directory(tmp_pa
         assert isinstance(store, SqliteFactStore) and store.path == tmp_path / "facts.sqlite"
     finally:
         store.close()
+
+
+def test_statement_scope_and_period_kind_are_stored_and_returned(store):
+    base = fact("甲公司", 2021, "货币资金", "100", "甲/2021", page=50, cell_id="c1")
+    store.add([Fact(**{**base.__dict__, "statement": "balance_sheet", "scope": "consolidated"}),
+               Fact(**{**base.__dict__, "value": "30", "number": Decimal("30"), "page": 90, "cell_id": "c2",
+                       "statement": "notes", "scope": "parent", "period_kind": "quarter"})],
+              [ReportYear("甲公司", 2021, doc_id="甲/2021")])
+    store.commit()
+    rows = {r.cell_id: r for r in store.lookup("甲公司", [2021], ["货币资金"]).itertuples()}
+    assert (rows["c1"].statement, rows["c1"].scope, rows["c1"].period_kind) == ("balance_sheet", "consolidated", "")
+    assert (rows["c2"].statement, rows["c2"].scope, rows["c2"].period_kind) == ("notes", "parent", "quarter")
+
+
+def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE facts (company TEXT NOT NULL, year INTEGER NOT NULL, field TEXT NOT NULL,
+        value TEXT NOT NULL, number TEXT, num REAL, unit TEXT NOT NULL DEFAULT '', raw TEXT NOT NULL DEFAULT '',
+        period TEXT NOT NULL DEFAULT '', short_name TEXT NOT NULL DEFAULT '', code TEXT NOT NULL DEFAULT '',
+        doc_id TEXT NOT NULL DEFAULT '', page INTEGER NOT NULL DEFAULT 0, table_id TEXT NOT NULL DEFAULT '',
+        cell_id TEXT NOT NULL DEFAULT '', report_year INTEGER NOT NULL, precision INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO facts (company, year, field, value, report_year) VALUES ('甲公司', 2021, '货币资金', '1', 2021);""")
+    db.commit()
+    db.close()
+    with SqliteFactStore(path) as store:
+        row = next(store.lookup("甲公司", [2021], ["货币资金"]).itertuples())
+    assert (row.value, row.statement, row.scope, row.period_kind) == ("1", "", "", "")
+
+
+def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
+    store.add([fact("甲", 2020, "売上高", "10", "甲/a", cell_id="T-tab1-r5c2"),
+               fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3"),
+               fact("甲", 2021, "費用", "7", "甲/a", cell_id="T-tab1-r50c3"),
+               fact("甲", 2021, "売上高", "99", "甲/a", cell_id="T-tab2-r5c3")],
+              [ReportYear("甲", 2021, doc_id="甲/a")])
+    store.commit()
+    assert store.row_cells(["T-tab1-r5"])["cell_id"].tolist() == ["T-tab1-r5c2", "T-tab1-r5c3"]
+    assert store.row_cells(["T-tab1-r50", "T-tab2-r5"])["value"].tolist() == ["7", "99"]
+    assert store.row_cells([]).empty

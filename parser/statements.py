@@ -1,0 +1,117 @@
+"""What a table is and whose figures it holds, read from the document (rules/statements.yaml).
+
+>>> rules = StatementRules.load()
+>>> rules.classify(("第5【経理の状況】", "(1)【連結財務諸表】", "①【連結貸借対照表】"), language="ja")
+TableKind(statement='balance_sheet', scope='consolidated')
+>>> rules.classify(("2【財務諸表等】", "(1)【財務諸表】", "①【貸借対照表】"), language="ja")
+TableKind(statement='balance_sheet', scope='parent')
+>>> rules.classify(("十七、母公司财务报表主要项目注释",), language="zh").statement
+'notes'
+>>> rules.period_kind("第三季度（7-9月份）"), rules.period_kind("本期发生额")
+('quarter', '')
+
+The innermost title that names a kind decides the kind, and the innermost that names
+a scope decides the scope; the table's first rows count only when no title names a
+kind (a statement printed with its name in its first row). A primary statement whose
+titles name no scope is the parent company's where the consolidated statements always
+say so (Japanese: 連結), else the scope stays unknown ("").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from parser.rulefile import RULES_DIR, RuleFile
+from parser.units import nfkc
+
+LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
+STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "equity_changes")  # the primary statements
+KINDS = (*STATEMENTS, "key_figures", "notes", "mdna")
+SCOPES = ("consolidated", "parent")
+PERIOD_KINDS = ("quarter", "half", "change")
+
+_WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+_BY_LANGUAGE = {"type": "object", "additionalProperties": False, "minProperties": 1,
+                "properties": {language: _WORDS for language in LANGUAGES}}
+SCHEMA = {
+    "type": "object",
+    "required": ["kinds", "scopes", "periods"],
+    "additionalProperties": False,
+    "properties": {
+        "kinds": {"type": "object", "propertyNames": {"enum": list(KINDS)}, "additionalProperties": _BY_LANGUAGE},
+        "scopes": {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": _BY_LANGUAGE},
+        "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
+        "periods": {"type": "object", "propertyNames": {"enum": list(PERIOD_KINDS)}, "additionalProperties": _WORDS},
+        "restated": {"type": "object", "additionalProperties": False,
+                     "properties": {"after": _WORDS, "before": _WORDS}},
+    },
+}
+
+
+@dataclass(frozen=True)
+class TableKind:
+    """A table's kind (one of KINDS, or "other") and scope (one of SCOPES, or "" when unknown)."""
+
+    statement: str = "other"
+    scope: str = ""
+
+
+@dataclass(frozen=True)
+class StatementRules:
+    """rules/statements.yaml compiled: one alternation per kind, scope and period kind."""
+
+    kinds: tuple[tuple[str, re.Pattern], ...]
+    scopes: tuple[tuple[str, re.Pattern], ...]
+    periods: tuple[tuple[str, re.Pattern], ...]
+    parent_when_bare: frozenset[str]
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "StatementRules":
+        """Read and validate the file (InputError "file:line: …" when it is wrong, a bad regex too)."""
+        rules = RuleFile.load(path or RULES_DIR / "statements.yaml", SCHEMA)
+        data = rules.data
+
+        def compiled(section: str, words: list[str], *where) -> re.Pattern:
+            parts = [w[3:] if w.startswith("re:") else re.escape(nfkc(w)) for w in words]
+            try:
+                return re.compile("|".join(parts))
+            except re.error as exc:
+                raise rules.error(f"bad regex in {section}: {exc}", section, *where) from None
+
+        def by_language(section: str) -> tuple[tuple[str, re.Pattern], ...]:
+            return tuple((name, compiled(section, [w for lang in LANGUAGES for w in words.get(lang, ())], name))
+                         for name, words in data[section].items())
+
+        periods = tuple((name, compiled("periods", words, name)) for name, words in data["periods"].items())
+        return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())))
+
+    def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "") -> TableKind:
+        """Kind and scope of a table from its titles (outermost first, the table's own title last) and first rows."""
+        inner = [nfkc(t) for t in reversed(titles) if t]
+        statement = _first(self.kinds, inner) or _first(self.kinds, [nfkc(r) for r in first_rows]) or "other"
+        scope = _first(self.scopes, inner) or ""
+        if not scope and statement in STATEMENTS and language in self.parent_when_bare:
+            scope = "parent"
+        return TableKind(statement, scope)
+
+    def period_kind(self, label: str) -> str:
+        """"quarter", "half" or "change" for a column label that is not a full year's figure; "" otherwise."""
+        text = nfkc(label)
+        return next((name for name, pattern in self.periods if pattern.search(text)), "")
+
+
+def _first(named: tuple[tuple[str, re.Pattern], ...], texts: list[str]) -> str:
+    """The name of the first pattern (in file order) that the first matching text holds."""
+    for text in texts:
+        for name, pattern in named:
+            if pattern.search(text):
+                return name
+    return ""
+
+
+@lru_cache(maxsize=1)
+def shared_statement_rules() -> StatementRules:
+    """rules/statements.yaml, loaded once per process."""
+    return StatementRules.load()

@@ -1,0 +1,51 @@
+"""Which of several candidate facts answers a field-year question: by what each fact is, not where it sits.
+
+Facts carry their table's statement kind and scope and their column's period kind
+(parser/statements.py). The order, best first:
+
+1. the year's own report before another report's previous-year column;
+2. scope: consolidated (合并 / 連結) unless the question asks for the parent company
+   (母公司 / 個別 / 提出会社), then the parent's; a table of unknown scope in between;
+3. statement: the primary statements, then key figures, then notes, MD&A and other tables;
+4. period: a full year or a year end before a quarter, a half year or a change column;
+5. then the store's own order (name order, precision, page: search.facts.PREFERENCE).
+
+>>> ranked = rank_facts(rows, parent=False)
+>>> explain(ranked[0])
+'consolidated income_statement, own report (营业收入 本期发生额 p54)'
+"""
+from __future__ import annotations
+
+import re
+
+from parser.statements import STATEMENTS
+
+PARENT_WORDS = re.compile(r"母公司|個別|个别|提出会社|個體")
+_STATEMENT_RANK = {**{kind: 0 for kind in STATEMENTS}, "key_figures": 1}
+_SCOPE_RANK = {"consolidated": 0, "": 1, "parent": 2}
+
+
+def asks_parent(text: str) -> bool:
+    """The question asks for the parent company's own figures (母公司 / 個別 / 提出会社)."""
+    return bool(PARENT_WORDS.search(text))
+
+
+def preference(row: dict, parent: bool) -> tuple:
+    """Sort key of a candidate fact (lower is better); see the module docstring."""
+    scope = _SCOPE_RANK.get(row.get("scope") or "", 1)
+    return (row["report_year"] != row["year"], 2 - scope if parent else scope,
+            _STATEMENT_RANK.get(row.get("statement") or "", 2), bool(row.get("period_kind")))
+
+
+def rank_facts(rows: list[dict], parent: bool) -> list[dict]:
+    """The candidates best first (a stable sort: equal facts keep the store's order)."""
+    return sorted(rows, key=lambda row: preference(row, parent))
+
+
+def explain(row: dict) -> str:
+    """One line saying what a candidate is and where it is from, for the answer's trace."""
+    what = " ".join(p for p in (row.get("scope") or "scope unknown", row.get("statement") or "not a table",
+                                row.get("period_kind") or "") if p)
+    where = "own report" if row["report_year"] == row["year"] else f"report of {row['report_year']}"
+    page = f" p{row['page']}" if row.get("page") else ""
+    return f"{what}, {where} ({row['field']} {row.get('period') or ''}{page}: {row.get('raw') or row.get('value')})"

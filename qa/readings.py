@@ -1,0 +1,86 @@
+"""Person names as an XBRL member writes them (KeijiYamamotoMember) matched to names printed in kanji or kana.
+
+The printed name is read with Sudachi (search.tokenize.Tokenizer.reading) and both
+sides are brought to one loose romanisation: Kunrei spellings (shi -> si, tsu -> tu,
+ji -> zi), long vowels shortened (ou -> o), so Hepburn names meet kana readings.
+
+>>> person_key("KeijiYamamoto")
+('keiziyamamoto', 'yamamotokeizi')
+>>> kana_key("ヤマモトケイジ")
+'yamamotokeizi'
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+# Katakana syllables in Kunrei romanisation (a writing system, not vocabulary).
+_ROWS = {
+    "": "アイウエオ", "k": "カキクケコ", "g": "ガギグゲゴ", "s": "サシスセソ", "z": "ザジズゼゾ", "t": "タチツテト",
+    "d": "ダヂヅデド", "n": "ナニヌネノ", "h": "ハヒフヘホ", "b": "バビブベボ", "p": "パピプペポ", "m": "マミムメモ",
+    "r": "ラリルレロ", "y": "ヤ\0ユ\0ヨ", "w": "ワ\0\0\0ヲ",
+}
+_KANA = {kana: consonant + vowel for consonant, kanas in _ROWS.items() for kana, vowel in zip(kanas, "aiueo")
+         if kana != "\0"}
+_KANA.update({"ン": "n", "ヴ": "bu", "ヂ": "zi", "ヅ": "zu", "ヲ": "o"})
+_SMALL = {"ャ": "ya", "ュ": "yu", "ョ": "yo", "ァ": "a", "ィ": "i", "ゥ": "u", "ェ": "e", "ォ": "o"}
+_HEPBURN = ((r"shi", "si"), (r"sh", "sy"), (r"chi", "ti"), (r"ch", "ty"), (r"tsu", "tu"), (r"fu", "hu"),
+            (r"ji", "zi"), (r"j", "zy"), (r"l", "r"), (r"v", "b"), (r"m(?=[bp])", "n"), (r"(?<=[aiueo])h(?![aiueoy])", ""))
+_LONG = re.compile(r"(?<=o)[ou]|(?<=u)u|(?<=a)a|(?<=i)i|(?<=e)e")
+_CAMEL = re.compile(r"[A-Z][a-z]+")
+_VOWELS = re.compile(r"[aiueoyw]")
+CONSONANTS_WEIGHT = 0.85  # a likeness of consonants alone counts a little less than of the whole
+
+
+def kana_key(kana: str) -> str:
+    """Loose romanisation of a katakana reading."""
+    out: list[str] = []
+    double = False
+    for char in kana:
+        if char == "ッ":
+            double = True
+            continue
+        if char == "ー":
+            continue  # long vowel: shortened anyway
+        if char in _SMALL and out:
+            small = _SMALL[char]
+            out[-1] = out[-1][:-1] + (small if small[0] == "y" and out[-1][-1:] == "i" else small[-1:]) \
+                if len(out[-1]) > 1 else out[-1] + small
+            continue
+        syllable = _KANA.get(char, "")
+        if double and syllable:
+            syllable = syllable[0] + syllable
+        double = False
+        out.append(syllable)
+    return _LONG.sub("", "".join(out))
+
+
+def _latin_key(word: str) -> str:
+    text = word.lower()
+    for pattern, repl in _HEPBURN:
+        text = re.sub(pattern, repl, text)
+    return _LONG.sub("", text)
+
+
+@lru_cache(maxsize=4096)
+def person_key(member: str) -> tuple[str, ...]:
+    """The member's name parts romanised, in both orders (given-family and family-given); () if it is not a
+    name of two to four capitalised words."""
+    parts = _CAMEL.findall(member)
+    if not 2 <= len(parts) <= 4 or "".join(parts) != member:
+        return ()
+    keys = [_latin_key(p) for p in parts]
+    return ("".join(keys), "".join(reversed(keys)))
+
+
+def name_likeness(keys: tuple[str, ...], reading: str) -> float:
+    """How well a printed name's katakana reading fits a member's name keys (0..1)."""
+    if not keys or not reading:
+        return 0.0
+    read = kana_key(reading)
+    # Foreign names in katakana add vowels (アンドリュー for Andrew): their consonants still agree.
+    bare = _VOWELS.sub("", read)
+    return max(max(fuzz.ratio(key, read), CONSONANTS_WEIGHT * fuzz.ratio(_VOWELS.sub("", key), bare))
+               for key in keys) / 100

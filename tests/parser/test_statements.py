@@ -1,0 +1,60 @@
+"""Table kind, scope and column period kind from the document's own words (rules/statements.yaml)."""
+from pathlib import Path
+
+import pytest
+
+from parser.errors import InputError
+from parser.statements import StatementRules, TableKind
+
+
+@pytest.fixture(scope="module")
+def rules() -> StatementRules:
+    return StatementRules.load()
+
+
+@pytest.mark.parametrize("titles, language, expected", [
+    (("第5【経理の状況】", "(1)【連結財務諸表】", "①【連結貸借対照表】"), "ja", TableKind("balance_sheet", "consolidated")),
+    (("第5【経理の状況】", "2【財務諸表等】", "(1)【財務諸表】", "②【損益計算書】"), "ja", TableKind("income_statement", "parent")),
+    (("(1)【連結財務諸表】", "注記事項", "（連結貸借対照表関係）"), "ja", TableKind("notes", "consolidated")),
+    (("1【主要な経営指標等の推移】", "(2)【提出会社の経営指標等】"), "ja", TableKind("key_figures", "parent")),
+    (("第十节 财务报告", "七、合并财务报表项目注释"), "zh", TableKind("notes", "consolidated")),
+    (("第十节 财务报告", "母公司现金流量表"), "zh", TableKind("cash_flow", "parent")),
+    (("第二节 公司简介和主要财务指标", "七、近三年主要会计数据和财务指标"), "zh", TableKind("key_figures", "")),
+    (("合併綜合損益表",), "zh", TableKind("income_statement", "consolidated")),
+])
+def test_kind_and_scope_come_from_the_innermost_title_that_names_them(rules, titles, language, expected):
+    assert rules.classify(titles, language=language) == expected
+
+
+def test_a_bare_chinese_statement_has_no_scope_but_a_bare_japanese_one_is_the_parents(rules):
+    assert rules.classify(("资产负债表",), language="zh") == TableKind("balance_sheet", "")
+    assert rules.classify(("貸借対照表",), language="ja") == TableKind("balance_sheet", "parent")
+
+
+def test_first_rows_name_the_kind_only_when_no_title_does(rules):
+    assert rules.classify((), ("合并利润表 2021年1—12月",), "zh") == TableKind("income_statement", "")
+    assert rules.classify(("七、合并财务报表项目注释",), ("合并利润表",), "zh").statement == "notes"
+    assert rules.classify(("公司基本情况",), ("项目 内容",), "zh") == TableKind("other", "")
+
+
+@pytest.mark.parametrize("label, kind", [
+    ("第三季度（7-9月份）", "quarter"), ("第3四半期連結会計期間", "quarter"), ("上半年", "half"),
+    ("本年比上年增减(%)", "change"), ("本期发生额", ""), ("当連結会計年度（2020年３月31日）", ""), ("2021年", ""),
+])
+def test_period_kind_of_a_column(rules, label, kind):
+    assert rules.period_kind(label) == kind
+
+
+def test_a_bad_regex_names_the_file_and_line(tmp_path: Path):
+    path = tmp_path / "statements.yaml"
+    path.write_text("kinds:\n  notes:\n    ja: ['re:(注記']\nscopes:\n  parent:\n    ja: [個別]\nperiods:\n"
+                    "  half: [半期]\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"statements.yaml:3"):
+        StatementRules.load(path)
+
+
+def test_an_unknown_kind_is_refused(tmp_path: Path):
+    path = tmp_path / "statements.yaml"
+    path.write_text("kinds:\n  cashflows:\n    ja: [x]\nscopes: {}\nperiods: {}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="statements.yaml:2"):
+        StatementRules.load(path)
