@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-QUESTION_TYPES = ("lookup", "ranking", "formula", "compare_years", "report_text", "open")
+QUESTION_TYPES = ("lookup", "ranking", "formula", "compare_years", "report_text", "open", "multiple_choice")
 
 
 @dataclass(frozen=True)
@@ -14,6 +14,7 @@ class Question:
     text: str
     sources: tuple[str, ...] = ()
     category: str = ""  # free label carried from the input (AI CUP category), used by eval
+    choices: tuple[tuple[str, str], ...] = ()  # multiple choice: (letter, option text) in order
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "answers.yaml": answer_errors,
         "headings.yaml": _foreign("parser.headings", "HeadingRules.load"),
         "members.yaml": _foreign("qa.cell_answer", "MemberWords.load"),
+        "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
     }
 
