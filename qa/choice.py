@@ -40,6 +40,7 @@ from search.backend import SearchQuery, TextIndex
 CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "condition": 0.25, "term": 0.12}
 _DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+_CITED = re.compile(r"第\d+[条項号]")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class ChoiceSettings:
     weak_alignment: float = 0.72  # below this the short path hands over to the full path
     tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
     evidence: int = 5  # articles listed in `evidence`
+    cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
+    citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
 
     def __post_init__(self):
         if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1:
@@ -202,10 +205,11 @@ class ChoiceAnswerer:
         articles = found.ranked()
         if form == "which_article":
             return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
-        sentences = [s for a in articles for s in _sentences(a)]
+        sentences = [s for a in articles for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0)]
         out = []
         for letter, text in options.items():
-            alignment = align(self.laws.without_citations(text), sentences, self.laws.rules.change)
+            alignment = align(self.laws.without_citations(text, self.settings.citation_option),
+                              sentences, self.laws.rules.change)
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
@@ -221,7 +225,8 @@ class ChoiceAnswerer:
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, "。")
-        words = set(_CONTENT.findall(asked))
+        # the articles the question itself cites count as words: the article that refers to them is the one asked
+        words = set(_CONTENT.findall(asked)) | set(_CITED.findall(comparable(question)))
         if article is None or not words:
             return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
         body = provision_text(article, refs[0].paragraph, refs[0].item)
@@ -229,7 +234,7 @@ class ChoiceAnswerer:
         squeezed = squeeze(body)
         recall = sum(w in squeezed for w in words) / len(words)
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
-        score = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
+        score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
         sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
         return Judged(letter, text, Alignment(sentence, score, ()), score, article)
 
@@ -242,7 +247,7 @@ class ChoiceAnswerer:
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
         best = ranked[0]
         tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]
-        if len(tied) > 1 and self.llm is not None:
+        if len(tied) > 1 and self.llm is not None and "choice" in self.llm.fewshot.tasks:
             allowed = [j for j in tied if negative or "number" not in j.alignment.kinds]
             picked = self._ask_model(question, allowed, form)
             if picked is not None:
@@ -286,16 +291,17 @@ class ChoiceAnswerer:
                       documents=documents, evidence=evidence)
 
 
-def _sentences(article: Article) -> list[Sentence]:
+def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
     """Each paragraph and item of the article; an item also joined to its paragraph's lead (…次に掲げる…)."""
     whole = comparable(article.text)
     out, leads = [], {}
     for provision in provisions(article.text):
-        out.append(Sentence(article.doc_id, article.name, provision.text, whole))
+        out.append(Sentence(article.doc_id, article.name, provision.text, whole, prior))
         if provision.item is None:
             leads[provision.paragraph] = provision.text
         elif provision.paragraph in leads:
-            out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole))
+            out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
+                                prior))
     return out
 
 

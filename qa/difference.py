@@ -26,8 +26,9 @@ _KANJI = "〇一二三四五六七八九十百千"
 _COUNTERS = r"年|か月|箇月|ヶ月|カ月|月|日|週間|時間|割|倍|人|円|回|歳|営業日|以上|以下|以内|未満|分の"
 _PERCENT = re.compile(rf"百分の([{_KANJI}]+(?:・[{_KANJI}]+)?|\d+(?:\.\d+)?)")
 _KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_COUNTERS}))")
-_MONTHS = re.compile(r"(箇月|ヶ月|カ月|ケ月)")
-_NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|か月|年|月|日|週間|時間|割|倍|人|円|回|歳)")
+# 三月 in a statute is three months; 3か月 and 3箇月 say the same.
+_MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
+_NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
 _DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
 _SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
 # "must" is written with a double negative; it negates nothing.
@@ -39,7 +40,7 @@ def comparable(text: str) -> str:
     """The text with numbers, article references and kana spelling made uniform (see the module doc)."""
     text = arabic_articles(unicodedata.normalize("NFKC", text))
     text = _PERCENT.sub(lambda m: f"{_decimal(m.group(1))}/100", text)
-    text = _MONTHS.sub("か月", text)
+    text = _MONTHS.sub("月", text)
     text = _KANJI_COUNT.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None
                                           else m.group(1)), text)
     return text.translate(_SMALL_KANA)
@@ -66,6 +67,7 @@ class Sentence:
     label: str  # law title and article label: "金融商品取引法 第五条"
     text: str
     article: str  # the whole article, comparable form (numbers and words are checked against it)
+    prior: float = 0.0  # added to the similarity: the question cites this article
 
 
 @dataclass(frozen=True)
@@ -100,12 +102,12 @@ def align(option: str, sentences: list[Sentence], change_words: dict[str, tuple[
     target = squeeze(option)
     best, best_score = None, 0.0
     for sentence in sentences:
-        score = similarity(target, squeeze(sentence.text))
+        score = similarity(target, squeeze(sentence.text)) + sentence.prior
         if score > best_score:
             best, best_score = sentence, score
     if best is None:
         return Alignment(None, 0.0, ())
-    return Alignment(best, best_score, tuple(changes(option, best, change_words)))
+    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)))
 
 
 def window(option: str, sentence: str) -> str:

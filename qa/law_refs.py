@@ -152,12 +152,17 @@ class LawBook:
             last = ref
         return out
 
-    def without_citations(self, text: str) -> str:
-        """The text without law names and article references (the law's own text does not repeat them)."""
+    def without_citations(self, text: str, keep_if_shorter: int = 0) -> str:
+        """The text without law names and article references (the law's own text does not repeat them).
+
+        When what is left is shorter than `keep_if_shorter` characters, the option is
+        mostly a citation ("第2条第8項第1号の金銭"), and its references are kept to be found in the law.
+        """
         text = arabic_articles(_fold(text))
         if self._pattern:
             text = self._pattern.sub("", text)
-        return _REF.sub("", text)
+        bare = _REF.sub("", text)
+        return text if len(bare) < keep_if_shorter else bare
 
     def orders_of(self, doc_id: str, word: str) -> list[str]:
         """The orders a delegation word (政令, 内閣府令) in `doc_id`'s text points to."""

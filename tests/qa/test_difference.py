@@ -12,7 +12,7 @@ def sentence(text=LAW):
 
 
 def test_numbers_percentages_months_and_old_kana_become_comparable():
-    assert comparable("百分の四・五、三十日、六箇月") == "4.5/100、30日、6か月"
+    assert comparable("百分の四・五、三十日、六箇月") == "4.5/100、30日、6月"
     assert comparable("であつて") == comparable("であって")
     assert comparable("一定の期間") == "一定の期間"
 
