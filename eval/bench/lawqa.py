@@ -6,7 +6,7 @@ Ingests ../shared/data/lawqa_jp/corpus with `parser.ingest` (kept in --work
 for re-use), answers questions_dev.json with the engine (`qa.run`'s path) and
 reports, in one run:
 - accuracy overall, by question form (正しい, 誤り, 該当しない, which article,
-  numeric options, other) and on two fixed halves (ids in order, alternating:
+  other; and, overlapping them, questions whose options state numbers or periods) and on two fixed halves (ids in order, alternating:
   half A = 1st, 3rd, ...; half B = 2nd, 4th, ...);
 - the baseline: BM25 over the articles with the question, then the option
   whose words the top 5 articles cover most (least, for 誤り/該当しない forms);
@@ -125,6 +125,7 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
             top = {(e.doc, article_key(e.text.split(": ", 1)[0].split(" ", 1)[-1])) for e in answer.evidence[:5]}
             cited = cited_articles(gold[q.id], laws)
             results[q.id] = {"form": question_form(q, gold[q.id]), "gold": gold[q.id]["answer"],
+                             "numeric": bool(_NUMERIC.search(" ".join(t for _, t in q.choices))),
                              "engine": answer.value, "baseline": base[q.id], "route": answer.route,
                              "cited": bool(cited), "found": bool(cited & top), "trace": answer.answer}
     model_seconds = 0.0
@@ -147,6 +148,8 @@ def _report(results: dict[str, dict], engine_s: float, base_s: float, args) -> N
     groups: dict[str, set[str]] = defaultdict(set)
     for qid, r in results.items():
         groups[r["form"]].add(qid)
+        if r["numeric"]:  # overlaps the forms: options that state numbers or periods
+            groups["numeric options"].add(qid)
     systems = ["engine", "baseline"] + (["model"] if any("model" in r for r in results.values()) else [])
 
     def acc(system: str, ids: set[str]) -> str:
