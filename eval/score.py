@@ -1,6 +1,6 @@
 """`python -m eval.score`: score `python -m qa.run` output against a data set's gold answers.
 
-    python -m eval.score --gold GOLD --pred PRED [--task finglm|aicup|ntcir|exact]
+    python -m eval.score --gold GOLD --pred PRED [--task finglm|aicup|ntcir|exact|choice]
                          [--show-errors N] [--json OUT]
 
 PRED is qa.run's JSON lines ({"id", "question", "answer", "type", "route",
@@ -22,6 +22,10 @@ ntcir   GOLD = gold_dev.json {id: {cell_id, value}}. Value accuracy with the tas
 exact   GOLD = JSON lines {"id", "answer"} (or "value"), optional "type"/"category"
         to group by. Equal after NFKC, whitespace and comma removal, or both
         numbers within a relative tolerance of 1e-4.
+choice  GOLD = lawqa_jp gold_dev.json {id: {answer}} (a letter), the lawqa_jp
+        {"samples": [{"ファイル名", "output"}]} form, or JSON lines {"id", "answer"}.
+        Accuracy of the chosen letter (the prediction's "value"), grouped by
+        the gold row's "file" kind (関連法令 / 根拠条文) where it has one.
 finglm  GOLD = A-list-answer.jsonl. The official FinGLM criteria, per question:
         0.25 if the key value appears in the answer, +0.25 if every key word and
         the year appear too, +0.5 x semantic similarity to the references. A
@@ -78,7 +82,7 @@ from eval.normalize import as_number, flat_text, ntcir_value
 from parser.errors import InputError
 from qa.questions import JsonFile, read_json
 
-TASKS = ("finglm", "aicup", "ntcir", "exact")
+TASKS = ("finglm", "aicup", "ntcir", "exact", "choice")
 MISSING = "(missing)"
 RELATIVE_TOLERANCE = 1e-4
 
@@ -275,6 +279,37 @@ def _score_exact(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
     return _report("exact", (metric,), judgements, predictions)
 
 
+def _choice_rows(gold: JsonFile) -> list[tuple[str, str, str]]:
+    """(id, letter, group) of each gold question, whatever form the file has."""
+    data = gold.data
+    if isinstance(data, dict) and isinstance(data.get("samples"), list):
+        rows = [(str(r.get("ファイル名", i + 1)), r.get("output"), r.get("ファイル名", "")) for i, r in
+                enumerate(data["samples"]) if isinstance(r, dict)]
+    elif isinstance(data, dict):
+        rows = [(str(k), v.get("answer"), v.get("file", "")) for k, v in data.items() if isinstance(v, dict)]
+    else:
+        rows = [(str(r.get("id")), r.get("answer"), r.get("category", "")) for r in data if isinstance(r, dict)]
+    out = []
+    for index, (qid, letter, where) in enumerate(rows):
+        if not isinstance(letter, str) or not letter.strip():
+            raise gold.error(f"gold entry {index + 1} ({qid!r}): no answer letter", index if gold.is_lines else None)
+        group = "which article" if "根拠条文" in where else ("related law" if "関連法令" in where else "all")
+        out.append((qid, unicodedata.normalize("NFKC", letter).strip().lower(), group))
+    return out
+
+
+def _score_choice(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
+    metric = Metric("accuracy", "accuracy")
+    judgements = []
+    for qid, wanted, group in _choice_rows(gold):
+        prediction = predictions.get(qid)
+        predicted = MISSING if prediction is None else unicodedata.normalize("NFKC", prediction.value or "").strip().lower()
+        ok = predicted == wanted
+        judgements.append(Judgement(qid, group, {metric.key: (float(ok), 1.0)}, ok, wanted, predicted,
+                                    _pred_type(prediction)))
+    return _report("choice", (metric,), judgements, predictions)
+
+
 # --- finglm --------------------------------------------------------------------------------------------------------
 
 _PROMPT_META = frozenset({"ent_short_name", "ent_name", "year", "key_word", "prom_answer", "公式"})
@@ -440,6 +475,7 @@ def _report(task: str, metrics: tuple[Metric, ...], judgements: list[Judgement],
 
 _SCORERS: dict[str, Callable[[JsonFile, dict[str, Prediction]], Report]] = {
     "aicup": _score_aicup, "ntcir": _score_ntcir, "exact": _score_exact, "finglm": _score_finglm,
+    "choice": _score_choice,
 }
 
 
@@ -453,6 +489,9 @@ def detect_task(gold: JsonFile) -> str:
         return "finglm"
     if isinstance(data, dict) and data and all(isinstance(v, dict) and "cell_id" in v for v in data.values()):
         return "ntcir"
+    if isinstance(data, dict) and (isinstance(data.get("samples"), list) or data and all(
+            isinstance(v, dict) and "answer" in v and "law_ids" in v for v in data.values())):
+        return "choice"
     return "exact"
 
 

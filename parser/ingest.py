@@ -66,12 +66,14 @@ from parser.pdf import parse_pdf
 from parser.records import FileReport, ParsedDocument, ReportYear
 from parser.rulefile import PROJECT_ROOT as _PROJECT, RULES_DIR
 from parser.settings import ParseSettings
+from parser.statutes import looks_like_statute, parse_statute
 from parser.text import parse_text
 from parser.workbook import read_facts_workbook, write_tables_workbook
+from search.law_register import LawRegister
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text", ".md": "text",
-                  ".xlsx": "facts", ".csv": "facts"}
+                  ".xlsx": "facts", ".csv": "facts", ".xml": "statute"}
 # Rules the parsers read: a change to one of them re-parses every document.
 PARSE_RULES = ("documents.yaml", "headings.yaml", "fields.yaml", "statements.yaml")  # fields.yaml: tokenizer words
 DEFAULT_MAX_FILE_MB = 200.0
@@ -121,7 +123,7 @@ class Source:
     path: Path
     rel: str  # path relative to the corpus, "/"-separated
     doc_id: str
-    kind: str  # pdf | html | text | facts
+    kind: str  # pdf | html | text | facts | statute
 
 
 @dataclass
@@ -389,6 +391,8 @@ def _page_count(path: Path) -> int:
 def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
     if source.kind == "facts":
         return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
+    if source.kind == "statute" or (source.path.suffix.lower() == ".md" and looks_like_statute(source.path)):
+        return parse_statute(source.path, finder.find(source.doc_id))  # a law has no company or year to complete
     parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
     return _complete(parse(source.path, finder.find(source.doc_id), settings), finder)
 
@@ -684,6 +688,7 @@ class _BatchWriter:
         from search.open import open_text_index
 
         self.manifest, self.settings = manifest, settings
+        self.laws = LawRegister(settings.laws_dir)
         self.index = open_text_index(settings)
         try:
             self.index.delete_documents([])  # deleting nothing takes the writer lock
@@ -714,6 +719,7 @@ class _BatchWriter:
         self.facts.commit()
         for doc_id in ids:
             self._tables_path(doc_id).unlink(missing_ok=True)
+            self.laws.remove(doc_id)
             self.manifest.forget(doc_id)
         self.manifest.save()
 
@@ -730,6 +736,7 @@ class _BatchWriter:
             errors = list(document.warnings)
             # the parsers hand the tables themselves over as `table_list` (see the report: a field to add)
             errors += self._write_tables(source.doc_id, document.table_list)
+            self.laws.write(source.doc_id, document.law)
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),

@@ -1,32 +1,54 @@
-"""Numbers written with Chinese numerals, as reports and questions write them."""
+"""Numbers written with Chinese numerals, as reports, questions and statutes write them."""
 from __future__ import annotations
 
 import unicodedata
 
 _DIGITS = {"〇": 0, "零": 0, "○": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
            "八": 8, "九": 9}
+_UNITS = {"十": 10, "百": 100, "千": 1000}
+_KANJI_DIGITS = "〇一二三四五六七八九"
 
 
 def cjk_number(text: str) -> int | None:
-    """"112", "１１２", "一一二", "一百一十二", "二〇一九", "十二", "两", "元" (an era's first year) -> int; else None.
+    """"112", "１１２", "一一二", "一百一十二", "二〇一九", "十二", "千二百", "两", "元" (an era's first year) -> int; else None.
 
-    >>> cjk_number("一百一十二"), cjk_number("二〇一九"), cjk_number("前")
-    (112, 2019, None)
+    >>> cjk_number("一百一十二"), cjk_number("二〇一九"), cjk_number("千二百三"), cjk_number("前")
+    (112, 2019, 1203, None)
     """
     text = unicodedata.normalize("NFKC", text).strip()
     if text == "元":
         return 1
     if text.isdigit():
         return int(text)
-    if not text or any(c not in _DIGITS and c not in "十百" for c in text):
+    if not text or any(c not in _DIGITS and c not in _UNITS for c in text):
         return None
-    if "十" not in text and "百" not in text:  # digit by digit: 二〇一九, 一一二
+    if not any(c in _UNITS for c in text):  # digit by digit: 二〇一九, 一一二
         return int("".join(str(_DIGITS[c]) for c in text))
     total, digit = 0, 0
     for c in text:
         if c in _DIGITS:
             digit = _DIGITS[c]
         else:
-            total += (digit or 1) * (100 if c == "百" else 10)
+            total += (digit or 1) * _UNITS[c]
             digit = 0
     return total + digit
+
+
+def kanji_number(number: int) -> str:
+    """The way statutes write a number below 10,000: 24 -> "二十四", 193 -> "百九十三", 1005 -> "千五".
+
+    >>> kanji_number(24), kanji_number(110), kanji_number(0)
+    ('二十四', '百十', '〇')
+    """
+    if number == 0:
+        return "〇"
+    if not 0 < number < 10000:
+        raise ValueError(f"{number} is outside 1-9999")
+    out = []
+    for value, unit in ((1000, "千"), (100, "百"), (10, "十")):
+        digit, number = divmod(number, value)
+        if digit:
+            out.append(("" if digit == 1 else _KANJI_DIGITS[digit]) + unit)
+    if number:
+        out.append(_KANJI_DIGITS[number])
+    return "".join(out)

@@ -90,6 +90,17 @@ class ReportYear:
     doc_id: str = ""
 
 
+@dataclass(frozen=True)
+class LawRecord:
+    """A statute's entry in the register of law titles (search/law_register.py)."""
+
+    title: str  # 金融商品取引法
+    law_num: str = ""  # 昭和二十三年法律第二十五号
+    law_id: str = ""  # e-Gov law id (323AC0000000025)
+    kind: str = ""  # acts, cabinet_orders, misc (as the source says)
+    abbreviations: tuple[str, ...] = ()  # short names the source gives (e-Gov XML Abbrev)
+
+
 @dataclass
 class ParsedDocument:
     """Everything one source file yields."""
@@ -105,6 +116,7 @@ class ParsedDocument:
     no_text_pages: int = 0
     warnings: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # rows left out of a facts workbook: "file:row: reason"
+    law: LawRecord | None = None  # statutes: the law's title and number for the register
 
 
 @dataclass

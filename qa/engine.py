@@ -5,6 +5,7 @@
                                               +-- ranking / statistics over companies --------> StatisticsAnswerer (facts)
                                               +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
                                               +-- open --------------------------------------> TextAnswerer (model or template)
+    question with choices ---------------------------------------------------------------------> ChoiceAnswerer (statutes)
 
 >>> with Engine(EngineSettings(IndexSettings(Path(".index/examples")))) as engine:
 ...     engine.answer(Question("1", "2022年示例科技的电子信箱是什么?")).value
@@ -18,13 +19,16 @@ from pathlib import Path
 from parser.errors import InputError
 from qa.answers import AnswerTemplates
 from qa.cell_answer import CellAnswerer
+from qa.choice import ChoiceAnswerer
 from qa.data_answer import DATA_TYPES, DataAnswerer
 from qa.formulas import FormulaBook
+from qa.law_refs import LawBook
 from qa.records import Analysis, Answer, Question
 from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
 from qa.understand import QuestionAnalyzer
 from search.facts import open_fact_store
+from search.law_register import LawRegister
 from search.open import open_text_index
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
@@ -70,6 +74,8 @@ class Engine:
                                              place_fields=self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
+        laws = LawRegister(settings.index.laws_dir).load()
+        self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
 
     def analyze(self, question: Question) -> Analysis:
         return self.analyzer.run(question)
@@ -77,6 +83,8 @@ class Engine:
     def answer(self, question: Question) -> Answer:
         """Never raises for one bad question: the failure is reported in `route` so the batch goes on."""
         try:
+            if question.choices and self.settings.mode == "answer":
+                return self.choice.run(question)
             analysis = self.analyzer.run(question)
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)

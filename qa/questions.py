@@ -8,7 +8,10 @@ Accepted forms (UTF-8, an optional BOM):
 - the AI CUP form ``{"questions": [{"qid", "query", "source", "category"}]}``:
   source ids become ``f"{category}/{pid}"``, the corpus-relative document ids;
 - the NTCIR form ``{id: {"question", "doc_id"}}``: the doc_id becomes the
-  one source prefix.
+  one source prefix;
+- multiple choice: ``"choices": {"a": "...", "b": "..."}`` on a generic entry,
+  or the lawqa_jp form ``{"samples": [{"問題文", "選択肢", ...}]}`` whose 選択肢
+  is newline-separated "a ..." lines (the id is ``ファイル名`` or the position).
 
 >>> [q.id for q in load_questions(Path("examples/questions.json"))][:2]
 ['lookup-1', 'lookup-2']
@@ -21,12 +24,16 @@ that lacks a question text. `read_json` is the reader underneath, shared with
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from parser.errors import InputError
 from qa.records import Question
+
+_CHOICE_LINE = re.compile(r"^([a-zA-Zａ-ｚＡ-Ｚ])[\s　.．:：、)）]+(.+)$")
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,8 @@ def load_questions(path: Path) -> list[Question]:
         questions = [_generic(source, i, entry) for i, entry in enumerate(entries)]
     elif isinstance(data, dict) and "questions" in data:
         questions = _aicup(source)
+    elif isinstance(data, dict) and isinstance(data.get("samples"), list):
+        questions = [_lawqa(source, i, entry) for i, entry in enumerate(data["samples"])]
     elif isinstance(data, dict) and isinstance(data.get("question"), str):
         questions = [_generic(source, 0, data)]  # JSON lines with a single line
     elif isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
@@ -128,7 +137,37 @@ def _generic(source: JsonFile, index: int, entry: Any) -> Question:
         text=_text(source, index, entry.get("question"), where, "question"),
         sources=_sources(source, index, entry.get("source"), where, prefix=""),
         category=_category(source, index, entry.get("category"), where),
+        choices=_choices(source, index, entry.get("choices"), where),
     )
+
+
+def _choices(source: JsonFile, index: int | None, value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """{"a": text, ...} or lawqa_jp's "a text\nb text" lines -> ((letter, text), ...)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        pairs = [_CHOICE_LINE.match(line.strip()) for line in value.splitlines() if line.strip()]
+        if not pairs or not all(pairs):
+            raise source.error(f'{where}: each choice line must start with its letter ("a ...")', index)
+        value = {m.group(1): m.group(2) for m in pairs}
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items()):
+        raise source.error(f'{where}: "choices" must map letters to option texts', index)
+    return tuple((unicodedata.normalize("NFKC", k).strip().lower(), v.strip()) for k, v in value.items())
+
+
+def _lawqa(source: JsonFile, index: int, entry: Any) -> Question:
+    where = f"sample {index + 1}"
+    if not isinstance(entry, dict):
+        raise source.error(f'{where}: expected an object with "問題文" and "選択肢"')
+    qid = _id(source, None, entry.get("ファイル名", index + 1), where)
+    where = f"sample {index + 1} (id {qid!r})"
+    return Question(id=qid, text=_text(source, None, entry.get("問題文"), where, "問題文"),
+                    choices=_choices(source, None, entry.get("選択肢"), where) or _missing(source, where))
+
+
+def _missing(source: JsonFile, where: str) -> tuple:
+    raise source.error(f'{where}: no choices ("選択肢")')
 
 
 def _aicup(source: JsonFile) -> list[Question]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
-QUESTION_TYPES = ("lookup", "ranking", "statistics", "formula", "compare_years", "report_text", "open")
+QUESTION_TYPES = ("lookup", "ranking", "statistics", "formula", "compare_years", "report_text", "open",
+                  "multiple_choice")
 
 
 @dataclass(frozen=True)
@@ -15,6 +16,7 @@ class Question:
     text: str
     sources: tuple[str, ...] = ()
     category: str = ""  # free label carried from the input (AI CUP category), used by eval
+    choices: tuple[tuple[str, str], ...] = ()  # multiple choice: (letter, option text) in order
 
 
 @dataclass(frozen=True)

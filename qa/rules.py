@@ -138,6 +138,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "headings.yaml": _foreign("parser.headings", "HeadingRules.load"),
         "members.yaml": _foreign("qa.cell_answer", "MemberWords.load"),
         "statements.yaml": _foreign("parser.statements", "StatementRules.load"),
+        "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
     }
 

@@ -71,6 +71,11 @@ class IndexSettings:
         return self.index_dir / "tables"
 
     @property
+    def laws_dir(self) -> Path:
+        """The register of law titles (search/law_register.py)."""
+        return self.index_dir / "laws"
+
+    @property
     def manifest_path(self) -> Path:
         return self.index_dir / "manifest.json"
 

@@ -325,3 +325,28 @@ def test_finglm_key_values_match_the_reference_answers(shared_data, tmp_path):
         assert by_type[qtype]["key_words"]["score"] >= 0.85, qtype
     assert by_type["3-1"]["value"] is None and by_type["3-2"]["official"] is None
     assert report.totals()["negative"] == {"points": 22, "of": 22, "score": 1.0}
+
+
+# --- choice ----------------------------------------------------------------------------------------------------------
+
+
+def test_choice_task_scores_letters_and_groups_by_question_kind(tmp_path):
+    gold = write_json(tmp_path / "gold.json", {
+        "q1": {"answer": "c", "law_ids": [], "file": "金商法_第2章_選択式_関連法令_問題番号57"},
+        "q2": {"answer": "ｄ", "law_ids": [], "file": "金商法_第2章_選択式_根拠条文_問題番号58"},
+        "q3": {"answer": "a", "law_ids": [], "file": "借地借家法_選択式_関連法令_問題番号1"},
+    })
+    preds = write_lines(tmp_path / "pred.jsonl", [pred("q1", "c：…", value="c", qtype="multiple_choice"),
+                                                  pred("q2", "d：…", value="D", qtype="multiple_choice")])
+    report = score(gold, preds)
+    assert report.task == "choice"
+    assert [j.correct for j in report.judgements] == [True, True, False]
+    assert report.missing == ["q3"]
+    assert report.to_json()["by_group"]["related law"]["accuracy"]["score"] == 0.5
+
+
+def test_choice_task_reads_the_lawqa_samples_form(tmp_path):
+    gold = write_json(tmp_path / "selection.json", {"samples": [{"ファイル名": "x_根拠条文_1", "output": "b"}]})
+    preds = write_lines(tmp_path / "pred.jsonl", [pred("x_根拠条文_1", value="a", qtype="multiple_choice")])
+    report = score(gold, preds, task="choice")
+    assert [j.correct for j in report.judgements] == [False] and report.judgements[0].group == "which article"

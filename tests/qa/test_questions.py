@@ -135,3 +135,34 @@ def test_the_real_development_question_files_load(shared_data):
     assert len(ntcir) == len(asked) > 0 and {q.id for q in ntcir} == set(asked)
     reports = {p.name for p in (shared_data / "ntcir18-u4" / "reports").iterdir()}
     assert {q.sources for q in ntcir} == {(r,) for r in reports}
+
+
+def test_multiple_choice_entries_keep_their_choices_in_order(tmp_path):
+    path = write(tmp_path, "q.json", json.dumps([
+        {"id": "q1", "question": "正しいものを教えてください。", "choices": {"a": "三十日以内", "b": "六十日以内"},
+         "instruction": "選択肢から１つ選んでください。"}], ensure_ascii=False))
+    [question] = load_questions(path)
+    assert question.choices == (("a", "三十日以内"), ("b", "六十日以内"))
+
+
+def test_lawqa_samples_form_splits_the_choice_lines(tmp_path):
+    path = write(tmp_path, "selection.json", json.dumps({"samples": [
+        {"指示": "…", "問題文": "誤っているものを教えてください。", "選択肢": "a 五年\nｂ　一年\nc 三年\nd 十年",
+         "output": "b", "ファイル名": "金商法_問題番号1"}]}, ensure_ascii=False))
+    [question] = load_questions(path)
+    assert question.id == "金商法_問題番号1"
+    assert question.choices == (("a", "五年"), ("b", "一年"), ("c", "三年"), ("d", "十年"))
+
+
+@pytest.mark.parametrize("choices,message", [("五年\n一年", "must start with its letter"),
+                                             ({"a": ""}, "must map letters to option texts")])
+def test_bad_choices_are_one_line_errors_naming_the_entry(tmp_path, choices, message):
+    path = write(tmp_path, "q.json", json.dumps({"samples": [{"問題文": "問", "選択肢": choices}]}, ensure_ascii=False))
+    with pytest.raises(InputError, match=message) as caught:
+        load_questions(path)
+    assert "sample 1" in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_the_real_lawqa_questions_load_with_four_choices(shared_data):
+    questions = load_questions(shared_data / "lawqa_jp" / "questions_dev.json")
+    assert len(questions) == 56 and all([k for k, _ in q.choices] == ["a", "b", "c", "d"] for q in questions)

@@ -1,0 +1,176 @@
+"""lawqa_jp: four-choice questions on Japanese statutes, answered over the law corpus.
+
+    python -m eval.bench lawqa [--work DIR] [--llm PATH] [--only-ties] [--show N]
+
+Ingests ../shared/data/lawqa_jp/corpus with `parser.ingest` (kept in --work
+for re-use), answers questions_dev.json with the engine (`qa.run`'s path) and
+reports, in one run:
+- accuracy overall, by question form (正しい, 誤り, 該当しない, which article,
+  other; and, overlapping them, questions whose options state numbers or periods) and on two fixed halves (ids in order, alternating:
+  half A = 1st, 3rd, ...; half B = 2nd, 4th, ...);
+- the baseline: BM25 over the articles with the question, then the option
+  whose words the top 5 articles cover most (least, for 誤り/該当しない forms);
+- seconds per question for both;
+- retrieval: the share of questions whose cited article (the gold context's
+  law and article, used only here to score) is among the engine's first 5
+  evidence articles.
+With --llm the small model breaks the ties the rules leave; --only-ties runs
+the model only on the questions the rules tied on (the rest keep the rules'
+answer, which the model could not change) to save time on a CPU.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from eval.bench._data import shared_data, work_dir
+from parser.statutes import ARTICLE_KIND, article_key
+from qa.engine import Engine, EngineSettings
+from qa.law_refs import LawBook
+from qa.questions import load_questions
+from qa.records import Question
+from search.backend import SearchQuery
+from search.settings import IndexSettings
+
+_GOLD_LAW = re.compile(r"^## (.+)$", re.M)
+_GOLD_ARTICLE = re.compile(r"^### (第.+?条(?:の[0-9]+)*)", re.M)
+_NUMERIC = re.compile(r"[0-9０-９]+\s*(?:年|日|月|か月|割|%|人)|[一二三四五六七八九十百]+(?:年|日|か月|箇月|割)|百分の")
+
+
+def question_form(question: Question, gold: dict) -> str:
+    if "根拠条文" in gold.get("file", ""):
+        return "which article"
+    text = question.text
+    if "誤っ" in text or "誤り" in text:
+        return "誤り"
+    if "該当しない" in text:
+        return "該当しない"
+    if "正し" in text or "適切な" in text:
+        return "正しい"
+    return "other"
+
+
+def halves(ids: list[str]) -> dict[str, set[str]]:
+    ordered = sorted(ids)
+    return {"half A": set(ordered[0::2]), "half B": set(ordered[1::2])}
+
+
+def cited_articles(gold: dict, laws: LawBook) -> set[tuple[str, str]]:
+    """(doc_id, article key) of the gold context's articles: the scoring key for retrieval only."""
+    out = set()
+    for block in re.split(r"(?=^## )", gold.get("context", ""), flags=re.M):
+        law = _GOLD_LAW.search(block)
+        if not law:
+            continue
+        named = laws.laws_named(law.group(1))
+        for article in _GOLD_ARTICLE.findall(block):
+            if named:
+                out.add((named[0], article_key(article)))
+    return out
+
+
+def baseline(engine: Engine, question: Question, laws: LawBook) -> str:
+    """BM25 top-5 articles for the question, then option-word coverage (least covered for negative forms)."""
+    hits = engine.index.search(SearchQuery(text=question.text, kinds=(ARTICLE_KIND,), limit=5))
+    words = set()
+    for hit in hits:
+        words.update(engine.tokenizer.tokens(hit.chunk.text))
+    scores = {}
+    for letter, text in question.choices:
+        tokens = engine.tokenizer.tokens(text)
+        scores[letter] = sum(t in words for t in tokens) / max(len(tokens), 1)
+    negative = laws.form(question.text) == "negative"
+    return (min if negative else max)(scores, key=scores.get)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="python -m eval.bench lawqa", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
+    ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
+    ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")
+    ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
+    args = ap.parse_args(argv)
+    root = shared_data("lawqa_jp")
+    if root is None:
+        return 0
+    from parser.ingest import ingest
+
+    questions = load_questions(root / "questions_dev.json")
+    gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
+    with work_dir(args.work, "lawqa-") as work:
+        settings = IndexSettings(work / "index")
+        started = time.perf_counter()
+        summary = ingest(root / "corpus", settings)
+        print(f"ingest: {summary.counts} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        return _measure(settings, questions, gold, args)
+
+
+def _measure(settings: IndexSettings, questions: list[Question], gold: dict, args) -> int:
+    results: dict[str, dict] = {}
+    with Engine(EngineSettings(settings)) as engine:
+        laws = engine.choice.laws
+        started = time.perf_counter()
+        answers = {q.id: engine.answer(q) for q in questions}
+        engine_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        base = {q.id: baseline(engine, q, laws) for q in questions}
+        base_seconds = time.perf_counter() - started
+        for q in questions:
+            answer = answers[q.id]
+            top = {(e.doc, article_key(e.text.split(": ", 1)[0].split(" ", 1)[-1])) for e in answer.evidence[:5]}
+            cited = cited_articles(gold[q.id], laws)
+            results[q.id] = {"form": question_form(q, gold[q.id]), "gold": gold[q.id]["answer"],
+                             "numeric": bool(_NUMERIC.search(" ".join(t for _, t in q.choices))),
+                             "engine": answer.value, "baseline": base[q.id], "route": answer.route,
+                             "cited": bool(cited), "found": bool(cited & top), "trace": answer.answer}
+    model_seconds = 0.0
+    if args.llm != "none":
+        tied = [q for q in questions if ":rules:tie" in results[q.id]["route"]] if args.only_ties else questions
+        started = time.perf_counter()
+        with Engine(EngineSettings(settings, llm=args.llm)) as engine:
+            for q in tied:
+                answer = engine.answer(q)
+                results[q.id]["model"] = answer.value
+                results[q.id]["model_route"] = answer.route
+        model_seconds = (time.perf_counter() - started) / max(len(tied), 1)
+        print(f"model on {len(tied)} questions ({'tied only' if args.only_ties else 'all'}), "
+              f"{model_seconds:.1f} s per question (load included)")
+    _report(results, engine_seconds / len(questions), base_seconds / len(questions), args)
+    return 0
+
+
+def _report(results: dict[str, dict], engine_s: float, base_s: float, args) -> None:
+    groups: dict[str, set[str]] = defaultdict(set)
+    for qid, r in results.items():
+        groups[r["form"]].add(qid)
+        if r["numeric"]:  # overlaps the forms: options that state numbers or periods
+            groups["numeric options"].add(qid)
+    systems = ["engine", "baseline"] + (["model"] if any("model" in r for r in results.values()) else [])
+
+    def acc(system: str, ids: set[str]) -> str:
+        right = sum((results[i].get(system) or results[i]["engine"]) == results[i]["gold"] for i in ids)
+        return f"{right / len(ids):.3f} ({right}/{len(ids)})"
+
+    rows = [("overall", set(results))] + list(halves(list(results)).items()) + sorted(groups.items())
+    print(f"{'':16}" + "".join(f"{s:>18}" for s in systems))
+    for name, ids in rows:
+        print(f"{name:16}" + "".join(f"{acc(s, ids):>18}" for s in systems))
+    cited = [r for r in results.values() if r["cited"]]
+    print(f"retrieval: cited article in the top 5 for {sum(r['found'] for r in cited)}/{len(cited)} "
+          f"= {sum(r['found'] for r in cited) / max(len(cited), 1):.3f} (questions whose gold cites articles)")
+    routes = defaultdict(int)
+    for r in results.values():
+        routes[":".join(r["route"].split(":")[1:2] + r["route"].split(":")[3:4])] += 1
+    print(f"routes: {dict(routes)}")
+    print(f"seconds per question: engine {engine_s:.3f}, baseline {base_s:.3f} "
+          f"(ratio {engine_s / max(base_s, 1e-9):.1f}x)")
+    shown = 0
+    for qid, r in sorted(results.items()):
+        if r["engine"] != r["gold"] and shown < args.show:
+            print(f"- {qid} [{r['form']}] gold {r['gold']} engine {r['engine']} {r['route']}\n  {r['trace']}")
+            shown += 1

@@ -1,0 +1,315 @@
+"""Multiple-choice questions on statutes: find the articles, align each option, choose by what it changes.
+
+1. Articles (`ArticleFinder`): articles the question or options cite
+   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it)
+   are fetched directly; keyword and title search with the question and with
+   each option adds the best articles of the laws named (all laws when none
+   is); references in the cited articles are followed (第N条の規定により, and
+   政令/内閣府令で定める -> the matching order), `follow_depth` steps deep.
+2. Routing by complexity: a question citing one article of one law, with
+   options that cite none, takes the short path (that article and what it
+   refers to); when its best alignment is weak, or the question names several
+   laws or cites several articles, the full path runs. `route` says which.
+3. Each option is aligned with its closest sentence (qa/difference.py) and
+   what it changes is classified: number, negation, condition, term.
+4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
+   該当するもの) picks the option that changes least; negative (誤っているもの,
+   該当しないもの) the one that changes most; which-article questions pick the
+   option whose cited article best covers the question. A tie the rules leave
+   goes to the small model (few-shot chat, task "choice") when one is loaded;
+   it never picks an option with a numeric contradiction in a positive
+   question, nor passes over one in a negative question.
+
+>>> answerer = ChoiceAnswerer(index, LawBook.load(register), AnswerTemplates.load())
+>>> answerer.run(question).value
+'c'
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from parser.statutes import ARTICLE_KIND, article_key, kanji_articles, provisions
+from qa.answers import AnswerTemplates
+from qa.difference import Alignment, Sentence, align, comparable, squeeze
+from qa.law_refs import LawBook, Reference
+from qa.records import Answer, Evidence, Question
+from search.backend import SearchQuery, TextIndex
+
+# How much each kind of change counts against an option (similarity is 0..1).
+CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "condition": 0.25, "term": 0.12}
+_DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
+_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+_CITED = re.compile(r"第\d+[条項号]")
+
+
+@dataclass(frozen=True)
+class ChoiceSettings:
+    per_query: int = 4  # articles kept per keyword query
+    follow_depth: int = 1  # steps of cross-references followed from cited articles
+    per_order: int = 2  # articles kept per delegated order
+    weak_alignment: float = 0.72  # below this the short path hands over to the full path
+    tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
+    evidence: int = 5  # articles listed in `evidence`
+    cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
+    citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
+
+    def __post_init__(self):
+        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1:
+            raise ValueError("per_query and evidence must be at least 1, follow_depth at least 0")
+
+
+@dataclass
+class Article:
+    doc_id: str
+    law: str
+    label: str  # as the law writes it
+    text: str
+    score: float = 0.0  # search score (cited articles rank first)
+    cited: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.law} {self.label}"
+
+
+@dataclass
+class Found:
+    """The articles gathered for one question, best first, and the path taken."""
+
+    articles: dict[tuple[str, str], Article] = field(default_factory=dict)  # (doc_id, key) -> article
+    path: str = "short"
+
+    def add(self, article: Article) -> None:
+        key = (article.doc_id, article_key(article.label))
+        known = self.articles.get(key)
+        if known is None:
+            self.articles[key] = article
+        else:
+            known.score = max(known.score, article.score)
+            known.cited = known.cited or article.cited
+
+    def ranked(self) -> list[Article]:
+        return sorted(self.articles.values(), key=lambda a: (not a.cited, -a.score))
+
+
+class ArticleFinder:
+    """Cited-article fetch, keyword and title search, and cross-reference following over the text index."""
+
+    def __init__(self, index: TextIndex, laws: LawBook, settings: ChoiceSettings):
+        self.index, self.laws, self.settings = index, laws, settings
+
+    def fetch(self, ref: Reference) -> Article | None:
+        """The article a reference names, by title search within its law and an exact key match."""
+        number = ref.key.split("の")[0]
+        hits = self.index.search(SearchQuery(titles=(f"第{number}条", kanji_articles(f"第{number}条")),
+                                             doc_ids=(ref.doc_id,), kinds=(ARTICLE_KIND,), limit=40))
+        for hit in hits:
+            if article_key(hit.chunk.titles[-1]) == ref.key:
+                return self._article(hit.chunk, 0.0, cited=True)
+        return None
+
+    def search(self, text: str, doc_ids: tuple[str, ...], limit: int) -> list[Article]:
+        hits = self.index.search(SearchQuery(text=text, doc_ids=doc_ids, kinds=(ARTICLE_KIND,), limit=limit))
+        return [self._article(h.chunk, h.score) for h in hits]
+
+    def _article(self, chunk, score: float, cited: bool = False) -> Article:
+        return Article(chunk.doc_id, chunk.titles[0], chunk.titles[-1], chunk.text, score, cited)
+
+    def gather(self, question: str, options: dict[str, str], full: bool) -> Found:
+        found = Found(path="full" if full else "short")
+        named = self.laws.laws_named(question + "".join(options.values()))
+        default = named[0] if named else ""
+        refs = self.laws.references(question, default)
+        for text in options.values():
+            refs += self.laws.references(text, self.laws.laws_named(text)[0] if self.laws.laws_named(text) else default)
+        cited = [a for a in (self.fetch(r) for r in dict.fromkeys(refs)) if a is not None]
+        for article in cited:
+            found.add(article)
+        self._follow(cited, found, question, options, self.settings.follow_depth)
+        if not full:
+            return found
+        scope = tuple(dict.fromkeys(named + [o for d in named for w in ("政令", "内閣府令", "省令")
+                                             for o in self.laws.orders_of(d, w)]))
+        for text in [question] + [f"{question} {o}" for o in options.values()]:
+            for article in self.search(text, scope, self.settings.per_query):
+                found.add(article)
+        return found
+
+    def _follow(self, articles: list[Article], found: Found, question: str, options: dict[str, str],
+                depth: int) -> None:
+        """References inside the articles: 第N条 of the same law, and 政令/内閣府令で定める -> the law's orders."""
+        if depth <= 0:
+            return
+        new: list[Article] = []
+        for article in articles:
+            for ref in self.laws.references(article.text, article.doc_id)[:8]:
+                if (ref.doc_id, ref.key) in found.articles:
+                    continue
+                target = self.fetch(ref)
+                if target is not None:
+                    target.cited = False
+                    target.score = 0.5 * max(article.score, 1.0)
+                    found.add(target)
+                    new.append(target)
+            words = dict.fromkeys(m.group(1) for m in _DELEGATION.finditer(article.text))
+            orders = tuple(o for w in words for o in self.laws.orders_of(article.doc_id, w))
+            if orders:
+                for text in [question] + list(options.values()):
+                    for order_article in self.search(text, orders, self.settings.per_order):
+                        found.add(order_article)
+                        new.append(order_article)
+        self._follow(new, found, question, options, depth - 1)
+
+
+@dataclass(frozen=True)
+class Judged:
+    letter: str
+    text: str
+    alignment: Alignment
+    goodness: float  # similarity minus weighted changes (which-article: coverage of the question)
+    article: Article | None = None
+
+    def describe(self) -> str:
+        where = self.alignment.sentence.label if self.alignment.sentence else "該当条文なし"
+        if self.alignment.sentence is None and self.article is not None:
+            where = self.article.name
+        change = "、".join(f"{c.kind}({c.option}{'→' + c.law if c.law else ''})" for c in self.alignment.changes)
+        return f"[{self.letter}] {where} 一致{self.alignment.similarity:.2f} 変更:{change or 'なし'}"
+
+
+class ChoiceAnswerer:
+    def __init__(self, index: TextIndex, laws: LawBook, templates: AnswerTemplates,
+                 settings: ChoiceSettings = ChoiceSettings(), llm=None):
+        self.laws, self.templates, self.settings, self.llm = laws, templates, settings, llm
+        self.finder = ArticleFinder(index, laws, settings)
+
+    def run(self, question: Question) -> Answer:
+        options = dict(question.choices)
+        form = self.laws.form(question.text)
+        named = self.laws.laws_named(question.text + "".join(options.values()))
+        cited = self.laws.references(question.text, named[0] if named else "")
+        option_refs = sum(bool(self.laws.references(t, named[0] if named else "")) for t in options.values())
+        simple = len(named) <= 1 and len({(r.doc_id, r.key) for r in cited}) == 1 and not option_refs
+        found = self.finder.gather(question.text, options, full=not simple)
+        judged = self._judge(form, question.text, options, found)
+        if simple and max(j.alignment.similarity for j in judged) < self.settings.weak_alignment:
+            found = self.finder.gather(question.text, options, full=True)
+            judged = self._judge(form, question.text, options, found)
+        choice, decided_by = self._decide(form, question.text, judged)
+        return self._answer(question, form, found, judged, choice, decided_by)
+
+    # -- judging -----------------------------------------------------------------------------------
+
+    def _judge(self, form: str, question: str, options: dict[str, str], found: Found) -> list[Judged]:
+        articles = found.ranked()
+        if form == "which_article":
+            return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
+        sentences = [s for a in articles for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0)]
+        out = []
+        for letter, text in options.items():
+            alignment = align(self.laws.without_citations(text, self.settings.citation_option),
+                              sentences, self.laws.rules.change)
+            penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
+            out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
+        return out
+
+    def _judge_reference(self, letter: str, text: str, question: str, articles: list[Article]) -> Judged:
+        """Which-article options: how much of the question the cited article's text says."""
+        named = self.laws.laws_named(text)
+        refs = self.laws.references(text, named[0] if named else "")
+        article = None
+        if refs:
+            article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
+                           None)
+        asked = squeeze(self.laws.without_citations(question))
+        for word in self.laws.rules.question_words:
+            asked = asked.replace(word, "。")
+        # the articles the question itself cites count as words: the article that refers to them is the one asked
+        words = set(_CONTENT.findall(asked)) | set(_CITED.findall(comparable(question)))
+        if article is None or not words:
+            return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
+        body = provision_text(article, refs[0].paragraph, refs[0].item)
+        said = set(_CONTENT.findall(squeeze(body)))
+        squeezed = squeeze(body)
+        recall = sum(w in squeezed for w in words) / len(words)
+        precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
+        score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
+        sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
+        return Judged(letter, text, Alignment(sentence, score, ()), score, article)
+
+    def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
+        negative = form == "negative" or (form == "which_article" and self.laws.rules.forms["negative"][0].search(question))
+        if form != "which_article":
+            numeric = [j for j in judged if "number" in j.alignment.kinds]
+            if negative and len(numeric) == 1:
+                return numeric[0], "rules:number"
+        ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
+        best = ranked[0]
+        tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]
+        if len(tied) > 1 and self.llm is not None and "choice" in self.llm.fewshot.tasks:
+            allowed = [j for j in tied if negative or "number" not in j.alignment.kinds]
+            picked = self._ask_model(question, allowed, form)
+            if picked is not None:
+                return picked, "model:tie"
+        return best, "rules:tie" if len(tied) > 1 else "rules"
+
+    def _ask_model(self, question: str, tied: list[Judged], form: str) -> Judged | None:
+        context = "\n".join(f"{j.letter}: {j.alignment.sentence.text if j.alignment.sentence else ''}" for j in tied)
+        user = question + "\n" + "\n".join(f"{j.letter} {j.text}" for j in tied)
+        reply = self.llm.chat("choice", user, context=context, max_new_tokens=4)
+        letters = re.findall(r"[a-dａ-ｄ]", reply.lower())
+        by_letter = {j.letter: j for j in tied}
+        return next((by_letter[x] for x in letters if x in by_letter), None)
+
+    # -- the answer --------------------------------------------------------------------------------
+
+    def _answer(self, question: Question, form: str, found: Found, judged: list[Judged], choice: Judged,
+                decided_by: str) -> Answer:
+        sentence = choice.alignment.sentence
+        citation = sentence.label if sentence else (choice.article.name if choice.article else "該当条文なし")
+        if form == "which_article":
+            reason = f"問題文の内容を最も多く含む条文（一致{choice.goodness:.2f}）"
+        elif form == "negative":
+            kinds = "・".join(choice.alignment.kinds) or "最も一致しない"
+            reason = f"条文と異なる選択肢（{kinds}）"
+        else:
+            reason = f"条文と一致する選択肢（一致{choice.alignment.similarity:.2f}）"
+        text = self.templates.render("choice", "ja", letter=choice.letter, reason=reason, citation=citation,
+                                     options="；".join(j.describe() for j in judged))
+        ranked = found.ranked()
+        evidence = [Evidence(a.doc_id, None, f"{a.name}: {a.text[:200]}") for a in ranked[:self.settings.evidence]]
+        listed = {(a.doc_id, a.label) for a in ranked[:self.settings.evidence]}
+        for j in judged:  # the aligned sentences, when their article is not already listed
+            s = j.alignment.sentence
+            if s is not None and (s.doc_id, s.label.split(" ", 1)[-1]) not in listed:
+                evidence.append(Evidence(s.doc_id, None, f"{s.label}: {s.text[:200]}"))
+                listed.add((s.doc_id, s.label.split(" ", 1)[-1]))
+        documents = list(dict.fromkeys(e.doc for e in evidence))
+        return Answer(id=question.id, question=question.text, answer=text, type="multiple_choice",
+                      route=f"multiple_choice:{found.path}:{form}:{decided_by}", value=choice.letter,
+                      documents=documents, evidence=evidence)
+
+
+def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
+    """Each paragraph and item of the article; an item also joined to its paragraph's lead (…次に掲げる…)."""
+    whole = comparable(article.text)
+    out, leads = [], {}
+    for provision in provisions(article.text):
+        out.append(Sentence(article.doc_id, article.name, provision.text, whole, prior))
+        if provision.item is None:
+            leads[provision.paragraph] = provision.text
+        elif provision.paragraph in leads:
+            out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
+                                prior))
+    return out
+
+
+def provision_text(article: Article, paragraph: int | None, item: int | None) -> str:
+    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found)."""
+    if paragraph is None and item is None:
+        return article.text
+    parts = provisions(article.text)
+    wanted = paragraph or 1
+    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item == item)]
+    return "\n".join(chosen) or article.text

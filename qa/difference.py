@@ -1,0 +1,162 @@
+"""What an answer option changes in the law: align it with the closest law sentence, then compare.
+
+Wrong options of law exams are small edits of the law text: a number or a
+period (三十日 vs 60日), a negation, a swapped term or actor, a condition
+added or dropped. Both sides are first made comparable (NFKC, Arabic
+numerals before counters and in article references, 百分の四・五 -> 4.5/100,
+the statutes' old spelling あつて and today's あって read alike), then the option is aligned with
+every candidate sentence (rapidfuzz partial ratio and character-bigram
+coverage) and the best one is compared with it and with its whole article.
+
+>>> comparable("百分の四・五に相当する額を三十日以内に")
+'4.5/100に相当する額を30日以内に'
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from parser.numerals import cjk_number
+from parser.statutes import arabic_articles
+
+_KANJI = "〇一二三四五六七八九十百千"
+_COUNTERS = r"年|か月|箇月|ヶ月|カ月|月|日|週間|時間|割|倍|人|円|回|歳|営業日|以上|以下|以内|未満|分の"
+_PERCENT = re.compile(rf"百分の([{_KANJI}]+(?:・[{_KANJI}]+)?|\d+(?:\.\d+)?)")
+_KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_COUNTERS}))")
+# 三月 in a statute is three months; 3か月 and 3箇月 say the same.
+_MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
+_NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
+_DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
+_SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
+# "must" is written with a double negative; it negates nothing.
+_OBLIGATION = re.compile(r"(?:なければ|ねば|なくては)(?:ならない|ならず)")
+_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+
+
+def comparable(text: str) -> str:
+    """The text with numbers, article references and kana spelling made uniform (see the module doc)."""
+    text = arabic_articles(unicodedata.normalize("NFKC", text))
+    text = _PERCENT.sub(lambda m: f"{_decimal(m.group(1))}/100", text)
+    text = _MONTHS.sub("月", text)
+    text = _KANJI_COUNT.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None
+                                          else m.group(1)), text)
+    return text.translate(_SMALL_KANA)
+
+
+def _decimal(text: str) -> str:
+    if "・" in text:
+        whole, frac = text.split("・", 1)
+        return f"{cjk_number(whole)}.{''.join(str(cjk_number(c)) for c in frac)}"
+    value = cjk_number(text)
+    return str(value) if value is not None else text
+
+
+def squeeze(text: str) -> str:
+    """`comparable` without punctuation and spaces, for character-level alignment."""
+    return _DROP.sub("", comparable(text))
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A candidate law sentence: where it is and its text (a paragraph or item line, or a lead line + item)."""
+
+    doc_id: str
+    label: str  # law title and article label: "金融商品取引法 第五条"
+    text: str
+    article: str  # the whole article, comparable form (numbers and words are checked against it)
+    prior: float = 0.0  # added to the similarity: the question cites this article
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # "number" | "negation" | "condition" | "term"
+    option: str  # what the option says
+    law: str  # what the law says ("" when it says nothing of it)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    sentence: Sentence | None
+    similarity: float  # 0..1
+    changes: tuple[Change, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.kind for c in self.changes))
+
+
+def similarity(option: str, sentence: str) -> float:
+    """How much of the option the sentence says: partial ratio blended with character-bigram coverage."""
+    if not option or not sentence:
+        return 0.0
+    grams = {option[i:i + 2] for i in range(len(option) - 1)}
+    coverage = sum(g in sentence for g in grams) / max(len(grams), 1)
+    return 0.5 * fuzz.partial_ratio(option, sentence) / 100 + 0.5 * coverage
+
+
+def align(option: str, sentences: list[Sentence], change_words: dict[str, tuple[re.Pattern, ...]]) -> Alignment:
+    """The sentence closest to the option, and what the option changes in it."""
+    target = squeeze(option)
+    best, best_score = None, 0.0
+    for sentence in sentences:
+        score = similarity(target, squeeze(sentence.text)) + sentence.prior
+        if score > best_score:
+            best, best_score = sentence, score
+    if best is None:
+        return Alignment(None, 0.0, ())
+    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)))
+
+
+def window(option: str, sentence: str) -> str:
+    """The part of the sentence the option lines up with (the whole sentence when it is the shorter)."""
+    if len(sentence) <= len(option):
+        return sentence
+    found = fuzz.partial_ratio_alignment(option, sentence)
+    return sentence[found.dest_start:found.dest_end] if found else sentence
+
+
+def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pattern, ...]]) -> list[Change]:
+    """Numbers, negations, conditions and words of the option that its law sentence and article do not bear out."""
+    found: list[Change] = []
+    said, article = comparable(option), sentence.article
+    law_text = window(squeeze(option), squeeze(sentence.text))
+    law_numbers = _numbers(article)
+    for value, unit in _numbers(said):
+        same_unit = {v for v, u in law_numbers if u == unit}
+        if same_unit and value not in same_unit:
+            found.append(Change("number", f"{value}{unit}", "、".join(f"{v}{unit}" for v in sorted(same_unit))))
+    option_neg = _count(change_words["negation"], _OBLIGATION.sub("", said))
+    law_neg = _count(change_words["negation"], _OBLIGATION.sub("", law_text))
+    if (option_neg > 0) != (law_neg > 0):
+        found.append(Change("negation", "否定あり" if option_neg else "否定なし", "否定あり" if law_neg else "否定なし"))
+    for pattern in change_words["condition"]:
+        match = pattern.search(said)
+        if match and not pattern.search(article):
+            found.append(Change("condition", match.group(0), ""))
+    squeezed_article = _DROP.sub("", article)
+    missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
+    if missing:
+        found.append(Change("term", "、".join(missing[:4]), ""))
+    return found
+
+
+def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:
+    return sum(len(p.findall(text)) for p in patterns)
+
+
+def _covered(word: str, text: str) -> bool:
+    """A word is borne out when it, or each half of it (compounds split differently), is in the text."""
+    if word in text:
+        return True
+    if len(word) >= 4:
+        half = len(word) // 2
+        return word[:half] in text and word[half:] in text
+    return False
+
+
+def _numbers(text: str) -> set[tuple[str, str]]:
+    return {(value.rstrip("0").rstrip(".") if "." in value else value, unit)
+            for value, unit in _NUMBER_UNIT.findall(text)}

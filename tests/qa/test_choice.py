@@ -1,0 +1,93 @@
+"""Multiple choice over statutes, end to end through `python -m qa.run` on a tiny invented statute."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from parser.ingest import ingest
+from qa.answers import AnswerTemplates
+from qa.choice import ChoiceAnswerer
+from qa.law_refs import LawBook
+from qa.records import Question
+from search.law_register import LawRegister
+from search.open import open_text_index
+from search.settings import IndexSettings
+
+QUESTIONS = [
+    {"id": "number", "question": "架空取引法第2条により、届出書を提出すべき期限として正しいものを教えてください。",
+     "choices": {"a": "取引の日から六十日以内に提出する", "b": "取引の日から30日以内に提出する",
+                 "c": "取引の日から一年以内に提出する", "d": "取引の日から十日以内に提出する"}},
+    {"id": "wrong", "question": "架空取引法第二条の二について、誤っているものを教えてください。",
+     "choices": {"a": "内閣総理大臣は、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+                 "b": "内閣総理大臣は、届出書を受理した日から一年間、公衆の縦覧に供しなければならない",
+                 "c": "内閣総理大臣は、届出書を公衆の縦覧に供しなければならない"}},
+    {"id": "order", "question": "架空取引法第3条により、届出書の提出を要しない場合として正しいものを教えてください。",
+     "choices": {"a": "取引の額が百万円以上である場合", "b": "取引の額が百万円未満である場合",
+                 "c": "取引の額が十万円未満である場合"}},
+    {"id": "article", "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
+     "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"}},
+]
+
+
+@pytest.fixture
+def answers(statute_corpus, tmp_path):
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps(QUESTIONS, ensure_ascii=False), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    run = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--docs", str(statute_corpus),
+                          "--index", str(tmp_path / "index"), "--workers", "1"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return {row["id"]: row for row in map(json.loads, run.stdout.splitlines())}
+
+
+def test_the_option_that_keeps_the_law_s_period_is_correct(answers):
+    row = answers["number"]
+    assert row["type"] == "multiple_choice" and row["value"] == "b"
+    assert "架空取引法 第二条" in row["answer"]
+    assert row["evidence"][0]["text"].startswith("架空取引法 第二条:")
+
+
+def test_a_wrong_option_is_the_one_with_a_changed_number(answers):
+    row = answers["wrong"]
+    assert row["value"] == "b"
+    assert "number(1年→5年)" in row["answer"]
+
+
+def test_a_delegation_to_an_order_is_followed(answers):
+    row = answers["order"]
+    assert row["value"] == "b"
+    assert "架空取引法施行令 第一条" in row["answer"]
+
+
+def test_which_article_questions_pick_the_article_that_says_it(answers):
+    assert answers["article"]["value"] == "b"
+    assert ":which_article:" in answers["article"]["route"]
+
+
+def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_otherwise(answers):
+    assert answers["number"]["route"].startswith("multiple_choice:short:positive")
+    assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
+
+
+def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared_data, tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    # one real law, linked (not copied) so ingestion reads it from ../shared/data
+    (corpus / "403AC0000000090.md").symlink_to(shared_data / "lawqa_jp" / "corpus" / "403AC0000000090.md")
+    settings = IndexSettings(tmp_path / "index")
+    ingest(corpus, settings, workers=1)
+    index = open_text_index(settings)
+    try:
+        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
+            ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
+            ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
+        answer = answerer.run(question)
+    finally:
+        index.close()
+    assert answer.value == "b" and "借地借家法 第十一条" in answer.answer

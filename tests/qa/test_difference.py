@@ -1,0 +1,47 @@
+import re
+
+from qa.difference import Sentence, align, comparable
+from qa.law_refs import LawRules
+
+WORDS = LawRules.load().change
+LAW = "内閣総理大臣は、届出書を受理した日から五年間、これを公衆の縦覧に供しなければならない。"
+
+
+def sentence(text=LAW):
+    return Sentence("d", "架空取引法 第二条", text, comparable(text))
+
+
+def test_numbers_percentages_months_and_old_kana_become_comparable():
+    assert comparable("百分の四・五、三十日、六箇月") == "4.5/100、30日、6月"
+    assert comparable("であつて") == comparable("であって")
+    assert comparable("一定の期間") == "一定の期間"
+
+
+def test_an_unchanged_option_aligns_closely_with_no_change():
+    alignment = align("届出書を受理した日から5年間、公衆の縦覧に供しなければならない", [sentence()], WORDS)
+    assert alignment.similarity > 0.85 and alignment.changes == ()
+
+
+def test_a_changed_period_is_a_number_change():
+    alignment = align("届出書を受理した日から一年間、公衆の縦覧に供しなければならない", [sentence()], WORDS)
+    assert alignment.kinds == ("number",)
+    assert alignment.changes[0].option == "1年" and alignment.changes[0].law == "5年"
+
+
+def test_a_negation_is_found_but_an_obligation_is_not_one():
+    alignment = align("届出書を受理した日から五年間、公衆の縦覧に供することはできない", [sentence()], WORDS)
+    assert "negation" in alignment.kinds
+    assert "negation" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
+
+
+def test_an_added_condition_and_a_swapped_actor_are_found():
+    alignment = align("財務大臣は、理由を問わず、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+                      [sentence()], WORDS)
+    assert {"condition", "term"} <= set(alignment.kinds)
+    assert any(c.kind == "term" and "財務大臣" in c.option for c in alignment.changes)
+
+
+def test_the_closest_of_several_sentences_is_chosen():
+    other = sentence("届出者は、取引の日から三十日以内に届出書を提出しなければならない。")
+    alignment = align("取引の日から30日以内に届出書を提出する", [sentence(), other], WORDS)
+    assert alignment.sentence is other and not re.search("number", " ".join(alignment.kinds))

@@ -1,0 +1,33 @@
+from parser.records import LawRecord
+from qa.law_refs import LawBook
+
+REGISTER = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
+            "cao": LawRecord("架空取引業等に関する内閣府令"), "xml": LawRecord("架空登録法", abbreviations=("架登法",))}
+
+
+def test_references_belong_to_the_law_named_before_them_and_same_article_words_resolve():
+    book = LawBook.load(REGISTER)
+    refs = book.references("架空取引法第二条の二第一項により、同条第3項及び架空取引法施行令第5条第2号、前条")
+    assert [(r.doc_id, r.key, r.paragraph, r.item) for r in refs] == [
+        ("act", "2の2", 1, None), ("act", "2の2", 3, None), ("order", "5", None, 2), ("order", "4", None, None)]
+    assert refs[0].label == "架空取引法第2条の2第1項"
+
+
+def test_abbreviations_from_the_source_name_their_law():
+    book = LawBook.load(REGISTER)
+    assert book.laws_named("架登法第1条と架空取引法施行令") == ["xml", "order"]
+    assert [r.doc_id for r in book.references("第1条について", default="act")] == ["act"]
+
+
+def test_delegation_words_point_to_the_law_s_orders():
+    book = LawBook.load(REGISTER)
+    assert book.orders_of("act", "政令") == ["order"]
+    assert "cao" in book.orders_of("act", "内閣府令")
+
+
+def test_question_forms():
+    book = LawBook.load(REGISTER)
+    assert book.form("次のうち、誤っているものを教えてください。") == "negative"
+    assert book.form("該当しないものを教えてください。") == "negative"
+    assert book.form("正しいものを教えてください。") == "positive"
+    assert book.form("期間を定めた条文を教えてください。") == "which_article"
