@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from parser.errors import InputError
 from qa.answers import AnswerTemplates
@@ -22,8 +23,10 @@ from qa.formulas import FormulaBook
 from qa.records import Analysis, Answer, Question
 from qa.text_answer import TextAnswerer, TextSettings
 from qa.understand import QuestionAnalyzer
+from search.backend import SearchQuery
 from search.facts import open_fact_store
 from search.open import open_text_index
+from search.prefetch import PrefetchedIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
 
@@ -54,7 +57,8 @@ class Engine:
         reports = self.store.reports()
         # The same dictionary as ingestion: companies are matched by the metadata filter, not by body tokens.
         self.tokenizer = Tokenizer()
-        self.index = open_text_index(settings.index, self.tokenizer)
+        # Searches of a question batch go to the server at once (answer_many), then are served from memory.
+        self.index = PrefetchedIndex(open_text_index(settings.index, self.tokenizer))
         llm = None
         if settings.llm != "none":
             from qa.llm import LocalLLM  # the llm extra is optional
@@ -72,8 +76,34 @@ class Engine:
 
     def answer(self, question: Question) -> Answer:
         """Never raises for one bad question: the failure is reported in `route` so the batch goes on."""
+        return self.answer_many([question])[0]
+
+    def answer_many(self, questions: Sequence[Question]) -> list[Answer]:
+        """Answers in order; the batch's first text searches go to the index together (one _msearch)."""
+        analyses = [self._analyze(q) for q in questions]
+        text = [a for a in analyses if isinstance(a, Analysis) and (self.settings.mode == "retrieve"
+                                                                     or a.type not in DATA_TYPES)]
+        self.index.prefetch([q for q in map(self._text_query, text) if q is not None])
+        return [self._answer(q, a) for q, a in zip(questions, analyses)]
+
+    def _analyze(self, question: Question) -> Analysis | Answer:
         try:
-            analysis = self.analyzer.run(question)
+            return self.analyzer.run(question)
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
+            return _failed(question, exc)
+
+    def _text_query(self, analysis: Analysis) -> SearchQuery | None:
+        try:
+            return self.text.query(analysis)
+        except Exception:  # noqa: BLE001 - the question then fails, with its reason, when it is answered
+            return None
+
+    def _answer(self, question: Question, analysis: Analysis | Answer) -> Answer:
+        if isinstance(analysis, Answer):
+            return analysis
+        try:
             if self.settings.mode == "retrieve":
                 return self.text.retrieve(analysis)
             if analysis.type not in DATA_TYPES:
@@ -88,8 +118,7 @@ class Engine:
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
-            return Answer(id=question.id, question=question.text, answer="", type="open",
-                          route=f"error: {type(exc).__name__}: {exc}")
+            return _failed(question, exc)
 
     def close(self) -> None:
         self.index.close()
@@ -101,3 +130,8 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
+
+
+def _failed(question: Question, exc: Exception) -> Answer:
+    return Answer(id=question.id, question=question.text, answer="", type="open",
+                  route=f"error: {type(exc).__name__}: {exc}")

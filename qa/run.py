@@ -32,6 +32,7 @@ from search.settings import BACKENDS, IndexSettings
 
 EXAMPLES_CORPUS = PROJECT_ROOT / "examples" / "corpus"
 EXAMPLES_INDEX = PROJECT_ROOT / ".index" / "examples"
+BATCH = 64  # questions answered together: their searches go to the index in one batch
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,12 +79,14 @@ def run(args: argparse.Namespace) -> int:
     failed = 0
     types, routes = Counter(), Counter()
     with Engine(EngineSettings(index=index, mode=args.mode, llm=args.llm)) as engine, _Output(args.output) as out:
-        for question in tqdm(questions, desc="questions", unit="q", file=sys.stderr, disable=len(questions) < 2):
-            answer = engine.answer(question)
-            failed += answer.route.startswith("error")
-            types[answer.type] += 1
-            routes[answer.route.split(":")[0]] += 1
-            out.write(json.dumps(answer.to_json(), ensure_ascii=False) + "\n")
+        with tqdm(total=len(questions), desc="questions", unit="q", file=sys.stderr, disable=len(questions) < 2) as bar:
+            for start in range(0, len(questions), BATCH):
+                for answer in engine.answer_many(questions[start:start + BATCH]):
+                    failed += answer.route.startswith("error")
+                    types[answer.type] += 1
+                    routes[answer.route.split(":")[0]] += 1
+                    out.write(json.dumps(answer.to_json(), ensure_ascii=False) + "\n")
+                    bar.update()
     seconds = time.perf_counter() - started
     summary = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
     print(f"answered {len(questions) - failed}/{len(questions)} questions in {seconds:.1f}s "

@@ -33,6 +33,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 from parser.errors import InputError
 from parser.records import Fact, ReportYear
 from search.elastic import connect, ensure_index, request_failed
+from search.es_auth import public_url
 from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
@@ -233,14 +234,14 @@ class ElasticFactStore:
             raise request_failed(exc, self.settings.es_url) from None
         if failures:
             raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
-                             f"{failures[0].get('error')}", self.settings.es_url)
+                             f"{failures[0].get('error')}", public_url(self.settings.es_url))
         return ok
 
     def _call(self, request):
         try:
             return request()
         except ApiError as exc:
-            raise InputError(f"{self.name}: {exc.error}", self.settings.es_url) from None
+            raise InputError(f"{self.name}: {exc.error}", public_url(self.settings.es_url)) from None
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from parser.errors import InputError
@@ -25,7 +25,7 @@ class IndexSettings:
 
     index_dir: Path
     backend: str = "embedded"
-    es_url: str = ""
+    es_url: str = field(default="", repr=False)  # may carry user:password@
     es_prefix: str = "finqa"
 
     def __post_init__(self):
