@@ -225,7 +225,8 @@ class ElasticIndex:
         # Sorting by score and chunk_id in the server would score every match (3x slower):
         # fetch a margin and break ties here, as the embedded index does.
         order = {"size": query.limit + TIE_MARGIN} if terms.scored else {"size": query.limit, "sort": [{"chunk_id": "asc"}]}
-        return {"query": body, "_source": ["chunk"], **order}
+        # No hit count: counting every match would keep the server from skipping non-competitive ones.
+        return {"query": body, "_source": ["chunk"], "track_total_hits": False, **order}
 
     @staticmethod
     def _hits(response, query: SearchQuery) -> list[Hit]:
