@@ -11,6 +11,7 @@ checks (a bad regex, a duplicate id) can point to `file:line`.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,10 @@ import yaml
 
 from parser.errors import InputError
 
+# libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALARS = yaml.SafeLoader("")  # one constructor for every scalar, not one per value
+_SCALARS_LOCK = threading.Lock()
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 RULES_DIR = Path(os.environ.get("FINQA_RULES_DIR", PROJECT_ROOT / "rules"))
 FORMULAS_DIR = Path(os.environ.get("FINQA_FORMULAS_DIR", PROJECT_ROOT / "formulas"))
@@ -40,7 +45,7 @@ class RuleFile:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read: {exc}", str(path)) from None
         try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            node = yaml.compose(text, Loader=_LOADER)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark else None
@@ -94,4 +99,8 @@ def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int]) -> Any:
 
 
 def _scalar(node: yaml.Node) -> Any:
-    return yaml.SafeLoader("").construct_object(node, deep=True)
+    with _SCALARS_LOCK:
+        try:
+            return _SCALARS.construct_object(node, deep=True)
+        finally:
+            _SCALARS.constructed_objects.clear()

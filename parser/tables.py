@@ -335,8 +335,13 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     section heading ("流動資產") and stays a row of its own.
     """
     placed = []  # (column, colspan, line)
+    if not origins:
+        return None
+    # Cells are cut from the block, not from the whole page: each crop scans only the block's characters.
+    block = page.crop((min(b[0] for _, b, _ in origins), min(b[1] for _, b, _ in origins),
+                       max(b[2] for _, b, _ in origins), max(b[3] for _, b, _ in origins)), strict=False)
     for column, bbox, colspan in origins:
-        region = page.crop(bbox, strict=False)
+        region = block.crop(bbox, strict=False)
         for line in region.extract_text_lines(strip=True, return_chars=False):
             if line["text"].strip():
                 placed.append((column, colspan, line))

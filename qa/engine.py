@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from parser.errors import InputError
 from qa.answers import AnswerTemplates
@@ -27,9 +28,11 @@ from qa.records import Analysis, Answer, Question
 from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
 from qa.understand import QuestionAnalyzer
+from search.backend import SearchQuery
 from search.facts import open_fact_store
 from search.law_register import LawRegister
 from search.open import open_text_index
+from search.prefetch import PrefetchedIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
 
@@ -59,7 +62,8 @@ class Engine:
         reports = self.store.reports()
         # The same dictionary as ingestion: companies are matched by the metadata filter, not by body tokens.
         self.tokenizer = Tokenizer()
-        self.index = open_text_index(settings.index, self.tokenizer)
+        # Searches of a question batch go to the server at once (answer_many), then are served from memory.
+        self.index = PrefetchedIndex(open_text_index(settings.index, self.tokenizer))
         llm = None
         if settings.llm != "none":
             from qa.llm import LocalLLM  # the llm extra is optional
@@ -81,29 +85,61 @@ class Engine:
         return self.analyzer.run(question)
 
     def answer(self, question: Question) -> Answer:
-        """Never raises for one bad question: the failure is reported in `route` so the batch goes on."""
+        """Never raises for one bad question: the failure is reported in `route` so the batch goes on.
+
+        A search that `prefetch` ran for this question is served from memory.
+        """
+        if question.choices and self.settings.mode == "answer":
+            return self._guarded(question, lambda: self.choice.run(question))
+        analysis = self._analyze(question)
+        if isinstance(analysis, Answer):
+            return analysis
+        return self._guarded(question, lambda: self._answer(analysis))
+
+    def answer_many(self, questions: Sequence[Question]) -> list[Answer]:
+        """Answers in order; the batch's first text searches go to the index together (one _msearch)."""
+        self.prefetch(questions)
+        return [self.answer(q) for q in questions]
+
+    def prefetch(self, questions: Sequence[Question]) -> None:
+        """Send the text searches these questions will make to the index as one batch."""
+        analyses = [self._analyze(q) for q in questions if not q.choices]
+        text = [a for a in analyses if isinstance(a, Analysis) and (
+            self.settings.mode == "retrieve" or (a.type not in DATA_TYPES and a.type not in STATISTICS_TYPES))]
+        self.index.prefetch([q for q in map(self._text_query, text) if q is not None])
+
+    def _analyze(self, question: Question) -> Analysis | Answer:
+        return self._guarded(question, lambda: self.analyzer.run(question))
+
+    def _text_query(self, analysis: Analysis) -> SearchQuery | None:
         try:
-            if question.choices and self.settings.mode == "answer":
-                return self.choice.run(question)
-            analysis = self.analyzer.run(question)
-            if self.settings.mode == "retrieve":
-                return self.text.retrieve(analysis)
-            if analysis.type in STATISTICS_TYPES and analysis.company is None:
-                answer = self.statistics.run(analysis)
-            elif analysis.type not in DATA_TYPES:
-                return self.text.run(analysis)
-            else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
-                answer = self.cells.run(analysis) if analysis.type == "lookup" else None
-                answer = answer or self.data.run(analysis)
-            if self.llm is not None and answer.value:
-                # The model may only reword: numbers are checked against the computed value.
-                answer.answer = self.llm.rephrase(answer.answer, answer.value)
-            return answer
+            return self.text.query(analysis)
+        except Exception:  # noqa: BLE001 - the question then fails, with its reason, when it is answered
+            return None
+
+    @staticmethod
+    def _guarded(question: Question, work):
+        try:
+            return work()
         except InputError:
             raise
         except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
-            return Answer(id=question.id, question=question.text, answer="", type="open",
-                          route=f"error: {type(exc).__name__}: {exc}")
+            return _failed(question, exc)
+
+    def _answer(self, analysis: Analysis) -> Answer:
+        if self.settings.mode == "retrieve":
+            return self.text.retrieve(analysis)
+        if analysis.type in STATISTICS_TYPES and analysis.company is None:
+            answer = self.statistics.run(analysis)
+        elif analysis.type not in DATA_TYPES:
+            return self.text.run(analysis)
+        else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
+            answer = self.cells.run(analysis) if analysis.type == "lookup" else None
+            answer = answer or self.data.run(analysis)
+        if self.llm is not None and answer.value:
+            # The model may only reword: numbers are checked against the computed value.
+            answer.answer = self.llm.rephrase(answer.answer, answer.value)
+        return answer
 
     def close(self) -> None:
         self.index.close()
@@ -115,3 +151,8 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
+
+
+def _failed(question: Question, exc: Exception) -> Answer:
+    return Answer(id=question.id, question=question.text, answer="", type="open",
+                  route=f"error: {type(exc).__name__}: {exc}")

@@ -1,8 +1,10 @@
 """The small local language model: offline, deterministic, few-shot examples as chat history.
 
-Loads a Hugging Face model folder or a single .gguf file with transformers
-(a .gguf needs the `gguf` and `accelerate` packages), never touching the
-network, once per process. Each task's few-shot examples (rules/fewshot.yaml,
+Loads a Hugging Face model folder with transformers, and a single .gguf file
+with llama.cpp (qa/llm_llama.py, the `llama` extra: quantised on the CPU, several
+times faster) or, when that is not installed or `backend="transformers"`, with
+transformers (de-quantised to float32; needs the `gguf` and `accelerate`
+packages); never touching the network, once per process. Each task's few-shot examples (rules/fewshot.yaml,
 company and year masked as <company>/<year>) go into the chat history as
 alternating user/assistant turns after the task's system message; the
 tokenizer's chat template renders them. Decoding is greedy, bounded by
@@ -42,9 +44,13 @@ from search.backend import Hit
 
 LLM_EXTRA = "pip install 'finqa[llm]'"
 DTYPES = ("float32", "bfloat16", "float16")
+# auto: a .gguf file runs on llama.cpp when llama-cpp-python is installed, anything else on transformers.
+BACKENDS = ("auto", "transformers", "llama.cpp")
 _DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
 # A number as written in an answer: thousands separators allowed, a sign, decimals.
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
+# Tokens that end a chat turn in the common chat templates (Qwen/ChatML, Llama 3, Phi, Gemma).
+END_MARKERS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>")
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
 
 
@@ -61,8 +67,9 @@ class LLMSettings:
     timeout: float = 120.0  # wall-clock seconds one generation may take; it stops there
     retries: int = 1  # extra tries when a JSON reply does not parse
     context_tokens: int = 1536  # most prompt tokens: few-shot turns, question and passages
-    threads: int = 0  # torch CPU threads; 0 keeps torch's default
+    threads: int = 0  # CPU threads (torch, llama.cpp); 0: torch's default, half the cores for llama.cpp
     fewshot_path: Path | None = None  # None: rules/fewshot.yaml
+    backend: str = "auto"  # one of BACKENDS
 
     def __post_init__(self):
         if not _DEVICE.fullmatch(self.device):
@@ -77,6 +84,8 @@ class LLMSettings:
             raise InputError(f"retries must be 0..5, got {self.retries}")
         if self.context_tokens < 64:
             raise InputError(f"context_tokens must be at least 64, got {self.context_tokens}")
+        if self.backend not in BACKENDS:
+            raise InputError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if self.threads < 0:
             raise InputError(f"threads must be 0 (default) or more, got {self.threads}")
         if self.fewshot_path is not None:
@@ -141,20 +150,28 @@ _CACHE_LOCK = threading.Lock()
 
 
 class LocalLLM:
-    """A local causal language model with its tokenizer; build it with `LocalLLM.load`."""
+    """A local causal language model on a runtime (transformers or llama.cpp); build it with `LocalLLM.load`."""
 
-    def __init__(self, path: Path, model, tokenizer, settings: LLMSettings, fewshot: FewShot, load_seconds: float):
+    def __init__(self, path: Path, runtime, settings: LLMSettings, fewshot: FewShot, load_seconds: float):
         self.path = path
-        self.model = model
-        self.tokenizer = tokenizer
+        self.runtime = runtime
         self.settings = settings
         self.fewshot = fewshot
         self.load_seconds = load_seconds
         self.stats = LLMStats()
-        self.end_ids = _end_ids(model, tokenizer)
+        self.end_ids = runtime.end_ids
         if not self.end_ids:
             raise InputError("the model has no end-of-sequence token (eos_token_id)", str(path))
         self._lock = threading.Lock()  # one generation at a time: the model is not re-entrant
+
+    @property
+    def model(self):
+        return self.runtime.model
+
+    @property
+    def tokenizer(self):
+        """The transformers tokenizer (None on llama.cpp, whose model tokenizes itself)."""
+        return self.runtime.tokenizer
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -162,7 +179,7 @@ class LocalLLM:
         """The model at `path` (a model folder or a .gguf file), loaded once per process and settings.
 
         InputError (one line naming the path) when it is missing, unreadable,
-        or the llm extra is not installed.
+        or the extra it needs is not installed.
         """
         path = Path(path).expanduser()
         if not path.exists():
@@ -176,38 +193,25 @@ class LocalLLM:
     @classmethod
     def _load(cls, path: Path, settings: LLMSettings) -> "LocalLLM":
         fewshot = FewShot.load(settings.fewshot_path)
-        # Offline whatever the environment says elsewhere: a model is never fetched from a hub at run time.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        try:
-            import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-            from transformers.utils import logging as hf_logging
-        except ImportError as exc:
-            raise InputError(f"the language model needs torch and transformers ({exc.name} is missing): {LLM_EXTRA}",
-                             str(path)) from None
-        hf_logging.set_verbosity_error()
-        if settings.threads:
-            torch.set_num_threads(settings.threads)
         if path.is_file() and path.suffix.lower() != ".gguf":
             raise InputError("not a model: give a model folder (config.json ...) or a .gguf file", str(path))
         if path.is_dir() and not (path / "config.json").is_file():
             raise InputError("not a model folder: config.json is missing", str(path))
-        where = dict(pretrained_model_name_or_path=str(path.parent if path.is_file() else path), local_files_only=True)
-        if path.is_file():
-            where["gguf_file"] = path.name
+        backend = settings.backend
+        if backend == "auto":
+            from qa.llm_llama import available
+
+            backend = "llama.cpp" if path.is_file() and available() else "transformers"
+        if backend == "llama.cpp" and not path.is_file():
+            raise InputError("llama.cpp runs a .gguf file, not a model folder", str(path))
         started = time.perf_counter()
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(**where)
-            model = AutoModelForCausalLM.from_pretrained(**where, dtype=getattr(torch, settings.dtype))
-            model.to(settings.device)
-            model.eval()
-        except ImportError as exc:  # gguf / accelerate are needed for .gguf files only
-            raise InputError(f"loading this model needs a missing package ({exc}): {LLM_EXTRA}", str(path)) from None
-        except Exception as exc:  # noqa: BLE001 - any unreadable model becomes one line naming the path
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise InputError(f"cannot load the language model: {reason[:300]}", str(path)) from None
-        return cls(path, model, tokenizer, settings, fewshot, time.perf_counter() - started)
+        if backend == "llama.cpp":
+            from qa.llm_llama import LlamaCppRuntime
+
+            runtime = LlamaCppRuntime.load(path, settings.context_tokens, settings.max_new_tokens, settings.threads)
+        else:
+            runtime = _TransformersRuntime.load(path, settings)
+        return cls(path, runtime, settings, fewshot, time.perf_counter() - started)
 
     # ------------------------------------------------------------------ generation
     def messages(self, task: str, user_text: str, context: str | None = None) -> list[dict]:
@@ -228,38 +232,20 @@ class LocalLLM:
 
     def prompt_ids(self, messages: list[dict]) -> list[int]:
         """The token ids the model reads for `messages`, ready for its reply."""
-        if self.tokenizer.chat_template:
-            return list(self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
-        # No template: plain role-labelled lines, the reply starts after "assistant:".
-        text = "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant:"
-        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+        return self.runtime.chat_ids(messages)
 
     def count_tokens(self, text: str) -> int:
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        return len(self.runtime.encode(text))
 
     def generate(self, messages: list[dict], max_new_tokens: int | None = None) -> Generation:
         """Greedy decoding of a reply to `messages`, stopped at the end-of-turn token, the token limit or the timeout."""
-        import torch
-        from transformers import GenerationConfig, StoppingCriteriaList
-
         limit = min(max_new_tokens or self.settings.max_new_tokens, self.settings.max_new_tokens)
         ids = self.prompt_ids(messages)
-        eos = self.end_ids
-        config = GenerationConfig(max_new_tokens=limit, do_sample=False, num_beams=1, eos_token_id=eos,
-                                  pad_token_id=self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None
-                                  else eos[0])
-        with self._lock, torch.inference_mode():
-            deadline = _deadline(self.settings.timeout)  # the clock starts once the model is ours
+        with self._lock:  # the clock starts once the model is ours
             started = time.perf_counter()
-            inputs = torch.tensor([ids], device=self.model.device)
-            output = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), generation_config=config,
-                                         stopping_criteria=StoppingCriteriaList([deadline]))
+            new, stopped = self.runtime.generate(ids, limit, self.settings.timeout)
             seconds = time.perf_counter() - started
-        new = output[0, len(ids):].tolist()
-        ended = bool(new) and new[-1] in eos
-        text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
-        stopped = "end" if ended else "timeout" if deadline.expired else "max_new_tokens"
-        generation = Generation(text, len(ids), len(new), seconds, stopped)
+        generation = Generation(self.runtime.decode(new).strip(), len(ids), len(new), seconds, stopped)
         self.stats.add(generation)
         return generation
 
@@ -403,8 +389,87 @@ def _fold(text: str) -> str:
 
 
 def _cut_to_tokens(llm: LocalLLM, text: str, tokens: int) -> str:
-    ids = llm.tokenizer(text, add_special_tokens=False)["input_ids"][: max(tokens, 1)]
-    return llm.tokenizer.decode(ids)
+    return llm.runtime.decode(llm.runtime.encode(text)[: max(tokens, 1)])
+
+
+def plain_chat(messages: list[dict]) -> str:
+    """A chat for a model without a chat template: role-labelled lines, the reply starts after "assistant:"."""
+    return "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant:"
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (its type when empty), at most 300 characters."""
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:300]
+
+
+class _TransformersRuntime:
+    """A model folder or .gguf file (de-quantised) run by transformers and torch."""
+
+    name = "transformers"
+
+    def __init__(self, model, tokenizer):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.end_ids = _end_ids(model, tokenizer)
+
+    @classmethod
+    def load(cls, path: Path, settings: LLMSettings) -> "_TransformersRuntime":
+        # Offline whatever the environment says elsewhere: a model is never fetched from a hub at run time.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers.utils import logging as hf_logging
+        except ImportError as exc:
+            raise InputError(f"the language model needs torch and transformers ({exc.name} is missing): {LLM_EXTRA}",
+                             str(path)) from None
+        hf_logging.set_verbosity_error()
+        if settings.threads:
+            torch.set_num_threads(settings.threads)
+        where = dict(pretrained_model_name_or_path=str(path.parent if path.is_file() else path), local_files_only=True)
+        if path.is_file():
+            where["gguf_file"] = path.name
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(**where)
+            model = AutoModelForCausalLM.from_pretrained(**where, dtype=getattr(torch, settings.dtype))
+            model.to(settings.device)
+            model.eval()
+        except ImportError as exc:  # gguf / accelerate are needed for .gguf files only
+            raise InputError(f"loading this model needs a missing package ({exc}): {LLM_EXTRA}", str(path)) from None
+        except Exception as exc:  # noqa: BLE001 - any unreadable model becomes one line naming the path
+            raise InputError(f"cannot load the language model: {first_line(exc)}", str(path)) from None
+        return cls(model, tokenizer)
+
+    def encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids, skip_special_tokens=True)
+
+    def chat_ids(self, messages: list[dict]) -> list[int]:
+        if self.tokenizer.chat_template:
+            return list(self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
+        return self.tokenizer(plain_chat(messages), add_special_tokens=True)["input_ids"]
+
+    def generate(self, ids: list[int], limit: int, seconds: float) -> tuple[list[int], str]:
+        """Greedy new tokens after `ids` and why they stopped ("end", "max_new_tokens" or "timeout")."""
+        import torch
+        from transformers import GenerationConfig, StoppingCriteriaList
+
+        eos = self.end_ids
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos[0]
+        config = GenerationConfig(max_new_tokens=limit, do_sample=False, num_beams=1, eos_token_id=eos,
+                                  pad_token_id=pad)
+        with torch.inference_mode():
+            deadline = _deadline(seconds)
+            inputs = torch.tensor([ids], device=self.model.device)
+            output = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), generation_config=config,
+                                         stopping_criteria=StoppingCriteriaList([deadline]))
+        new = output[0, len(ids):].tolist()
+        ended = bool(new) and new[-1] in eos
+        return new, "end" if ended else "timeout" if deadline.expired else "max_new_tokens"
 
 
 def _deadline(seconds: float):
@@ -434,5 +499,5 @@ def _end_ids(model, tokenizer) -> list[int]:
     """Tokens that end a reply: the generation config's, the tokenizer's eos, and a chat template's end-of-turn."""
     ends = _set(getattr(model.generation_config, "eos_token_id", None)) + _set(tokenizer.eos_token_id)
     vocab = tokenizer.get_vocab()
-    ends += [vocab[marker] for marker in ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>") if marker in vocab]
+    ends += [vocab[marker] for marker in END_MARKERS if marker in vocab]
     return list(dict.fromkeys(ends))

@@ -59,7 +59,9 @@ class AnalyzerConfig:
     fuzzy_fields: bool = True
     llm: ChatModel | None = None  # key-word fallback model (qa.llm); None: the step is skipped
     max_chars: int = 2000  # longer questions are not analysed (classified open)
-    jieba_dictionary: bool = True  # load the field names into jieba's user dictionary
+    # Also load the field names into the process-wide jieba, for code that calls jieba itself; the
+    # engine tokenizes with search.tokenize.Tokenizer, which has them, so by default it is not loaded.
+    jieba_dictionary: bool = False
 
     def __post_init__(self):
         for name in ("rules_dir", "formulas_dir"):

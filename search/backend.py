@@ -57,6 +57,9 @@ class TextIndex(Protocol):
     def search(self, query: SearchQuery) -> list[Hit]:
         """Best hits first."""
 
+    def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
+        """`search` of each query, in order, in as few round trips as the backend allows (a question batch)."""
+
     def count(self) -> int:
         """Number of chunks indexed."""
 

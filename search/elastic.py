@@ -13,13 +13,14 @@ Start a local server with `bash docker/elasticsearch.sh start`.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from parser.errors import InputError
 from parser.records import Chunk
 from search.backend import Hit, SearchQuery
+from search.es_auth import ElasticAuth, public_url, scrub
 from search.settings import IndexSettings
 from search.tokenize import (
     TIE_MARGIN,
@@ -57,26 +58,33 @@ MAPPING = {
 INDEX_SETTINGS = {"number_of_shards": 1, "number_of_replicas": 0}
 
 
-def connect(url: str, timeout: float = 30.0) -> Elasticsearch:
+def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) -> Elasticsearch:
     """A client for the server at `url`, after checking it answers.
 
-    Unreachable or not Elasticsearch: InputError naming the URL and how to start one.
+    Credentials come from `auth`, else from the environment or config file
+    (search.es_auth). Unreachable or not Elasticsearch: InputError naming the
+    URL (without credentials) and how to start one.
     """
+    auth = auth if auth is not None else ElasticAuth.load()
+    shown = public_url(url)
     try:
-        client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True)
+        client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True,
+                               **auth.client_options())
     except ValueError as exc:
-        raise InputError(f"not a valid Elasticsearch URL ({exc})", url) from None
+        raise InputError(f"not a valid Elasticsearch URL ({scrub(str(exc), auth, url)})", shown) from None
     try:
         # Cluster health, not GET /: the minimal (integ-test) distribution answers only the former.
         client.options(request_timeout=5, max_retries=0).cluster.health()
     except TransportError as exc:
         client.close()
-        raise InputError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", url) from None
+        raise InputError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", shown) from None
     except ApiError as exc:  # it answers, but not as an open Elasticsearch (security on, another server)
         client.close()
-        detail = " ".join(str(exc.error).split())[:200]
+        detail = scrub(" ".join(str(exc.error).split())[:200], auth, url)
+        hint = ("check the credentials (search/es_auth.py: FINQA_ES_API_KEY, FINQA_ES_USERNAME/PASSWORD)"
+                if exc.meta.status in (401, 403) else START_HINT)
         raise InputError(f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); "
-                         f"{START_HINT}", url) from None
+                         f"{hint}", shown) from None
     return client
 
 
@@ -91,13 +99,13 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
                     raise
         mapping = client.indices.get_mapping(index=name)[name]["mappings"]
     except ApiError as exc:
-        raise InputError(f"cannot open index {name}: {exc.error}", url) from None
+        raise InputError(f"cannot open index {name}: {exc.error}", public_url(url)) from None
     except TransportError as exc:
         raise request_failed(exc, url) from None
     found = mapping.get("_meta", {}).get("finqa_mapping")
     if found != version:
         raise InputError(f"index {name} was made by another version of finqa (mapping {found}, "
-                         f"expected {version}); delete it and ingest again", url)
+                         f"expected {version}); delete it and ingest again", public_url(url))
 
 
 def index_generation(client: Elasticsearch, name: str, url: str) -> str:
@@ -115,16 +123,16 @@ def call_server(request, name: str, url: str):
     try:
         return request()
     except ApiError as exc:
-        raise InputError(f"{name}: {exc.error}", url) from None
+        raise InputError(f"{name}: {exc.error}", public_url(url)) from None
     except TransportError as exc:
         raise request_failed(exc, url) from None
 
 
 def request_failed(exc: Exception, url: str) -> InputError:
-    """A failed request as one line naming the server and how to start one."""
-    detail = " ".join(str(exc).split())[:300]
+    """A failed request as one line naming the server and how to start one, credentials masked."""
+    detail = scrub(" ".join(str(exc).split())[:300], ElasticAuth.load(), url)
     return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
-                      f"is the server running? {START_HINT}", url)
+                      f"is the server running? {START_HINT}", public_url(url))
 
 
 class ElasticIndex:
@@ -132,15 +140,17 @@ class ElasticIndex:
 
     Chunks are sent as they are added (bulk, `bulk_size` per request, retried
     when the server is busy); `commit` refreshes so they become searchable.
+    `search_many` sends a batch of queries in `_msearch` requests of `msearch_size`.
     """
 
     def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None,
-                 client: Elasticsearch | None = None, bulk_size: int = 500):
-        if bulk_size < 1:
-            raise InputError(f"bulk_size must be at least 1, got {bulk_size}")
+                 client: Elasticsearch | None = None, bulk_size: int = 500, msearch_size: int = 100):
+        if bulk_size < 1 or msearch_size < 1:
+            raise InputError(f"bulk_size and msearch_size must be at least 1, got {bulk_size}, {msearch_size}")
         self.settings = settings
         self.name = f"{settings.es_prefix}-chunks"
         self.bulk_size = bulk_size
+        self.msearch_size = msearch_size
         self._own_client = client is None
         self.client = client if client is not None else connect(settings.es_url)
         self.tokenizer = tokenizer or Tokenizer()
@@ -163,7 +173,7 @@ class ElasticIndex:
         if failures:
             first = next(iter(failures[0].values()))
             raise InputError(f"{len(failures)} chunks were refused by {self.name}, first {first.get('_id')}: "
-                             f"{first.get('error')}", self.settings.es_url)
+                             f"{first.get('error')}", public_url(self.settings.es_url))
         return ok
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
@@ -182,7 +192,7 @@ class ElasticIndex:
                 for success, info in helpers.streaming_bulk(self.client, actions, chunk_size=self.bulk_size,
                                                             max_retries=5, raise_on_error=False):
                     if not success and info.get("delete", {}).get("status") != 404:  # already gone is fine
-                        raise InputError(f"cannot delete from {self.name}: {info}", self.settings.es_url)
+                        raise InputError(f"cannot delete from {self.name}: {info}", public_url(self.settings.es_url))
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
 
@@ -193,19 +203,53 @@ class ElasticIndex:
             raise request_failed(exc, self.settings.es_url) from None
 
     def search(self, query: SearchQuery) -> list[Hit]:
-        if query.limit < 1:
+        request = self._request(query)
+        if request is None:
             return []
+        try:
+            response = self.client.search(index=self.name, **request)
+        except TransportError as exc:
+            raise request_failed(exc, self.settings.es_url) from None
+        return self._hits(response, query)
+
+    def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
+        """The hits of each query, in order, from one `_msearch` per `msearch_size` queries."""
+        results: list[list[Hit]] = [[] for _ in queries]
+        pending = [(i, query, request) for i, query in enumerate(queries)
+                   if (request := self._request(query)) is not None]
+        for start in range(0, len(pending), self.msearch_size):
+            part = pending[start:start + self.msearch_size]
+            searches: list[dict] = []
+            for _, _, request in part:
+                searches += [{"index": self.name}, request]
+            try:
+                responses = self.client.msearch(searches=searches)["responses"]
+            except TransportError as exc:
+                raise request_failed(exc, self.settings.es_url) from None
+            for (i, query, _), response in zip(part, responses):
+                if "error" in response:
+                    reason = response["error"].get("reason", response["error"]) if isinstance(response["error"], dict) \
+                        else response["error"]
+                    raise InputError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
+                results[i] = self._hits(response, query)
+        return results
+
+    def _request(self, query: SearchQuery) -> dict | None:
+        """The body of one search (query, size, order, fields), or None when nothing can match."""
+        if query.limit < 1:
+            return None
         terms = query_terms(self.tokenizer, query)
         body = self._query(terms, query)
         if body is None:
-            return []
+            return None
         # Sorting by score and chunk_id in the server would score every match (3x slower):
         # fetch a margin and break ties here, as the embedded index does.
         order = {"size": query.limit + TIE_MARGIN} if terms.scored else {"size": query.limit, "sort": [{"chunk_id": "asc"}]}
-        try:
-            response = self.client.search(index=self.name, query=body, source=["chunk"], **order)
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
+        # No hit count: counting every match would keep the server from skipping non-competitive ones.
+        return {"query": body, "_source": ["chunk"], "track_total_hits": False, **order}
+
+    @staticmethod
+    def _hits(response, query: SearchQuery) -> list[Hit]:
         hits = [Hit(chunk_from_stored(hit["_source"]["chunk"]), float(hit["_score"] or 0.0))
                 for hit in response["hits"]["hits"]]
         return best_first(hits, query.limit)

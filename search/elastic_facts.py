@@ -344,7 +344,7 @@ class ElasticFactStore:
             raise request_failed(exc, self.settings.es_url) from None
         if failures:
             raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
-                             f"{failures[0].get('error')}", self.settings.es_url)
+                             f"{failures[0].get('error')}", public_url(self.settings.es_url))
         return ok
 
     def _call(self, request):

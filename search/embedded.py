@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import tantivy
 
@@ -130,6 +130,10 @@ class EmbeddedIndex:
         except (ValueError, OSError) as exc:
             raise InputError(f"cannot read the text index ({exc}); delete the directory and ingest again",
                              str(self.directory)) from None
+
+    def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
+        """The hits of each query, in order (in-process: one search after another)."""
+        return [self.search(query) for query in queries]
 
     def count(self) -> int:
         return self._index.searcher().num_docs

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from parser.errors import InputError
@@ -47,7 +47,7 @@ class IndexSettings:
 
     index_dir: Path
     backend: str = "embedded"
-    es_url: str = ""
+    es_url: str = field(default="", repr=False)  # may carry user:password@
     es_prefix: str = "finqa"
 
     def __post_init__(self):

@@ -155,14 +155,16 @@ class Tokenizer:
     >>> tokenizer.tokens("台積電2023年第1季合併資產負債表")
     ['台积电', '2023年', '第1季', '合并', '资产', '负债', '负债表']
 
-    Building one costs a dictionary load the first time in a process (jieba,
+    The first Chinese or Japanese text costs a dictionary load in a process (jieba,
     Sudachi: about a second); later instances share the loaded dictionaries.
     """
 
     def __init__(self, settings: TokenizerSettings | None = None):
         self.settings = settings or TokenizerSettings()
-        self._jieba = _base_jieba()
-        self._jieba_private = False
+        # jieba's dictionary loads on the first Chinese text (most of a cold start; a data question needs none).
+        self._jieba = None
+        self._pending: list[str] = []  # user words not yet given to jieba, in the order added
+        self._jieba_lock = threading.Lock()
         self._zh_words: set[str] = set()  # user words, folded: also looked for inside longer words
         self._ja_words: set[str] = set()
         self._ja_prefixes: set[str] = set()  # every prefix of a user word: spans not in it end the search
@@ -200,16 +202,27 @@ class Tokenizer:
             norm = _normalize(word).strip()
             if len(norm) < 2 or len(norm) > self.settings.max_token_chars or not _CJK.search(norm):
                 continue  # Latin words are whole already; one character is no compound
-            if not self._jieba_private:
-                self._jieba = _private_copy(self._jieba)
-                self._jieba_private = True
             zh = self._fold(norm)
-            # Just frequent enough to beat its own pieces: a higher count lets a short
-            # name steal characters from its neighbours (光寶科|技 in 光寶科技).
-            self._jieba.add_word(zh, freq=self._jieba.suggest_freq(zh, False))
+            self._pending.append(zh)
             self._zh_words.add(zh)
             self._ja_words.add(norm)
             self._ja_prefixes.update(norm[:i] for i in range(1, len(norm) + 1))
+
+    def _segmenter(self):
+        """jieba with the user words: the shared dictionary loaded once per process, copied when words are added."""
+        if self._jieba is None or self._pending:
+            with self._jieba_lock:
+                jieba = self._jieba or _base_jieba()
+                if self._pending:
+                    if jieba is _base_jieba():
+                        jieba = _private_copy(jieba)
+                    for zh in self._pending:
+                        # Just frequent enough to beat its own pieces: a higher count lets a short
+                        # name steal characters from its neighbours (光寶科|技 in 光寶科技).
+                        jieba.add_word(zh, freq=jieba.suggest_freq(zh, False))
+                    self._pending = []
+                self._jieba = jieba
+        return self._jieba
 
     @staticmethod
     def language(text: str) -> str:
@@ -244,9 +257,10 @@ class Tokenizer:
 
     def _segment_zh(self, text: str) -> list[tuple[str, bool]]:
         out: list[tuple[str, bool]] = []
-        freq = self._jieba.FREQ
+        jieba = self._segmenter()
+        freq = jieba.FREQ
         min_chars = self.settings.compound_min_chars if self.settings.sub_words else 10**6
-        for word in self._jieba.cut(text, HMM=self.settings.hmm):
+        for word in jieba.cut(text, HMM=self.settings.hmm):
             word = word.strip()
             if not word:
                 continue

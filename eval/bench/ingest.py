@@ -1,6 +1,8 @@
-"""`python -m eval.bench ingest`: full ingestion of the AI CUP reference PDFs against a naive baseline.
+"""`python -m eval.bench ingest`: full ingestion of real PDFs against a naive baseline.
 
-In one process run, over the same files:
+Two sets, each measured alone: annual-cn (five Chinese annual reports, 891 pages, every
+page with a text layer, up to 296 pages: the peak-memory case) and the AI CUP reference
+PDFs (191 files, some pages scanned: OCR). In one process run, over the same files:
 
 - baseline: a single-process loop of pdfplumber `extract_text()` over every
   page (what the organisers' BM25 baseline reads), pages/s;
@@ -15,8 +17,9 @@ In one process run, over the same files:
   worker-equivalent run: `parse_source` in this process on an evenly spaced
   sample of the files.
 
-    python -m eval.bench ingest                      # all 191 PDFs, workers=2
-    python -m eval.bench ingest --limit 40 --profile-sample 6
+    python -m eval.bench ingest                      # both sets, workers=2
+    python -m eval.bench ingest --set annual-cn --profile-sample 0
+    python -m eval.bench ingest --set aicup --limit 40 --profile-sample 6
 """
 from __future__ import annotations
 
@@ -72,65 +75,93 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     return "\n".join(lines[start:])
 
 
+SETS = ("annual-cn", "aicup")
+
+
+def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
+    """The PDFs of one development set: annual-cn (text layer on every page) or aicup (some scanned pages)."""
+    if name == "annual-cn":
+        root = shared_data("annual-cn", "reports")
+        return None if root is None else (root, sorted(root.glob("*.pdf"))[: limit or None])
+    root = shared_data("aicup", "reference")
+    if root is None:
+        return None
+    paths = []
+    for folder in ("finance", "insurance"):
+        files = sorted((root / folder).glob("*.pdf"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0)
+        paths += files[: limit or None]
+    return root, paths
+
+
+def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: int) -> list[Path]:
+    """Baseline and full ingestion of one set, in this run; returns the copied files."""
+    from parser.ingest import ingest
+    from search.settings import IndexSettings
+
+    corpus = temp / name / "corpus"
+    paths = []
+    for path in files:
+        target = corpus / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)  # also warms the page cache for both runs
+        paths.append(target)
+    print(f"\n[{name}] corpus: {len(paths)} PDFs from {root}")
+
+    base_pages, base_seconds = baseline_pages_per_second(paths)
+    base_rate = base_pages / base_seconds if base_seconds else 0.0
+    print(f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
+          f"= {base_rate:.2f} pages/s")
+
+    started = time.perf_counter()
+    summary = ingest(corpus, IndexSettings(temp / name / "index"), workers=workers, progress=False)
+    seconds = time.perf_counter() - started
+    pages = summary.total("pages")
+    rate = pages / seconds if seconds else 0.0
+    counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
+    print(f"full ingestion (workers={workers}): {pages} pages in {seconds:.1f} s = {rate:.2f} pages/s "
+          f"({counts}; {summary.total('ocr_pages')} OCR pages, {summary.total('tables')} tables, "
+          f"{summary.total('chunks')} chunks, {summary.total('facts')} facts)")
+    parse_seconds = sum(f.seconds for f in summary.files)
+    print(f"  parsing in the workers: {parse_seconds:.1f} s summed over files = "
+          f"{parse_seconds / (seconds * workers):.0%} of {workers} workers x wall time "
+          f"(the rest: pool start, metadata, waiting on the slowest file, writing in the main process)")
+    ocr_files = [f for f in summary.files if f.ocr_pages]
+    text_files = [f for f in summary.files if f.status == "ingested" and not f.ocr_pages]
+    text_pages, text_seconds = sum(f.pages for f in text_files), sum(f.seconds for f in text_files)
+    print(f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
+          f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
+          f"= {text_pages / text_seconds if text_seconds else 0:.2f} pages/s per worker "
+          f"({text_pages / text_seconds / base_rate if text_seconds and base_rate else 0:.2f} x baseline)")
+    for failed in summary.failed:
+        print(f"  failed: {failed.path}: {'; '.join(failed.errors)}")
+    print(f"ratio full / baseline pages/s: {rate / base_rate:.2f}" if base_rate else "ratio: n/a")
+    biggest = max(summary.files, key=lambda f: f.pages, default=None)
+    child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak memory: main process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
+          f"largest worker so far {child_mb:.0f} MB"
+          + (f" (the longest file: {biggest.pages} pages)" if biggest else ""))
+    return paths
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench ingest", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
+    ap.add_argument("--set", choices=(*SETS, "both"), default="both",
+                    help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run")
     ap.add_argument("--top", type=int, default=25, help="functions shown in the profile")
     args = ap.parse_args(argv)
-    reference = shared_data("aicup", "reference")
-    if reference is None:
-        return 0
-
-    from parser.ingest import ingest
-    from search.settings import IndexSettings
-
     with tempfile.TemporaryDirectory(prefix="finqa-bench-ingest-") as temp:
-        corpus = Path(temp) / "corpus"
-        paths: list[Path] = []
-        for folder in ("finance", "insurance"):
-            files = sorted((reference / folder).glob("*.pdf"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0)
-            for path in files[: args.limit or None]:
-                target = corpus / folder / path.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, target)  # also warms the page cache for both runs
-                paths.append(target)
-        print(f"corpus: {len(paths)} PDFs from {reference}")
-
-        base_pages, base_seconds = baseline_pages_per_second(paths)
-        base_rate = base_pages / base_seconds if base_seconds else 0.0
-        print(f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
-              f"= {base_rate:.2f} pages/s")
-
-        started = time.perf_counter()
-        summary = ingest(corpus, IndexSettings(Path(temp) / "index"), workers=args.workers, progress=False)
-        seconds = time.perf_counter() - started
-        pages = summary.total("pages")
-        rate = pages / seconds if seconds else 0.0
-        counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
-        print(f"full ingestion (workers={args.workers}): {pages} pages in {seconds:.1f} s = {rate:.2f} pages/s "
-              f"({counts}; {summary.total('ocr_pages')} OCR pages, {summary.total('tables')} tables, "
-              f"{summary.total('chunks')} chunks, {summary.total('facts')} facts)")
-        parse_seconds = sum(f.seconds for f in summary.files)
-        print(f"  parsing in the workers: {parse_seconds:.1f} s summed over files = "
-              f"{parse_seconds / (seconds * args.workers):.0%} of {args.workers} workers x wall time "
-              f"(the rest: pool start, metadata, waiting on the slowest file, writing in the main process)")
-        ocr_files = [f for f in summary.files if f.ocr_pages]
-        text_files = [f for f in summary.files if f.status == "ingested" and not f.ocr_pages]
-        text_pages, text_seconds = sum(f.pages for f in text_files), sum(f.seconds for f in text_files)
-        print(f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
-              f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
-              f"= {text_pages / text_seconds if text_seconds else 0:.2f} pages/s per worker "
-              f"({text_pages / text_seconds / base_rate if text_seconds and base_rate else 0:.2f} x baseline)")
-        for failed in summary.failed:
-            print(f"  failed: {failed.path}: {'; '.join(failed.errors)}")
-        print(f"ratio full / baseline pages/s: {rate / base_rate:.2f}" if base_rate else "ratio: n/a")
-
-        self_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"peak memory: main process {self_mb:.0f} MB, largest worker {child_mb:.0f} MB")
-
+        paths, corpus = [], None
+        for name in SETS if args.set == "both" else (args.set,):
+            found = corpus_files(name, args.limit)
+            if found is None:
+                continue
+            paths = measure_set(name, *found, Path(temp), args.workers)
+            corpus = Path(temp) / name / "corpus"
+        if corpus is None or not args.profile_sample:
+            return 0
         step = max(1, len(paths) // max(1, args.profile_sample))
         sample = paths[::step][: args.profile_sample]
         print(f"\nprofile of a worker-equivalent run on {len(sample)} files, every {step}th "

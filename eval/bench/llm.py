@@ -6,9 +6,10 @@
 prints (it assembles Qwen2.5-Coder-0.5B-Instruct, GGUF, from PyPI packages
 on first use). Figures:
 
-- load: seconds for LocalLLM.load (tokenizer and model, dequantized to float32), and
-  for a second load in the same process (the cache);
-- generation: tokens/s of a reply (prefill included) and prompt tokens;
+- load and generation on each backend in the same run: llama.cpp (the `llama` extra, the
+  .gguf quantised) and transformers (de-quantised to float32): load seconds, a second load
+  in the same process (the cache), tokens/s of the same greedy reply (prefill included),
+  and the ratio llama.cpp / transformers;
 - questions: seconds per question for the report_text and open questions of the examples
   corpus answered by the Engine with the model, against the same questions without it;
 - key words: over the FinGLM dev questions with key words (types 1, 1-2, 2-1, 2-2), the share
@@ -151,19 +152,31 @@ def main(argv: list[str]) -> int:
     if path is None:
         return 0
 
-    started = time.perf_counter()
-    llm = LocalLLM.load(path)
-    first = time.perf_counter() - started
-    started = time.perf_counter()
-    cached = LocalLLM.load(path) is llm
-    again = time.perf_counter() - started
-    print(f"model: {path} ({path.stat().st_size / 2**20:.0f} MB), device {llm.settings.device}, {llm.settings.dtype}")
-    print(f"load: {first:.1f} s; again in the same process: {again * 1000:.2f} ms "
-          f"({'the same object' if cached else 'NOT cached'})")
+    from qa.llm import LLMSettings
+    from qa.llm_llama import available
 
-    reply = llm.generate(llm.messages("open", "什么是流动比率？"), max_new_tokens=64)
-    print(f"generation: {reply.new_tokens} tokens in {reply.seconds:.1f} s = {reply.new_tokens / reply.seconds:.2f} tokens/s "
-          f"(prompt {reply.prompt_tokens} tokens, prefill included; stopped: {reply.stopped})")
+    print(f"model: {path} ({path.stat().st_size / 2**20:.0f} MB)")
+    backends = ("llama.cpp", "transformers") if available() and path.is_file() else ("transformers",)
+    if len(backends) == 1:
+        print("llama.cpp: skipped (llama-cpp-python is not installed, or the model is a folder): pip install 'finqa[llama]'")
+    rates = {}
+    for backend in backends:  # the same prompt, greedy, on each backend in this run
+        started = time.perf_counter()
+        loaded = LocalLLM.load(path, LLMSettings(backend=backend))
+        first = time.perf_counter() - started
+        started = time.perf_counter()
+        cached = LocalLLM.load(path, LLMSettings(backend=backend)) is loaded
+        again = time.perf_counter() - started
+        reply = loaded.generate(loaded.messages("open", "什么是流动比率？"), max_new_tokens=64)
+        rates[backend] = reply.new_tokens / reply.seconds
+        print(f"{backend:>12}: load {first:.1f} s (again in the same process: {again * 1000:.2f} ms, "
+              f"{'the same object' if cached else 'NOT cached'}); {reply.new_tokens} tokens in {reply.seconds:.1f} s "
+              f"= {rates[backend]:.2f} tokens/s (prompt {reply.prompt_tokens} tokens, prefill included; "
+              f"stopped: {reply.stopped})")
+    if len(rates) == 2:
+        print(f"llama.cpp / transformers tokens/s: {rates['llama.cpp'] / rates['transformers']:.1f}x")
+    llm = LocalLLM.load(path, LLMSettings(backend=backends[0]))
+    print(f"the figures below use {backends[0]} (what --llm {path.name} runs on)")
 
     rows = measure_questions(path)
     print("\nexample questions (report_text/open), seconds with the model vs without:")

@@ -17,10 +17,13 @@ Variants, all in the same run over the same index:
   (about the organisers' jieba + BM25 baseline);
 - engine: the engine's query (key-word phrases, boosted titles and statement titles, question
   terms, small chunks only) with each doc_score aggregation of TextSettings: decay (the
-  default: best chunks weighted 1, 1/2, 1/4, 1/8), max, top3_sum.
+  default: best chunks weighted 1, 1/2, 1/4, 1/8), max, top3_sum; the 60 questions asked as
+  one batch (Engine.answer_many: one `_msearch` on Elasticsearch), as `qa.run` asks them;
+- engine 1-by-1: the default asked one question at a time (a round trip per search).
 
 Elasticsearch is measured when FINQA_ES_URL is set (or --backend elasticsearch).
-Figures: P@1 overall and per category, questions per second, and the ratio to the baseline.
+Figures: P@1 overall and per category, questions per second, and the ratio to the baseline;
+with both backends, Elasticsearch's q/s over embedded's for the batch and one by one.
 """
 from __future__ import annotations
 
@@ -93,33 +96,48 @@ class Result:
 
 
 def run_variant(engine, questions, gold, backend: str, variant: str, answer) -> Result:
+    """`answer(engine, questions)` gives each question's ranked documents; timed over the whole list."""
     hits: dict[str, list[bool]] = defaultdict(list)
     errors = []
     started = time.perf_counter()
-    for question in questions:
-        documents = answer(engine, question)
+    ranked = answer(engine, questions)
+    seconds = time.perf_counter() - started
+    for question, documents in zip(questions, ranked):
         ok = bool(documents) and documents[0] == gold[question.id]
         hits[question.category].append(ok)
         if not ok:
             errors.append(f"{question.id} [{question.category}] {question.text} -> {documents[:3]} gold {gold[question.id]}")
-    return Result(backend, variant, dict(hits), time.perf_counter() - started, errors)
+    return Result(backend, variant, dict(hits), seconds, errors)
 
 
-def baseline_documents(engine, question) -> list[str]:
-    """The question as one BM25 clause over the candidates; documents by their best chunk."""
+def one_by_one(engine, questions) -> list[list[str]]:
+    """The engine asked one question at a time (a search round trip per question)."""
+    return [engine.answer(q).documents for q in questions]
+
+
+def as_batch(engine, questions) -> list[list[str]]:
+    """The engine asked the whole list at once (Engine.answer_many: the searches in one batch)."""
+    return [a.documents for a in engine.answer_many(questions)]
+
+
+def baseline_documents(engine, questions) -> list[list[str]]:
+    """Each question as one BM25 clause over its candidates, one at a time; documents by their best chunk."""
     from search.backend import SearchQuery
 
-    hits = engine.index.search(SearchQuery(text=question.text, doc_ids=question.sources, limit=40))
-    best: dict[str, float] = {}
-    for hit in hits:
-        best.setdefault(hit.chunk.doc_id, hit.score)
-    return sorted(best, key=lambda d: -best[d])
+    ranked = []
+    for question in questions:
+        hits = engine.index.search(SearchQuery(text=question.text, doc_ids=question.sources, limit=40))
+        best: dict[str, float] = {}
+        for hit in hits:
+            best.setdefault(hit.chunk.doc_id, hit.score)
+        ranked.append(sorted(best, key=lambda d: -best[d]))
+    return ranked
 
 
 def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: int) -> list[Result]:
     from parser.ingest import ingest
     from qa.engine import Engine, EngineSettings
-    from qa.text_answer import DOC_SCORES
+    from qa.text_answer import DOC_SCORES, TextSettings
     from search.settings import IndexSettings
 
     index = IndexSettings(cache / f"index-{backend}", backend=backend, es_prefix="finqa-bench-aicup")
@@ -128,10 +146,13 @@ def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: i
     results = []
     with Engine(EngineSettings(index=index, mode="retrieve")) as engine:
         results.append(run_variant(engine, questions, gold, backend, "baseline", baseline_documents))
+        as_batch(engine, questions)  # warm the server's caches and the tokenizer before timing
         for doc_score in DOC_SCORES:
             engine.text.settings = dataclasses.replace(engine.text.settings, doc_score=doc_score)
-            results.append(run_variant(engine, questions, gold, backend, f"engine/{doc_score}",
-                                       lambda e, q: e.answer(q).documents))
+            results.append(run_variant(engine, questions, gold, backend, f"engine/{doc_score}", as_batch))
+        engine.text.settings = dataclasses.replace(engine.text.settings, doc_score=TextSettings().doc_score)
+        results.append(run_variant(engine, questions, gold, backend, f"engine/{TextSettings().doc_score} 1-by-1",
+                                   one_by_one))
     return results
 
 
@@ -166,6 +187,10 @@ def main(argv: list[str]) -> int:
             ratio = r.precision() / base.precision() if base.precision() else 0.0
             print(f"{backend:<14}{r.variant:<22}{r.precision():>7.4f}" + "".join(f"{r.precision(c):>11.4f}" for c in CATEGORIES)
                   + f"{r.per_second:>9.1f}{ratio:>8.2f}x")
+    if len(backends) == 2:
+        for variant in (default, f"{default} 1-by-1"):
+            rate = {r.backend: r.per_second for r in results if r.variant == variant}
+            print(f"embedded / elasticsearch q/s, {variant}: {rate['embedded'] / rate['elasticsearch']:.2f}x")
     if args.show_errors:
         for r in results:
             if r.variant == default:

@@ -8,7 +8,8 @@ FINQA_ES_URL is set) it measures:
 - indexing throughput (chunks/s, add + commit, tokenizing included), also as
   a ratio to tokenizing alone (the baseline, same run);
 - query latency p50/p95 and throughput over the 60 dev questions, each
-  filtered to its candidate documents (`source`);
+  filtered to its candidate documents (`source`), one by one and as one batch
+  (`search_many`: a single `_msearch` on Elasticsearch);
 - Precision@1 per category, ranking documents by their best chunk: a sanity
   figure for the tokenizer and BM25, not the engine's retrieval score.
 
@@ -51,6 +52,7 @@ class BackendRun:
     index_seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     query_seconds: float = 0.0
+    batch_seconds: float = 0.0  # the same passes, each as one search_many (one _msearch on Elasticsearch)
     correct: dict[str, list[bool]] = field(default_factory=lambda: defaultdict(list))
 
     @property
@@ -64,6 +66,10 @@ class BackendRun:
     @property
     def queries_per_second(self) -> float:
         return len(self.latencies) / self.query_seconds if self.query_seconds else 0.0
+
+    @property
+    def batch_queries_per_second(self) -> float:
+        return len(self.latencies) / self.batch_seconds if self.batch_seconds else 0.0
 
     def precision(self, category: str | None = None) -> float:
         marks = [m for c, ms in self.correct.items() if category in (None, c) for m in ms]
@@ -201,6 +207,11 @@ def run_backend(name: str, index: TextIndex, chunks: list[Chunk], questions: lis
             index.search(query)
             run.latencies.append(time.perf_counter() - t)
     run.query_seconds = time.perf_counter() - start
+    batch = [query for _, query in queries]
+    start = time.perf_counter()
+    for _ in range(repeat):
+        index.search_many(batch)
+    run.batch_seconds = time.perf_counter() - start
     return run
 
 
@@ -214,11 +225,11 @@ def best_document(hits) -> str | None:
 
 def print_table(runs: list[BackendRun], tokenize_rate: float) -> None:
     print(f"baseline: tokenizing alone {tokenize_rate:,.0f} chunks/s")
-    header = ("backend", "chunks", "index s", "chunks/s", "x tokenize", "p50 ms", "p95 ms", "queries/s",
+    header = ("backend", "chunks", "index s", "chunks/s", "x tokenize", "p50 ms", "p95 ms", "queries/s", "batch q/s",
               *(f"P@1 {c}" for c in CATEGORIES), "P@1 all")
     rows = [(r.name, f"{r.chunks}", f"{r.index_seconds:.1f}", f"{r.chunks_per_second:,.0f}",
              f"{r.chunks_per_second / tokenize_rate:.2f}", f"{r.percentile(0.5):.1f}", f"{r.percentile(0.95):.1f}",
-             f"{r.queries_per_second:,.0f}", *(f"{r.precision(c):.3f}" for c in CATEGORIES), f"{r.precision():.3f}")
+             f"{r.queries_per_second:,.0f}", f"{r.batch_queries_per_second:,.0f}", *(f"{r.precision(c):.3f}" for c in CATEGORIES), f"{r.precision():.3f}")
             for r in runs]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
     for row in (header, *rows):
@@ -226,7 +237,8 @@ def print_table(runs: list[BackendRun], tokenize_rate: float) -> None:
     if len(runs) == 2:
         embedded, elastic = runs
         print(f"elasticsearch / embedded: indexing {elastic.chunks_per_second / embedded.chunks_per_second:.2f}x, "
-              f"queries {elastic.queries_per_second / embedded.queries_per_second:.2f}x, "
+              f"queries {elastic.queries_per_second / embedded.queries_per_second:.2f}x one by one, "
+              f"{elastic.batch_queries_per_second / embedded.batch_queries_per_second:.2f}x as a batch, "
               f"same Precision@1: {elastic.correct == embedded.correct}")
 
 

@@ -179,7 +179,7 @@ def _analysis(text: str) -> Analysis:
 
 # ---------------------------------------------------------------- settings and loading
 @pytest.mark.parametrize("bad", [dict(device="gpu"), dict(dtype="int8"), dict(max_new_tokens=0), dict(timeout=0),
-                                 dict(retries=-1), dict(context_tokens=10), dict(threads=-2)])
+                                 dict(retries=-1), dict(context_tokens=10), dict(threads=-2), dict(backend="vllm")])
 def test_settings_reject_bad_values(bad):
     with pytest.raises(InputError):
         LLMSettings(**bad)
@@ -217,7 +217,7 @@ def test_corrupt_gguf_file_is_one_line_naming_the_path(tiny, tiny_gguf, tmp_path
 
 def test_gguf_file_loads_the_same_weights_as_the_folder(tiny, tiny_gguf):
     folder = LocalLLM.load(tiny["folder"], _settings(tiny))
-    single = LocalLLM.load(tiny_gguf, _settings(tiny))
+    single = LocalLLM.load(tiny_gguf, _settings(tiny, backend="transformers"))
     assert single is not folder
     text = "2021年华夏银行的营业外支出是多少元?"
     assert single.tokenizer.decode(single.tokenizer(text)["input_ids"]) == text
@@ -341,6 +341,60 @@ def test_open_question_is_answered_by_the_model(tiny, tmp_path):
         analysis = Analysis(question=Question("q", "什么是流动比率？"), type="open", rule_id="test")
         answer = answerer.run(analysis)
     assert answer.route == "open:llm" and answer.answer == llm.chat("open", "什么是流动比率？")
+
+
+# ---------------------------------------------------------------- the llama.cpp backend (.gguf quantised on the CPU)
+@pytest.fixture(scope="module")
+def llama_gguf(tiny_gguf):
+    pytest.importorskip("llama_cpp", reason="the llama extra is not installed: pip install 'finqa[llama]'")
+    return tiny_gguf
+
+
+def test_a_gguf_file_runs_on_llama_cpp_and_a_folder_on_transformers(tiny, llama_gguf):
+    assert LocalLLM.load(llama_gguf, _settings(tiny)).runtime.name == "llama.cpp"
+    assert LocalLLM.load(tiny["folder"], _settings(tiny)).runtime.name == "transformers"
+    with pytest.raises(InputError) as caught:
+        LocalLLM.load(tiny["folder"], _settings(tiny, backend="llama.cpp"))
+    assert str(tiny["folder"]) in str(caught.value)
+
+
+def test_llama_cpp_reads_the_same_prompt_and_replies_as_transformers(tiny, llama_gguf):
+    llama = LocalLLM.load(llama_gguf, _settings(tiny))
+    torch_run = LocalLLM.load(llama_gguf, _settings(tiny, backend="transformers"))
+    messages = llama.messages("keywords", "2021年<company>的营业外支出是多少元?")
+    assert llama.prompt_ids(messages) == torch_run.prompt_ids(messages)  # the file's chat template, rendered alike
+    text = "2021年华夏银行的营业外支出是多少元?"
+    assert llama.runtime.decode(llama.runtime.encode(text)) == text
+    # Same float32 weights, greedy decoding: the same tokens.
+    first, other = llama.generate(messages), torch_run.generate(messages)
+    assert (first.text, first.new_tokens, first.stopped) == (other.text, other.new_tokens, other.stopped)
+
+
+def test_llama_cpp_generation_is_deterministic_bounded_and_timed(tiny, llama_gguf):
+    llm = LocalLLM.load(llama_gguf, _settings(tiny))
+    messages = llm.messages("open", "什么是流动比率？")
+    first, second = llm.generate(messages), llm.generate(messages)
+    assert first.text == second.text and 1 <= first.new_tokens <= 8 and first.prompt_tokens == len(llm.prompt_ids(messages))
+    assert llm.generate(messages, max_new_tokens=3).new_tokens <= 3
+    slow = LocalLLM.load(llama_gguf, _settings(tiny, max_new_tokens=50, timeout=1e-9)).generate(messages)
+    assert slow.stopped == "timeout" and slow.new_tokens == 1
+
+
+def test_llama_cpp_answers_through_the_text_route(tiny, llama_gguf):
+    llm = LocalLLM.load(llama_gguf, _settings(tiny, max_new_tokens=12))
+    chunk = Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", page_start=41, page_end=41)
+    answer = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
+    assert answer == "" or ("[report/1, 第41页]" in answer and numbers_within(answer, "[report/1, 第41页]" + chunk.text))
+    words = llm.extract_keywords("2021年华夏银行的营业外支出是多少元?", companies=["华夏银行"])
+    assert all(w in "2021年华夏银行的营业外支出是多少元?" for w in words)
+
+
+def test_a_corrupt_gguf_on_llama_cpp_is_one_line_naming_the_path(tiny, llama_gguf, tmp_path):
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(llama_gguf.read_bytes()[:5000])
+    with pytest.raises(InputError) as caught:
+        LocalLLM.load(broken, _settings(tiny, backend="llama.cpp"))
+    assert str(broken) in str(caught.value) and "\n" not in str(caught.value)
 
 
 # ---------------------------------------------------------------- checks on replies

@@ -192,3 +192,16 @@ def test_both_backends_rank_alike(open_backend, corpus):
         assert embedded, query
         assert ids(embedded) == ids(elastic), query
         assert [h.score for h in embedded] == pytest.approx([h.score for h in elastic], rel=1e-3), query
+
+
+def test_a_batch_of_queries_gets_the_hits_of_each_query_alone(text_index):
+    queries = [SearchQuery(text="保單借款的可借金額上限是多少？", limit=5),
+               SearchQuery(text="营业收入", years=(2021,)),
+               SearchQuery(limit=0, text="营业收入"),  # asks for nothing
+               SearchQuery(),  # matches nothing
+               SearchQuery(doc_ids=("insurance/",), limit=2),  # filters only: chunk_id order
+               SearchQuery(text="2023年第1季合併營業收入", companies=(UMC,))]
+    batch = text_index.search_many(queries)
+    assert [ids(hits) for hits in batch] == [ids(text_index.search(q)) for q in queries]
+    assert [[h.score for h in hits] for hits in batch] == [[h.score for h in text_index.search(q)] for q in queries]
+    assert batch[0] and batch[2] == [] and batch[3] == [] and text_index.search_many([]) == []

@@ -211,3 +211,23 @@ def test_stored_chunks_come_back_equal():
                   kind="table", cell_id="c9")
     assert chunk_from_stored(chunk_to_stored(chunk)) == chunk
     assert chunk_from_stored({**chunk_to_stored(chunk), "added_later": 1}) == chunk
+
+
+def test_a_new_tokenizer_loads_jieba_only_when_chinese_text_comes():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); print('jieba' in sys.modules); "
+            "t.tokens('Revenue 2023'); print('jieba' in sys.modules); t.tokens('营业收入'); print('jieba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                          env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
+    assert done.stdout.split() == ["False", "False", "True"], done.stderr
+
+
+def test_words_added_after_the_first_text_are_kept_whole_too():
+    tokenizer = Tokenizer(TokenizerSettings(use_fields_file=False))
+    assert "光寶科技" not in tokenizer.tokens("光寶科技營業收入")
+    tokenizer.add_words(["光寶科技"])
+    assert "光宝科技" in tokenizer.tokens("光寶科技營業收入")
