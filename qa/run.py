@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Iterator
 
 from tqdm import tqdm
 
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         bar = tqdm(desc="questions", unit="q", file=sys.stderr, disable=None)
         stream = itertools.chain([first], questions)
         try:
-            while batch := list(itertools.islice(stream, BATCH)):
+            for batch in _batches(stream, BATCH):
                 engine.prefetch(batch)
                 for question in batch:
                     answer = answer_within(engine, question, args.question_seconds)
@@ -122,6 +123,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"answered {total - failed}/{total} questions in {seconds:.1f}s "
           f"({total / max(seconds, 1e-9):.1f} q/s): {summary}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _batches(stream: Iterator[Question], size: int) -> Iterator[list[Question]]:
+    """The stream in lists of `size`; a broken line ends its batch early, and is raised once those are answered."""
+    while True:
+        batch: list[Question] = []
+        try:
+            for question in stream:
+                batch.append(question)
+                if len(batch) == size:
+                    break
+        except InputError:
+            if batch:
+                yield batch
+            raise
+        if batch:
+            yield batch
+        if len(batch) < size:
+            return
 
 
 class QuestionTimeout(Exception):

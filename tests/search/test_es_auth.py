@@ -119,7 +119,8 @@ def test_the_command_line_shows_no_secret_in_its_error_or_trace(tmp_path):
     (tmp_path / "index").mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FINQA_ES_API_KEY": API_KEY, "FINQA_ES_CONFIG": ""}
     done = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--index", str(tmp_path / "index"),
-                           "--backend", "elasticsearch", "--es-url", f"http://admin:{PASSWORD}@127.0.0.1:9"],
+                           "--backend", "elasticsearch", "--es-index", "secret-test",
+                               "--es-url", f"http://admin:{PASSWORD}@127.0.0.1:9"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and "127.0.0.1:9" in done.stderr
