@@ -618,7 +618,7 @@ def check_index_dir(index_dir: Path) -> None:
     if index_dir.exists() and not index_dir.is_dir():
         raise InputError("INDEX_DIR is an existing file, not a directory; name a directory", str(index_dir))
     if index_dir.is_dir() and not os.access(index_dir, os.W_OK):
-        raise InputError("INDEX_DIR is read-only: cannot ingest into it (it can still be queried)", str(index_dir))
+        raise InputError("INDEX_DIR is read-only: cannot ingest into it (nothing was changed)", str(index_dir))
 
 
 def open_manifest_mirror(settings: IndexSettings):
