@@ -102,10 +102,14 @@ class IngestOptions:
     max_file_mb: float = DEFAULT_MAX_FILE_MB  # bigger files are reported failed, not parsed
     batch_size: int = 20  # documents per commit: an interrupted run re-does at most this many
     progress: bool | None = None  # tqdm bar; None = only on a terminal
+    shard: tuple[int, int] = (1, 1)  # (I, N): this run ingests the I-th of N disjoint parts of the corpus
 
     def __post_init__(self):
         if self.workers < 1:
             raise InputError(f"workers must be at least 1, got {self.workers}")
+        part, parts = self.shard
+        if not 1 <= part <= parts:
+            raise InputError(f"--shard I/N needs 1 <= I <= N, got {part}/{parts}")
         if not self.max_file_mb > 0:
             raise InputError(f"max_file_mb must be positive, got {self.max_file_mb}")
         if self.batch_size < 1:
@@ -114,6 +118,19 @@ class IngestOptions:
     @property
     def max_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    def owns(self, doc_id: str) -> bool:
+        """True when `doc_id` is in this run's shard (a hash of the id: stable on every machine)."""
+        part, parts = self.shard
+        return parts == 1 or int(hashlib.sha256(doc_id.encode()).hexdigest()[:12], 16) % parts == part - 1
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """"2/4" -> (2, 4); InputError on anything else."""
+    part, _, parts = text.partition("/")
+    if not (part.strip().isdigit() and parts.strip().isdigit()):
+        raise InputError(f"--shard takes I/N, such as 1/2, got {text!r}")
+    return int(part), int(parts)
 
 
 @dataclass(frozen=True)
@@ -514,6 +531,8 @@ class Ingester:
         if not corpus.is_dir():
             raise InputError("corpus directory not found", str(corpus))
         check_index_dir(settings.index_dir)
+        if options is not None and options.shard[1] > 1 and settings.backend != "elasticsearch":
+            raise InputError("--shard needs --backend elasticsearch (the embedded index has one writer)")
         self.corpus = corpus
         self.settings = settings
         self.parse = parse
@@ -541,12 +560,15 @@ class Ingester:
              warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:
         settings = self.settings
         fingerprint = _settings_fingerprint(self.parse)
+        owns = self.options.owns
+        sources = [s for s in sources if owns(s.doc_id)]
+        reports = [r for r in reports if owns(r.doc_id)]  # each path problem is reported by one shard
         present = {s.doc_id for s in sources}
-        removed = [entry for doc_id, entry in manifest.entries.items() if doc_id not in present]
+        removed = [entry for doc_id, entry in manifest.entries.items() if owns(doc_id) and doc_id not in present]
         lost = verify_stores(settings, manifest)
         if lost:
             warnings.append(f"{'; '.join(lost)}: every document is ingested again")
-            manifest.forget_all()
+            manifest.forget_all(owns)
 
         todo: list[_Job] = []
         for source in sources:
@@ -616,7 +638,7 @@ def check_index_dir(index_dir: Path) -> None:
     if index_dir.exists() and not index_dir.is_dir():
         raise InputError("INDEX_DIR is an existing file, not a directory; name a directory", str(index_dir))
     if index_dir.is_dir() and not os.access(index_dir, os.W_OK):
-        raise InputError("INDEX_DIR is read-only: cannot ingest into it (it can still be queried)", str(index_dir))
+        raise InputError("INDEX_DIR is read-only: cannot ingest into it (nothing was changed)", str(index_dir))
 
 
 def open_manifest_mirror(settings: IndexSettings):
@@ -800,6 +822,7 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(summary.seconds, 3),
         "workers": options.workers,
+        "shard": "/".join(map(str, options.shard)),
         "counts": summary.counts,
         "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts")},
         "ignored": summary.ignored,
@@ -811,14 +834,14 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
 
 def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(), workers: int | None = None,
            *, max_file_mb: float = DEFAULT_MAX_FILE_MB, batch_size: int = 20,
-           progress: bool | None = None) -> IngestSummary:
+           progress: bool | None = None, shard: tuple[int, int] = (1, 1)) -> IngestSummary:
     """Ingest `corpus` into the index `settings` names, doing only what changed since the last run.
 
     >>> ingest(Path("corpus"), IndexSettings(Path(".index"))).exit_code
     0
     """
     options = IngestOptions(workers=workers or default_workers(), max_file_mb=max_file_mb, batch_size=batch_size,
-                            progress=progress)
+                            progress=progress, shard=shard)
     return Ingester(corpus, settings, parse, options).run()
 
 
@@ -837,6 +860,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-file-mb", type=float, default=DEFAULT_MAX_FILE_MB,
                     help=f"larger files are reported failed (default: {DEFAULT_MAX_FILE_MB:g})")
     ap.add_argument("--batch", type=int, default=20, help="documents per commit (default: 20)")
+    ap.add_argument("--shard", default="1/1", metavar="I/N",
+                    help="ingest only the I-th of N disjoint parts of the corpus (N processes or machines, one "
+                         "Elasticsearch corpus; default 1/1)")
     limits = ap.add_argument_group("limits per file (each hit is reported on its file)")
     for name, kind, help_ in LIMIT_OPTIONS:
         limits.add_argument(f"--{name.replace('_', '-')}", type=kind, default=getattr(ParseSettings, name),
@@ -849,7 +875,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.delete:
             print(delete_index(settings))
             return EXIT_OK
-        options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch)
+        options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch,
+                                shard=parse_shard(args.shard))
         parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:

@@ -24,7 +24,7 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from parser.errors import InputError
 
@@ -127,8 +127,9 @@ class Manifest:
             self._removed.add(doc_id)
         self._changed.discard(doc_id)
 
-    def forget_all(self) -> None:
-        for doc_id in list(self.entries):
+    def forget_all(self, which: Callable[[str], bool] = lambda doc_id: True) -> None:
+        """Forget every document (`which` of them: a shard forgets only its own)."""
+        for doc_id in [d for d in self.entries if which(d)]:
             self.forget(doc_id)
 
     def save(self) -> None:

@@ -143,12 +143,31 @@ def read_facts_workbook(path: Path, doc_id: str,
     years = {f.year for f in facts} | {r.year for r in reports}
     meta = DocumentMeta(doc_id, company=next(iter(companies)) if len(companies) == 1 else "",
                         year=next(iter(years)) if len(years) == 1 else None)
-    return ParsedDocument(meta=meta, facts=facts, reports=reports, rejected=[str(e) for e in rejected])
+    return ParsedDocument(meta=meta, facts=facts, reports=reports, rejected=[str(e) for e in rejected],
+                          warnings=conflicting_facts(facts, path))
 
 
 def _message(error: InputError) -> str:
     """The reason of an InputError without its file:line prefix."""
     return str(error).split(": ", 1)[1] if error.path else str(error)
+
+
+def conflicting_facts(facts: list[Fact], path: Path) -> list[str]:
+    """One line per fact that repeats an earlier (company, year, field) with another value, naming both rows."""
+    first: dict[tuple, Fact] = {}
+    conflicts = []
+    for fact in facts:
+        earlier = first.setdefault((fact.company, fact.year, fact.field), fact)
+        if earlier is not fact and (earlier.value, earlier.unit) != (fact.value, fact.unit):
+            conflicts.append(f"conflicting duplicate facts for {fact.company} {fact.year} {fact.field}: "
+                             f"{_row_of(earlier, path)} says {earlier.raw!r}, {_row_of(fact, path)} says {fact.raw!r}")
+    return conflicts
+
+
+def _row_of(fact: Fact, path: Path) -> str:
+    """`file:row` of a fact read from a workbook (its cell_id is "sheet!row"), with the sheet when there is one."""
+    sheet, _, line = fact.cell_id.rpartition("!")
+    return f"{path}:{line}" + (f" (sheet {sheet!r})" if sheet and sheet != "csv" else "")
 
 
 def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:

@@ -150,3 +150,11 @@ def test_unreadable_facts_files_are_input_errors(tmp_path):
     other.write_bytes(b"")
     with pytest.raises(InputError, match="expected .xlsx or .csv"):
         read_facts_workbook(other, "o")
+
+
+def test_conflicting_duplicate_facts_are_reported_with_both_rows(tmp_path):
+    path = tmp_path / "facts.csv"
+    path.write_text("company,year,field,value,unit\n甲,2021,营业收入,1000,元\n甲,2021,营业收入,1000,元\n"
+                    "甲,2021,营业收入,2000,元\n乙,2021,营业收入,5,万元\n", encoding="utf-8")
+    warnings = read_facts_workbook(path, "facts").warnings
+    assert warnings == [f"conflicting duplicate facts for 甲 2021 营业收入: {path}:2 says '1000', {path}:4 says '2000'"]
