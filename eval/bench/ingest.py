@@ -10,6 +10,9 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
   processes (default 2: both cores): tables, facts, OCR of pages without a
   text layer, chunking, tokenizing, the text index, the facts store and the
   tables workbooks; pages/s and the ratio to the baseline;
+- CPU milliseconds per page of both (this process and the finished workers):
+  the per-core ratio, which other jobs on the machine change far less than
+  the wall-clock one;
 - peak memory (resource.getrusage max RSS of this process and of the
   largest child), OCR pages, files by status, and how busy the workers
   were (per-file parse seconds summed, over workers x wall time);
@@ -19,6 +22,7 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
 
     python -m eval.bench ingest                      # both sets, workers=2
     python -m eval.bench ingest --set annual-cn --profile-sample 0
+    python -m eval.bench ingest --set annual-cn --match 平安银行 --profile-sample 0   # the 296-page report
     python -m eval.bench ingest --set aicup --limit 40 --profile-sample 6
 """
 from __future__ import annotations
@@ -34,6 +38,12 @@ import time
 from pathlib import Path
 
 from eval.bench._data import shared_data
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its finished children (the ingestion workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
@@ -107,14 +117,16 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
         paths.append(target)
     print(f"\n[{name}] corpus: {len(paths)} PDFs from {root}")
 
+    cpu = cpu_seconds()
     base_pages, base_seconds = baseline_pages_per_second(paths)
+    base_cpu = cpu_seconds() - cpu
     base_rate = base_pages / base_seconds if base_seconds else 0.0
     print(f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
-          f"= {base_rate:.2f} pages/s")
+          f"= {base_rate:.2f} pages/s; {base_cpu / max(base_pages, 1) * 1000:.0f} CPU ms per page")
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     summary = ingest(corpus, IndexSettings(temp / name / "index"), workers=workers, progress=False)
-    seconds = time.perf_counter() - started
+    seconds, ingest_cpu = time.perf_counter() - started, cpu_seconds() - cpu
     pages = summary.total("pages")
     rate = pages / seconds if seconds else 0.0
     counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
@@ -135,6 +147,11 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     for failed in summary.failed:
         print(f"  failed: {failed.path}: {'; '.join(failed.errors)}")
     print(f"ratio full / baseline pages/s: {rate / base_rate:.2f}" if base_rate else "ratio: n/a")
+    # CPU time per page does not depend on how many cores other jobs leave free (wall time does).
+    print(f"CPU per page: full ingestion {ingest_cpu / max(pages, 1) * 1000:.0f} ms (workers and main process) vs "
+          f"baseline {base_cpu / max(base_pages, 1) * 1000:.0f} ms: baseline / full "
+          f"{(base_cpu / max(base_pages, 1)) / (ingest_cpu / max(pages, 1)):.2f}x per core"
+          if ingest_cpu and base_cpu else "CPU per page: n/a")
     biggest = max(summary.files, key=lambda f: f.pages, default=None)
     child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"peak memory: main process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
@@ -149,6 +166,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--set", choices=(*SETS, "both"), default="both",
                     help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
+    ap.add_argument("--match", default="", help="only PDFs whose file name contains this text")
     ap.add_argument("--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run")
     ap.add_argument("--top", type=int, default=25, help="functions shown in the profile")
     args = ap.parse_args(argv)
@@ -158,6 +176,7 @@ def main(argv: list[str]) -> int:
             found = corpus_files(name, args.limit)
             if found is None:
                 continue
+            found = (found[0], [p for p in found[1] if args.match in p.name])
             paths = measure_set(name, *found, Path(temp), args.workers)
             corpus = Path(temp) / name / "corpus"
         if corpus is None or not args.profile_sample:
