@@ -532,7 +532,7 @@ def _table(report: Report, title: str, groups: dict[str, list[Judgement]], metri
     return [line(header), *(line(r) for r in body)]
 
 
-GROUP_TITLES = {"aicup": "category", "ntcir": "report", "exact": "group", "finglm": "type"}
+GROUP_TITLES = {"aicup": "category", "ntcir": "report", "exact": "group", "finglm": "type", "choice": "question kind"}
 
 
 def format_report(report: Report, show_errors: int = 0) -> str:

@@ -350,3 +350,11 @@ def test_choice_task_reads_the_lawqa_samples_form(tmp_path):
     preds = write_lines(tmp_path / "pred.jsonl", [pred("x_根拠条文_1", value="a", qtype="multiple_choice")])
     report = score(gold, preds, task="choice")
     assert [j.correct for j in report.judgements] == [False] and report.judgements[0].group == "which article"
+
+
+def test_choice_task_prints_its_table_from_the_command_line(tmp_path, capsys):
+    gold = write_json(tmp_path / "gold.json", {"q1": {"answer": "a", "law_ids": [], "file": "x_関連法令_1"}})
+    preds = write_lines(tmp_path / "pred.jsonl", [pred("q1", value="a", qtype="multiple_choice")])
+    assert main(["--gold", str(gold), "--pred", str(preds)]) == 0
+    out = capsys.readouterr().out
+    assert "question kind" in out and "related law" in out
