@@ -8,6 +8,9 @@ through an index, into a small pandas DataFrame.
       index (company, year, field)   lookups
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
+      index (field, year, company, report_year, precision, page, table_id, cell_id, unit, num)
+                                     each company's preferred fact for counts and lists, read from
+                                     the index alone (no table row is visited)
     reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
 
 Which fact answers (company, year, field) when several do (the preference
@@ -77,6 +80,7 @@ CREATE TABLE IF NOT EXISTS facts (
 CREATE INDEX IF NOT EXISTS facts_company_year_field ON facts (company, year, field);
 CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
 CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
+CREATE INDEX IF NOT EXISTS facts_pick ON facts (field, year, company, report_year, precision, page, table_id, cell_id, unit, num);
 CREATE TABLE IF NOT EXISTS reports (
     company TEXT NOT NULL,
     year INTEGER NOT NULL,
@@ -259,7 +263,7 @@ class SqliteFactStore:
         args = [*fields, *args]  # the CASE's names come first in the text
         sql = (f"SELECT rid FROM (SELECT rowid AS rid, num, ROW_NUMBER() OVER (PARTITION BY company, year "
                f"ORDER BY (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid) "
-               f"AS pick FROM facts INDEXED BY facts_field_year_num WHERE {' AND '.join(where)}) WHERE pick = 1")
+               f"AS pick FROM facts INDEXED BY facts_pick WHERE {' AND '.join(where)}) WHERE pick = 1")
         if condition is not None:
             sql += f" AND num {condition.op} ?"
             args.append(float(condition.value))
