@@ -59,7 +59,8 @@ class _Measure:
     shown: str
     field: str = ""
     names: tuple[str, ...] = ()
-    unit: str = ""
+    unit: str = ""  # the facts' unit a value must have ("" : any)
+    shown_unit: str = ""  # the unit answers print after a value
     formula: Formula | None = None
 
     @property
@@ -110,8 +111,10 @@ class StatisticsAnswerer:
         written = next((k for k in analysis.keywords if self.fields.canonical(k) == field), field)
         definition = self.fields.fields.get(field)
         unit = definition.unit if definition else ""
-        return _Measure(written, field, tuple(self._names(field)),
-                        _CURRENCY[lang] if unit in _CURRENCY.values() else unit)
+        # Amounts compare in the currency of the question's language (元 and 円 never mix); other
+        # units are not filtered on (tables often print head counts without one).
+        currency = _CURRENCY[lang] if unit in _CURRENCY.values() else ""
+        return _Measure(written, field, tuple(self._names(field)), currency, currency or unit)
 
     def _names(self, field: str) -> list[str]:
         definition = self.fields.fields.get(field)
@@ -302,7 +305,7 @@ class _Job:
             style = NumberStyle(self.m.formula.precision if digits is None else digits, self.m.percent)
             return style.format(number) + ("" if self.m.percent else self.m.formula.unit)
         shown = NumberStyle(digits).format(number) if digits is not None else fixed_point(number)
-        return shown + self.m.unit
+        return shown + self.m.shown_unit
 
     def _condition_text(self) -> str:
         t = self.r.threshold

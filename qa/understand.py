@@ -156,9 +156,11 @@ class QuestionAnalyzer:
                 f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "") for m in field_matches))
         # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
         amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
-        request = self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
+        named = company.company is not None or bool(company.candidates)
+        # Questions over many companies name none (every ranking and statistics rule says `absent: [company]`).
+        request = None if named else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
         entities = Entities(
-            company=company.company is not None or bool(company.candidates), years=len(year_match.years),
+            company=named, years=len(year_match.years),
             fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
             quoted=bool(quoted), sources=bool(question.sources),
             ranking=request is not None and request.is_ranking,

@@ -9,6 +9,9 @@ through an index, into a small pandas DataFrame.
       index (field, year, num)       rankings
       index (doc_id)                 deleting a document
       index (cell_id)                the cells of a table row (row_cells)
+      index (field, year, company, report_year, precision, page, table_id, cell_id, unit, num)
+                                     each company's preferred fact for counts and lists, read from
+                                     the index alone (no table row is visited)
     reports(company, year, short_name, code, doc_id)   the company-years the corpus covers
     meta(key, value)   the store's generation id (see generation())
 
@@ -89,6 +92,7 @@ CREATE INDEX IF NOT EXISTS facts_field_year_num ON facts (field, year, num);
 CREATE INDEX IF NOT EXISTS facts_doc ON facts (doc_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS facts_cell ON facts (cell_id);
+CREATE INDEX IF NOT EXISTS facts_pick ON facts (field, year, company, report_year, precision, page, table_id, cell_id, unit, num);
 CREATE TABLE IF NOT EXISTS reports (
     company TEXT NOT NULL,
     year INTEGER NOT NULL,
@@ -282,7 +286,7 @@ class SqliteFactStore:
         args = [*fields, *args]  # the CASE's names come first in the text
         sql = (f"SELECT rid FROM (SELECT rowid AS rid, num, ROW_NUMBER() OVER (PARTITION BY company, year "
                f"ORDER BY (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid) "
-               f"AS pick FROM facts INDEXED BY facts_field_year_num WHERE {' AND '.join(where)}) WHERE pick = 1")
+               f"AS pick FROM facts INDEXED BY facts_pick WHERE {' AND '.join(where)}) WHERE pick = 1")
         if condition is not None:
             sql += f" AND num {condition.op} ?"
             args.append(float(condition.value))

@@ -20,7 +20,7 @@ without its index (`NOT INDEXED`, a full scan, on a few queries), and the
 Elasticsearch latencies against the embedded ones.
 
     python -m eval.bench facts [--facts 10000000] [--queries 1000] [--backends embedded,elasticsearch]
-                               [--es-url URL] [--work DIR [--reuse]]
+                               [--es-url URL] [--es-prefix NAME] [--work DIR [--reuse]]
 
 Elasticsearch: start a server first (`bash docker/elasticsearch.sh start`) or
 run the benchmark through `bash docker/elasticsearch.sh run python -m eval.bench facts`.
@@ -55,6 +55,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--queries", type=int, default=1000, help="lookups and rankings timed per backend")
     ap.add_argument("--backends", default="embedded,elasticsearch")
     ap.add_argument("--es-url", default=os.environ.get("FINQA_ES_URL", ""))
+    ap.add_argument("--es-prefix", default="finqa-bench", help="index name prefix (runs of several sizes side by side)")
     ap.add_argument("--work", type=Path, help="where the SQLite store goes (default: a temp dir, removed)")
     ap.add_argument("--reuse", action="store_true",
                     help="time the queries on the stores an earlier run with the same --facts and --work built")
@@ -78,7 +79,7 @@ def _run(args, backends: list[str], work: Path) -> int:
     results = {}
     for backend in backends:
         common = ["--facts", str(args.facts), "--queries", str(args.queries), "--backend", backend,
-                  "--work", str(work), "--es-url", args.es_url]
+                  "--work", str(work), "--es-url", args.es_url, "--es-prefix", args.es_prefix]
         if not args.reuse:
             built = _worker("build", common)
             print(f"[{backend}] built {built['facts']:,} facts in {built['seconds']:.0f}s "
@@ -169,10 +170,10 @@ def _store(args, fresh: bool):
     from search.elastic import connect
     from search.elastic_facts import ElasticFactStore
 
-    settings = IndexSettings(Path(args.work), backend="elasticsearch", es_url=args.es_url, es_prefix="finqa-bench")
+    settings = IndexSettings(Path(args.work), backend="elasticsearch", es_url=args.es_url, es_prefix=args.es_prefix)
     if fresh:
         client = connect(args.es_url)
-        client.options(ignore_status=404).indices.delete(index="finqa-bench-facts")
+        client.options(ignore_status=404).indices.delete(index=f"{args.es_prefix}-facts")
         client.close()
     return ElasticFactStore(settings)
 

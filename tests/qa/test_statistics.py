@@ -119,3 +119,15 @@ def test_a_field_no_company_reports_is_negative(engine):
 def test_a_ranking_by_a_figure_no_field_names_says_it_is_not_found(engine):
     answer = ask(engine, "2021年碳排放强度最高的上市公司是哪家？")
     assert answer.value is None and "未找到" in answer.answer and "碳排放强度" in answer.answer
+
+
+def test_a_bad_regex_in_the_statistics_rules_names_its_file_and_line(tmp_path):
+    from parser.rulefile import RULES_DIR
+    from qa.statistics_request import load_statistics_rules
+
+    text = (RULES_DIR / "statistics.yaml").read_text(encoding="utf-8")
+    broken = tmp_path / "statistics.yaml"
+    broken.write_text(text.replace("'最高', '最多'", "'最高(', '最多'", 1), encoding="utf-8")
+    line = next(i for i, row in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "'最高('" in row)
+    rules, errors = load_statistics_rules(broken)
+    assert rules is None and errors and str(errors[0]).startswith(f"{broken}:{line}: bad regex '最高('")
