@@ -39,6 +39,8 @@ _LEAD_WORDS = re.compile(r"^(?:其中|其中[:：]|加|减|減|Less|Add)\s*[:：
 _ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}\s+(?=\D)")
 _NOTE_REFS = re.compile(r"[(（]\s*(?:注|註)\s*[\d一二三四五六七八九十]*\s*[)）]\s*\d*|※\s*\d*|\*\d+|(?:注|註)\s*\d+$")
 _TRAILING_UNIT = re.compile(r"[(（]([^()（）]{1,8})[)）]$")
+# A trailing note on how the row is signed: "营业利润（亏损以“－”号填列）", "…当期純損失（△）".
+_SIGN_NOTE = re.compile(r"[(（][^()（）]*[\"“”'‘’\-－—–△▲][^()（）]*[)）]$")
 # Japanese statements may print expense lines with △ as deductions; the expense itself is a
 # positive amount (as XBRL records it), so in tables that do that for most expense lines the
 # △ on an expense line is presentation, not sign.
@@ -69,6 +71,8 @@ def clean_field(label: str) -> str:
     ('营业收入', '营业成本', '货币资金')
     >>> clean_field("１株当たり当期純利益（円）"), clean_field("1100 現金及約當現金"), clean_field("①売上高")
     ('1株当たり当期純利益', '現金及約當現金', '売上高')
+    >>> clean_field('三、营业利润（亏损以“－”号填列）'), clean_field("経常利益又は経常損失（△）")
+    ('营业利润', '経常利益又は経常損失')
     """
     text = _CIRCLED.sub("", label.strip())
     text = nfkc(text).strip()
@@ -85,6 +89,9 @@ def clean_field(label: str) -> str:
         text = text[1:-1]
     match = _TRAILING_UNIT.search(text)
     if match and is_unit(match.group(1)) and match.start() > 0:
+        text = text[: match.start()]
+    match = _SIGN_NOTE.search(text)
+    if match and match.start() > 0:
         text = text[: match.start()]
     return text
 
