@@ -39,6 +39,8 @@ _LEAD_WORDS = re.compile(r"^(?:其中|其中[:：]|加|减|減|Less|Add)\s*[:：
 _ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}\s+(?=\D)")
 _NOTE_REFS = re.compile(r"[(（]\s*(?:注|註)\s*[\d一二三四五六七八九十]*\s*[)）]\s*\d*|※\s*\d*|\*\d+|(?:注|註)\s*\d+$")
 _TRAILING_UNIT = re.compile(r"[(（]([^()（）]{1,8})[)）]$")
+# A trailing note on how the row is signed: "营业利润（亏损以“－”号填列）", "…当期純損失（△）".
+_SIGN_NOTE = re.compile(r"[(（][^()（）]*[\"“”'‘’\-－—–△▲][^()（）]*[)）]$")
 # Japanese statements may print expense lines with △ as deductions; the expense itself is a
 # positive amount (as XBRL records it), so in tables that do that for most expense lines the
 # △ on an expense line is presentation, not sign.
@@ -69,6 +71,8 @@ def clean_field(label: str) -> str:
     ('营业收入', '营业成本', '货币资金')
     >>> clean_field("１株当たり当期純利益（円）"), clean_field("1100 現金及約當現金"), clean_field("①売上高")
     ('1株当たり当期純利益', '現金及約當現金', '売上高')
+    >>> clean_field('三、营业利润（亏损以“－”号填列）'), clean_field("経常利益又は経常損失（△）")
+    ('营业利润', '経常利益又は経常損失')
     """
     text = _CIRCLED.sub("", label.strip())
     text = nfkc(text).strip()
@@ -85,6 +89,9 @@ def clean_field(label: str) -> str:
         text = text[1:-1]
     match = _TRAILING_UNIT.search(text)
     if match and is_unit(match.group(1)) and match.start() > 0:
+        text = text[: match.start()]
+    match = _SIGN_NOTE.search(text)
+    if match and match.start() > 0:
         text = text[: match.start()]
     return text
 
@@ -159,6 +166,13 @@ def _unit_cell(text: str) -> str | None:
     if is_unit_statement(flat):
         return find_unit(flat)
     return flat if is_unit(flat) else None
+
+
+def _header_unit(value_cols: list[_Column]) -> str:
+    """The one amount unit some column headers state ("第29期/2016年３月/百万円" beside "第30期/2017年３月"): the
+    unit of every year column that states none; "" when the headers state none or several."""
+    units = {c.unit for c in value_cols if c.unit and c.unit not in ("%", "％")}
+    return next(iter(units)) if len(units) == 1 else ""
 
 
 def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool) -> str:
@@ -241,6 +255,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     unit_cols = [c.index for c in columns if c.kind == "unit"]
     value_cols = [c for c in columns if c.kind == "value"]
     period_kinds = {c.index: shared_statement_rules().period_kind(c.period) for c in value_cols}
+    header_unit = _header_unit(value_cols)
     where = {"statement": table.statement, "scope": table.scope}
     row_pages = frame.attrs.get("row_pages")
     language = "ja" if meta.language == "ja" else "zh"
@@ -259,13 +274,17 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     section = ("", "", False)  # (field, unit, per share) of the last row with a label and no values
     headings: list[str] = []  # heading rows (a label, no values) above this row that no total row closed yet
     unit_above = ""  # the unit column's last stated unit, which "〃" repeats
+    unit_row = ""  # the unit the last row stating only a unit in a value cell gave
     for i in range(len(frame)):
         label = str(frame.iat[i, label_col])
         field = clean_field(label) or field
         row_titles = chunk_titles + tuple(headings)
         stated = next((_unit_cell(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "") or ""
         unit_above = unit_above if stated == DITTO else stated
-        row_unit = unit_above or find_unit(label)
+        texts = [t for t in (nfkc(str(frame.iat[i, c.index])).strip() for c in value_cols) if t]
+        if len(texts) == 1 and is_unit(texts[0]):
+            unit_row = texts[0]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
+        row_unit = unit_above or unit_row or find_unit(label)
         per_share = bool(_PER_SHARE.search(label))
         if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
             section = (field, find_unit(label), per_share)
@@ -305,7 +324,9 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 year = movement_year[i] or (title_year if title_year is not None else this_year)
             if opening and year:
                 year -= 1  # an opening balance is the balance at the end of the year before
-            unit = _cell_unit(row_unit, column, table.unit, per_share)
+            # One year column's header stating the unit states it for the other years' columns.
+            unit = _cell_unit(row_unit, column, table.unit or (header_unit if explicit_year(column.period) else ""),
+                              per_share)
             value, number, unit, stated = _fact_value(text, unit, parentheses_negative)
             if deducted and number is not None and number < 0 and _EXPENSE.search(field) and _triangle(text):
                 number = -number

@@ -44,8 +44,6 @@ SCHEMA = {
         "scopes": {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": _BY_LANGUAGE},
         "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
         "periods": {"type": "object", "propertyNames": {"enum": list(PERIOD_KINDS)}, "additionalProperties": _WORDS},
-        "restated": {"type": "object", "additionalProperties": False,
-                     "properties": {"after": _WORDS, "before": _WORDS}},
     },
 }
 

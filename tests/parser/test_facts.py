@@ -105,6 +105,8 @@ def test_dashes_dates_and_units():
     ("加：营业外收入", "营业外收入"), ("减：营业外支出", "营业外支出"), ("1100 現金及約當現金", "現金及約當現金"),
     ("①売上高", "売上高"), ("１株当たり当期純利益（円）", "1株当たり当期純利益"), ("流 动 资 产：", "流动资产"),
     ("※２ 有形固定資産", "有形固定資産"), ("【本店の所在の場所】", "本店の所在の場所"), ("(注)3 任期", "任期"),
+    ("三、营业利润（亏损以“－”号填列）", "营业利润"), ('营业利润(亏损以"-"号填列)', "营业利润"),
+    ("経常利益又は経常損失（△）", "経常利益又は経常損失"), ("その他（純額）", "その他(純額)"),
 ])
 def test_row_label_is_cleaned_to_a_field(label, field):
     assert clean_field(label) == field
@@ -231,3 +233,14 @@ def test_every_fact_carries_its_tables_statement_scope_and_its_columns_period_ki
     by_period = {f.period: f for f in doc.facts}
     assert {(f.statement, f.scope) for f in doc.facts} == {("income_statement", "consolidated")}
     assert by_period["本期发生额"].period_kind == "" and by_period["第三季度（7-9月份）"].period_kind == "quarter"
+
+
+def test_a_unit_in_one_header_and_units_alone_in_rows_apply_to_the_rows_below():
+    frame = pd.DataFrame([["営業収益", "1,500,445", "1,600,000"], ["", "％", ""], ["配当性向", "42.8", "38.3"],
+                          ["", "人", ""], ["従業員数", "26,555", "25,821"]],
+                         columns=["回次", "第29期/2016年３月/百万円", "第30期/2017年３月"], dtype=object)
+    facts, _ = table_facts(Table("t1", 0, frame), DocumentMeta("d", language="ja"), 2020)
+    got = {(f.field, f.period): (f.value, f.unit) for f in facts}
+    assert got[("営業収益", "第30期/2017年３月")] == ("1600000000000", "円")
+    assert got[("配当性向", "第30期/2017年３月")] == ("38.3", "%")
+    assert got[("従業員数", "第29期/2016年３月/百万円")] == ("26555", "人")

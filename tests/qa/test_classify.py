@@ -32,6 +32,8 @@ def test_reasons_and_descriptions_go_to_the_report_text(classifier):
 def test_year_comparisons_need_two_years_or_a_same_question(classifier):
     assert classifier.classify("法定代表人对比是否相同?", Entities(company=True, years=2, fields=1)).type == "compare_years"
     assert classifier.classify("法定代表人是否是相同的?", Entities(company=True, years=1, fields=1)).id == "compare_years_implicit"
+    assert classifier.classify("2021年的营业收入比2020年增加了多少元?", Entities(company=True, years=2, fields=1)).type \
+        == "compare_years"
 
 
 def test_formulas_growth_and_unnamed_ratios(classifier):

@@ -321,3 +321,42 @@ def test_compare_years_needs_each_years_figures(answerer):
 def test_other_question_types_are_refused(answerer):
     with pytest.raises(InputError, match="not a data question"):
         ask(answerer, "report_text", JIA, [2021])
+
+
+# -- which fact: scope, statement, period ----------------------------------------------------------------------------
+
+def where(fact, statement, scope, period_kind=""):
+    return Fact(**{**fact.__dict__, "statement": statement, "scope": scope, "period_kind": period_kind})
+
+
+@pytest.fixture(scope="module")
+def kinds_answerer(tmp_path_factory):
+    store = SqliteFactStore(tmp_path_factory.mktemp("kinds") / "facts.sqlite")
+    facts = [
+        where(f(JIA, 2021, "货币资金", "900.00", "jia/2021", page=5), "key_figures", ""),
+        where(f(JIA, 2021, "货币资金", "500.00", "jia/2021", page=50), "balance_sheet", "consolidated"),
+        where(f(JIA, 2021, "货币资金", "790.00", "jia/2021", page=52), "balance_sheet", "parent"),
+        where(f(JIA, 2021, "营业收入", "250.00", "jia/2021", page=6, period="第四季度"), "key_figures", "", "quarter"),
+        where(f(JIA, 2021, "营业收入", "1000.00", "jia/2021", page=6, period="2021年"), "key_figures", ""),
+    ]
+    store.add(facts, [report(JIA, 2021, "jia/2021")])
+    store.commit()
+    yield DataAnswerer(store, FormulaBook.load(), AnswerTemplates.load())
+    store.close()
+
+
+def test_a_lookup_takes_the_consolidated_statement_over_earlier_key_figures_and_the_parents(kinds_answerer):
+    answer = ask(kinds_answerer, "lookup", JIA, [2021], ["货币资金"], text="甲科技2021年的货币资金是多少元?")
+    assert answer.value == "500.00"
+    assert (answer.evidence[0].statement, answer.evidence[0].scope) == ("balance_sheet", "consolidated")
+    assert answer.trace[0].startswith("货币资金 #1: consolidated balance_sheet") and len(answer.trace) == 3
+
+
+def test_a_question_about_the_parent_company_takes_the_parents_statement(kinds_answerer):
+    answer = ask(kinds_answerer, "lookup", JIA, [2021], ["货币资金"], text="甲科技2021年母公司的货币资金是多少元?")
+    assert answer.value == "790.00" and answer.evidence[0].scope == "parent"
+
+
+def test_an_annual_figure_never_comes_from_a_quarter_column(kinds_answerer):
+    answer = ask(kinds_answerer, "lookup", JIA, [2021], ["营业收入"], text="甲科技2021年的营业收入是多少元?")
+    assert answer.value == "1000.00"
