@@ -51,6 +51,8 @@ from typing import Iterable, Iterator
 
 from parser.errors import InputError
 from parser.html import parse_html
+from parser.attribution import attribute_companies
+from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, with_identity
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from parser.metadata import SIDECAR_NAME, MetadataFinder
 from parser.pdf import parse_pdf
@@ -205,11 +207,13 @@ class Outcome:
 
 _worker_finder: MetadataFinder | None = None
 _worker_settings: ParseSettings | None = None
+_worker_identity: IdentityFinder | None = None
 
 
 def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int) -> None:
-    global _worker_finder, _worker_settings
+    global _worker_finder, _worker_settings, _worker_identity
     _worker_finder, _worker_settings = finder, settings
+    _worker_identity = IdentityFinder(IdentityRules.load())
     _exit_with_parent(parent)
 
 
@@ -227,10 +231,11 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def _work(source: Source) -> Outcome:
-    return parse_source(source, _worker_finder, _worker_settings)
+    return parse_source(source, _worker_finder, _worker_settings, _worker_identity)
 
 
-def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings) -> Outcome:
+def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings,
+                 identity: IdentityFinder | None = None) -> Outcome:
     """Parse one file into a ParsedDocument; any problem becomes a one-line reason, never an exception."""
     started = time.perf_counter()
     outcome = Outcome(source)
@@ -239,7 +244,7 @@ def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings
         if problem:
             outcome.errors.append(problem)
         else:
-            outcome.document = _parse(source, finder, settings)
+            outcome.document = _parse(source, finder, settings, identity or IdentityFinder(IdentityRules.load()))
     except InputError as exc:
         outcome.errors.append(_without_path(exc, source.path))
     except MemoryError:
@@ -290,23 +295,30 @@ def check_file(source: Source) -> str:
     return ""
 
 
-def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
+def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings,
+           identity: IdentityFinder) -> ParsedDocument:
     if source.kind == "facts":
         return read_facts_workbook(source.path, source.doc_id)
     parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
-    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder)
+    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder, identity, source.path)
 
 
-def _complete(document: ParsedDocument, finder: MetadataFinder) -> ParsedDocument:
-    """Fill metadata the cover lacked from the parsed text (an OCR'd cover), stamp it, add the company-year."""
+def _complete(document: ParsedDocument, finder: MetadataFinder, identity: IdentityFinder,
+              path: Path) -> ParsedDocument:
+    """Fill metadata the cover lacked from the parsed text (an OCR'd cover) and from the identity
+    any page gives (parser/identity.py), stamp it on the chunks, add the company-year."""
     meta = document.meta
     if not (meta.company and meta.year and meta.language):
         first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
         meta = finder.complete(meta, "\n".join(first))
+    found = identity.find(document_pages(path, document.chunks, identity.rules.pages))
+    document.identity = found.report()
+    meta = with_identity(meta, found, finder.fixed(meta.doc_id))
     if meta != document.meta:
         document.meta = meta
-        document.chunks = [c if (c.company and c.year) else
-                           dataclasses.replace(c, company=c.company or meta.company, year=c.year or meta.year)
+        document.chunks = [c if (c.company and c.year and c.period) else
+                           dataclasses.replace(c, company=c.company or meta.company, year=c.year or meta.year,
+                                               period=c.period or meta.period)
                            for c in document.chunks]
         document.facts = [f if (f.company and f.year) else
                           dataclasses.replace(f, company=f.company or meta.company, year=f.year or meta.year,
@@ -449,6 +461,10 @@ class Ingester:
                 reports += [FileReport(e.path, e.doc_id, "removed") for e in removed]
             if pool is not None:
                 reports += self._parse_all(todo, pool, writer, manifest)
+            if todo or removed:
+                writer.attribute()
+            for report in reports:
+                report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
 
         summary = IngestSummary(sorted(reports, key=lambda r: r.path), time.perf_counter() - started,
                                 settings.report_path, ignored)
@@ -509,6 +525,7 @@ class _BatchWriter:
         from search.open import open_text_index
 
         self.manifest, self.settings = manifest, settings
+        self.identities = IdentityBook.load(settings.identities_path)
         self.index = open_text_index(settings)
         try:
             self.index.delete_documents([])  # deleting nothing takes the writer lock
@@ -535,6 +552,8 @@ class _BatchWriter:
         for doc_id in ids:
             self._tables_path(doc_id).unlink(missing_ok=True)
             self.manifest.forget(doc_id)
+            self.identities.forget(doc_id)
+        self.identities.save()
         self.manifest.save()
 
     def write(self, batch: list[tuple[Outcome, _Job]]) -> list[FileReport]:
@@ -553,14 +572,21 @@ class _BatchWriter:
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),
-                                      errors=errors))
+                                      errors=errors, identity=document.identity))
+            self.identities.record(document.meta, document.identity)
             self.manifest.record(ManifestEntry(source.doc_id, source.rel, job.sha256, job.size, job.inputs_key,
                                                mtime_ns=job.mtime_ns, pages=document.pages, chunks=chunks, facts=facts,
                                                tables=document.tables, ocr_pages=document.ocr_pages))
         self.index.commit()
         self.facts.commit()
+        self.identities.save()
         self.manifest.save()
         return reports
+
+    def attribute(self) -> None:
+        """Companies for the documents whose pages name none, from the corpus's register (parser/attribution.py)."""
+        attribute_companies(self.identities, self.index, IdentityRules.load())
+        self.identities.save()
 
     def _tables_path(self, doc_id: str) -> Path:
         return self.settings.tables_dir / f"{doc_id}.xlsx"

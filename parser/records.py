@@ -28,6 +28,9 @@ class DocumentMeta:
     year: int | None = None  # fiscal year the report covers
     language: str = ""  # "zh" (Simplified or Traditional) or "ja"
     title: str = ""
+    quarter: int = 0  # the quarter its period ends in (1-4), 0 unknown (parser/identity.py)
+    period: str = ""  # "2023Q3", "2023H1", "2023FY", or "" unknown
+    kind: str = ""  # financial_report, insurance_policy, faq, annual_report, securities_report; "" unknown
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class Chunk:
     year: int | None = None
     kind: str = "text"  # "text" | "section" | "table"
     cell_id: str = ""  # for table-row sentences from sources with cell ids
+    period: str = ""  # the document's period ("2023Q3"), as DocumentMeta.period
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ class ParsedDocument:
     ocr_pages: int = 0
     no_text_pages: int = 0
     warnings: list[str] = field(default_factory=list)
+    identity: dict = field(default_factory=dict)  # per identity field: value, confidence, source line
 
 
 @dataclass
@@ -117,6 +122,7 @@ class FileReport:
     ocr_pages: int = 0
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
+    identity: dict = field(default_factory=dict)  # company, period, kind ...: value, confidence, source line
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parser.errors import InputError
+from parser.identity import IdentityBook
 from qa.answers import AnswerTemplates
 from qa.cell_answer import CellAnswerer
 from qa.data_answer import DataAnswerer
+from qa.document_identity import IdentityMatcher
 from qa.formulas import FormulaBook
 from qa.records import Analysis, Answer, Question
 from qa.text_answer import TextAnswerer, TextSettings
-from qa.understand import QuestionAnalyzer
+from qa.companies import CompanyRegister
+from qa.understand import AnalyzerConfig, QuestionAnalyzer
 from search.facts import open_fact_store
 from search.open import open_text_index
 from search.settings import IndexSettings
@@ -62,10 +65,17 @@ class Engine:
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
         templates = AnswerTemplates.load()
-        self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
+        # Every document's company, period and kind (parser/identity.py): the register knows the companies
+        # whose documents have no facts, and retrieval ranks with them.
+        self.identities = IdentityBook.load(settings.index.identities_path)
+        rows = reports.to_dict("records") + [
+            {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
+             "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
+        self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
         self.data = DataAnswerer(self.store, FormulaBook.load(), templates)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
-        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
+        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
+                                 identities=IdentityMatcher(self.identities))
 
     def analyze(self, question: Question) -> Analysis:
         return self.analyzer.run(question)

@@ -44,6 +44,8 @@ class Analysis:
     company: Company | None = None
     candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
     years: tuple[int, ...] = ()  # in the order asked
+    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 上半年 -> 2), 0 none
+    companies: tuple[Company, ...] = ()  # every company the question names (company, candidates and others)
     fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
     keywords: tuple[str, ...] = ()  # key words as written in the question
     formula: str = ""  # formula name (formulas/*.yaml), for type formula
@@ -74,6 +76,7 @@ class Answer:
     value: str | None = None
     documents: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    trace: list[str] = field(default_factory=list)  # retrieve mode: analysis steps and each search attempt
 
     def to_json(self) -> dict:
         return asdict(self)

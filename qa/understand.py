@@ -187,7 +187,9 @@ class QuestionAnalyzer:
         top_n, rank, descending = ranking or (0, 0, True)
         return Analysis(
             question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
-            candidates=company.candidates, years=years, fields=fields,
+            candidates=company.candidates, years=years, fields=fields, quarter=year_match.quarter,
+            companies=tuple(dict.fromkeys(((company.company,) if company.company else ()) + company.candidates
+                                          + company.others)),
             keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" else "",
             top_n=top_n, rank=rank, descending=descending, output=output, trace=tuple(trace))
 

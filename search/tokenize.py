@@ -453,6 +453,9 @@ def _opencc():
 # no tokens out of BM25's average length and tantivy does not; a placeholder
 # token (the tokenizer never makes it: it has no word character) keeps the two equal.
 EMPTY_FIELD = "∅"
+# The company and year indexed for a chunk that has none, and added to every company and year filter:
+# a document whose identity is unknown is neither excluded by such a filter nor favoured.
+UNKNOWN = EMPTY_FIELD
 
 
 @dataclass(frozen=True)
@@ -462,7 +465,8 @@ class ChunkTerms:
     body: str  # whitespace-joined tokens of the text
     titles: str  # whitespace-joined tokens of the heading path
     doc_prefixes: tuple[str, ...]  # the doc id and every "/"-prefix of it
-    year: str  # "" when the chunk has no year
+    year: str  # UNKNOWN when the chunk has no year
+    company: str = ""  # UNKNOWN when the chunk has no company
 
 
 @dataclass(frozen=True)
@@ -517,7 +521,8 @@ def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = 
         body=" ".join(tokenizer.tokens(chunk.text, language)) or EMPTY_FIELD,
         titles=titles,
         doc_prefixes=doc_prefixes(chunk.doc_id),
-        year="" if chunk.year is None else str(chunk.year),
+        year=UNKNOWN if chunk.year is None else str(chunk.year),
+        company=chunk.company or UNKNOWN,
     )
 
 
@@ -534,11 +539,17 @@ def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
         body=tuple(dict.fromkeys(tokenizer.tokens(query.text, language))),
         phrases=tuple(dict.fromkeys(phrases)),
         titles=tuple(dict.fromkeys(title_tokens)),
-        companies=tuple(dict.fromkeys(c for c in query.companies if c)),
-        years=tuple(dict.fromkeys(str(y) for y in query.years)),
+        companies=_or_unknown(c for c in query.companies if c),
+        years=_or_unknown(str(y) for y in query.years),
         doc_prefixes=tuple(dict.fromkeys(d.strip("/") for d in query.doc_ids if d.strip("/"))),
         kinds=tuple(dict.fromkeys(k for k in query.kinds if k)),
     )
+
+
+def _or_unknown(values: Iterable[str]) -> tuple[str, ...]:
+    """Filter values plus UNKNOWN (when there are any): chunks of an unknown company or year pass the filter."""
+    values = tuple(dict.fromkeys(values))
+    return values + (UNKNOWN,) if values else ()
 
 
 # Hits fetched beyond the limit so that ties at the cut are broken by chunk_id
