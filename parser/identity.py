@@ -35,14 +35,15 @@ from parser.records import DocumentMeta
 from parser.rulefile import RULES_DIR, RuleFile
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
-SURE_PERIOD = 0.85  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
-PERIOD_GROUPS = {"year", "year2", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal"}
+SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
+PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal"}
 _COMPANY_GROUPS = {"company", "short_name", "code"}
 
 _PATTERN = {
     "type": "object",
     "properties": {"pattern": {"type": "string", "minLength": 1}, "confidence": {"type": "number"},
-                   "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"}},
+                   "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"},
+                   "date": {"type": "boolean"}},
     "required": ["pattern", "confidence"],
     "additionalProperties": False,
 }
@@ -102,6 +103,7 @@ class _Rule:
     confidence: float
     era: str = ""
     top_lines: int = 0  # > 0: only within the first `top_lines` lines of a page
+    date: bool = False  # a period-end date (column head, balance date), chosen as the module docstring says
 
 
 @dataclass(frozen=True)
@@ -138,7 +140,8 @@ class IdentityRules:
                 era = item.get("era", "")
                 if era and era not in eras:
                     raise rule_file.error(f"era {era!r} is not listed under eras", "identity", name, i, "era")
-                out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0))))
+                out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0)),
+                                 bool(item.get("date", False))))
             return tuple(out)
 
         kinds = {k: tuple(v) for k, v in section["kinds"].items()}
@@ -207,8 +210,7 @@ class IdentityFinder:
                         period = self._period(match, rule)
                         if period is None:
                             continue
-                        if "end_month" in match.groupdict() and "start_month" not in match.groupdict() \
-                                and not match.groupdict().get("fiscal"):
+                        if rule.date:
                             dates.append((rule.confidence, period, where))
                         else:
                             periods.append((rule.confidence, period, where))
@@ -245,6 +247,7 @@ class IdentityFinder:
             return None
         if second is not None:
             year = max(year, second)
+        end_year = _year_number(groups.get("end_year"), groups.get("era") or rule.era, None, self.rules.eras)
         if groups.get("quarter"):
             quarter = int(groups["quarter"])
             return _Period(year, quarter, f"{year}Q{quarter}") if 1 <= quarter <= 4 else None
@@ -255,6 +258,12 @@ class IdentityFinder:
         if not 1 <= end <= 12 and not groups.get("fiscal"):
             return None
         months = (end - start) % 12 + 1 if start else 0
+        if end_year is not None:
+            if not 0 <= end_year - year <= 1 or (end_year > year and start <= end):
+                return None  # several years (a lease term, a loan): no reporting period
+            year = end_year
+        elif start and end and start > end:  # 4月1日至3月31日: a period is named by the year it ends in
+            year += 1
         if groups.get("fiscal") or months == 12:
             return _Period(year, 4, f"{year}FY")
         if start == 1 and end == 6:
@@ -359,6 +368,23 @@ def document_pages(path: Path, chunks, limit: int) -> list[str]:
         return ["\n".join(by_page[number]) for number in sorted(by_page)][:limit]
     return [text if len(text.strip()) >= 20 else "\n".join(by_page.get(number, []))
             for number, text in enumerate(pages, start=1)]
+
+
+COVER_CONFIDENCE = {"company": 0.8, "period": 0.3}  # a cover pattern's first match (parser/metadata.py)
+
+
+def findings_of(meta: DocumentMeta, identity: Identity, fixed: dict | None = None) -> dict:
+    """The identity's findings, with the company and period `meta` took from elsewhere: the sidecar or
+    file name (confidence 1) or the cover (COVER_CONFIDENCE), so a weak cover year moves ranking little."""
+    fixed = fixed or {}
+    findings = identity.report()
+    for name, value, own, key in (("company", meta.company, identity.company, "company"),
+                                  ("period", meta.period, identity.period, "year")):
+        if value and value != own:
+            sure = key in fixed
+            findings[name] = asdict(Finding(value, 1.0 if sure else COVER_CONFIDENCE[name],
+                                            "sidecar or file name" if sure else "cover"))
+    return findings
 
 
 def with_identity(meta: DocumentMeta, identity: Identity, fixed: dict | None = None) -> DocumentMeta:

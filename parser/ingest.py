@@ -52,7 +52,7 @@ from typing import Iterable, Iterator
 from parser.errors import InputError
 from parser.html import parse_html
 from parser.attribution import attribute_companies
-from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, with_identity
+from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from parser.metadata import SIDECAR_NAME, MetadataFinder
 from parser.pdf import parse_pdf
@@ -312,8 +312,9 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
         first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
         meta = finder.complete(meta, "\n".join(first))
     found = identity.find(document_pages(path, document.chunks, identity.rules.pages))
-    document.identity = found.report()
-    meta = with_identity(meta, found, finder.fixed(meta.doc_id))
+    fixed = finder.fixed(meta.doc_id)
+    meta = with_identity(meta, found, fixed)
+    document.identity = findings_of(meta, found, fixed)
     if meta != document.meta:
         document.meta = meta
         document.chunks = [c if (c.company and c.year and c.period) else

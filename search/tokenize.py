@@ -99,6 +99,8 @@ _FIELDS_SCHEMA = {
     },
 }
 
+_SHORT_TEXT = 32  # texts up to this long have their analysis cached (per Tokenizer) ...
+_SHORT_CACHE = 50_000  # ... up to this many of them, then the cache starts afresh
 _SUDACHI_MAX_CHARS = 8000  # Sudachi refuses inputs over ~49 KB; cut long texts at line ends well below that.
 
 
@@ -167,6 +169,8 @@ class Tokenizer:
         self._ja_words: set[str] = set()
         self._ja_prefixes: set[str] = set()  # every prefix of a user word: spans not in it end the search
         self._local = threading.local()
+        # Short texts (queries' key words, titles) recur from question to question: their analysis is kept.
+        self._short: dict[tuple[str, str | None], list[tuple[str, bool]]] = {}
         self._t2s = _opencc() if self.settings.fold_traditional else None
         words = list(self.settings.words)
         fields_file = self.settings.fields_file
@@ -196,6 +200,7 @@ class Tokenizer:
 
         Index and queries must have the same words added.
         """
+        self._short.clear()  # the new words change how cached texts split
         for word in words:
             norm = _normalize(word).strip()
             if len(norm) < 2 or len(norm) > self.settings.max_token_chars or not _CJK.search(norm):
@@ -220,6 +225,17 @@ class Tokenizer:
         """(token, is_part) pairs in text order."""
         if not text:
             return []
+        if len(text) <= _SHORT_TEXT:
+            key = (text, language)
+            found = self._short.get(key)
+            if found is None:
+                if len(self._short) >= _SHORT_CACHE:
+                    self._short.clear()
+                found = self._short[key] = self._analyze_text(text, language)
+            return found
+        return self._analyze_text(text, language)
+
+    def _analyze_text(self, text: str, language: str | None) -> list[tuple[str, bool]]:
         norm = _normalize(text)
         lang = language or _detect(norm)
         if lang not in (ZH, JA, LATIN):
@@ -567,8 +583,10 @@ def chunk_to_stored(chunk: Chunk) -> dict:
     return dataclasses.asdict(chunk)
 
 
+_CHUNK_FIELDS = frozenset(f.name for f in dataclasses.fields(Chunk))
+
+
 def chunk_from_stored(stored: dict) -> Chunk:
-    known = {f.name for f in dataclasses.fields(Chunk)}
-    values = {k: v for k, v in stored.items() if k in known}
+    values = {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
     values["titles"] = tuple(values.get("titles") or ())
     return Chunk(**values)

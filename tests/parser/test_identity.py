@@ -39,16 +39,27 @@ def test_a_range_broken_over_two_lines_and_a_named_roc_quarter(finder):
     assert finder.find(["統一企業股份有限公司及子公司\n合併財務報表附註\n民國 112 年及 111 年第 三季"]).period == "2023Q3"
 
 
+def test_comparative_balance_dates_name_the_quarter(finder):
+    assert finder.find(["112年9月30日 111年12月31日 111年9月30日"]).period == "2023Q3"
+    assert finder.find(["112 年及 111 年 9 月 30 日"]).period == "2023Q3"
+
+
+def test_a_term_of_several_years_is_no_period(finder):
+    assert finder.find(["興建期間預計自 112 年 7 月 1 日至 115 年 1 月 31 日"]).period == ""
+
+
 def test_half_year_fiscal_year_western_and_japanese_periods(finder):
     assert finder.find(["民國112年及111年1月1日至6月30日"]).period == "2023H1"
     assert finder.find(["某某科技股份有限公司\n2023年年度报告"]).period == "2023FY"
     assert finder.find(["Revenue 2023 Q1 results"]).period == "2023Q1"
     assert finder.find(["自 令和4年4月1日 至 令和5年3月31日"]).period == "2023FY"
+    assert finder.find(["自 2019年4月1日 至 2020年3月31日"]).period == "2020FY"
+    assert finder.find(["自 平成31年4月1日 至 令和2年3月31日"]).period == "2020FY"
 
 
 def test_balance_dates_alone_give_the_latest_written_twice(finder):
-    page = ("截至民國 111 年 3 月 31 日、110 年 12 月 31 日及 110 年 3 月 31 日止，保證金額皆為 USD5,000。\n"
-            "截至民國 111 年 3 月 31 日、110 年 12 月 31 日及 110 年 3 月 31 日止，貸款額度分別為 $80,454,217。\n"
+    page = ("截至民國 111 年 3 月 31 日及 110 年 3 月 31 日止，保證金額皆為 USD5,000。\n"
+            "截至民國 111 年 3 月 31 日及 110 年 3 月 31 日止，貸款額度分別為 $80,454,217。\n"
             "借款到期日為 115 年 12 月 31 日")
     identity = finder.find([page])
     assert identity.period == "2022Q1" and identity.findings["period"].confidence == 0.6
@@ -115,3 +126,20 @@ def test_real_excerpts_without_a_cover(shared_data, finder):
     assert notes.company == "聯發科技股份有限公司" and notes.findings["company"].source.startswith("p1: 聯發科技")
     statement = finder.find(pdf_page_texts(folder / "119.pdf", 50))  # spaced title, a period in two columns
     assert (statement.company, statement.period) == ("智邦科技股份有限公司", "2023Q3")
+
+
+def test_a_year_from_the_cover_is_a_weak_finding_and_one_from_the_file_name_a_sure_one(finder):
+    from parser.identity import COVER_CONFIDENCE, findings_of
+
+    identity = finder.find(["聯發科技股份有限公司及子公司合併財務報表附註(續)"])  # a notes page: no period
+    cover = with_identity(DocumentMeta("finance/1", year=2022), identity)
+    assert findings_of(cover, identity)["period"] == {"value": "2022", "confidence": COVER_CONFIDENCE["period"],
+                                                      "source": "cover"}
+    named = with_identity(DocumentMeta("finance/1", year=2022), identity, fixed={"year": 2022})
+    assert findings_of(named, identity, {"year": 2022})["period"]["confidence"] == 1.0
+    assert findings_of(named, identity)["company"]["source"].startswith("p1: 聯發科技")
+
+
+def test_a_short_name_is_what_the_text_defines_never_this_company(finder):
+    assert finder.find(["統一企業股份有限公司(以下簡稱「統一」)"]).short_name == "統一"
+    assert finder.find(["台達電子工業股份有限公司 (以下簡稱「 本公司」)於中華民國設立"]).short_name == ""

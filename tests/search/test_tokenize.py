@@ -213,3 +213,12 @@ def test_stored_chunks_come_back_equal():
                   kind="table", cell_id="c9")
     assert chunk_from_stored(chunk_to_stored(chunk)) == chunk
     assert chunk_from_stored({**chunk_to_stored(chunk), "added_later": 1}) == chunk
+
+
+def test_words_added_later_split_a_short_text_seen_before_anew():
+    tokenizer = Tokenizer(TokenizerSettings(use_fields_file=False))
+    before = tokenizer.tokens("光寶科技營收")
+    tokenizer.add_words(["光寶科技"])
+    after = tokenizer.tokens("光寶科技營收")
+    assert "光宝科技" in after and "光宝科技" not in before
+    assert tokenizer.tokens("光寶科技營收") == after
