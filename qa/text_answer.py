@@ -16,8 +16,8 @@ Find with small pieces, answer with larger context:
    and further matching chunks count less and less; "max" and "top3_sum"
    are the two ends it lies between; then reranked: each document's best
    chunks joined into one larger passage get an exact-phrase bonus for every
-   quoted term and clause name (第十三條…) of the question found verbatim in
-   it, and the document's identity against the question's companies and
+   quoted term, clause name (第十三條…) and Latin-letter name (BANDSPEED, LLC)
+   of the question found verbatim in it, and the document's identity against the question's companies and
    period multiplies its score (qa/document_identity.py);
 3b. when the evidence is thin (no hit, the best document's identity differs
    from the question's, or the best document scores less than `thin_margin`
@@ -69,6 +69,9 @@ _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
 # A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
 _CLAUSE = re.compile(r"第\s*[0-9〇零一二三四五六七八九十百]+\s*[條条款項项]")
 _FOLD_SPACES = re.compile(r"\s+")
+# A name in Latin letters within a Chinese or Japanese question (BANDSPEED, LLC; ParkerVision): matched verbatim.
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
+_LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
 
 
@@ -217,11 +220,15 @@ class TextAnswerer:
         return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]])), why
 
     def exact_phrases(self, analysis: Analysis) -> list[str]:
-        """Quoted terms and clause names of the question, folded as passages are (no spaces, Simplified)."""
+        """Quoted terms, clause names and Latin-letter names of a CJK question, folded as passages are
+        (no spaces, Simplified, lower case)."""
         text = analysis.question.text
         quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in "「“\"'")]
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
-        return list(dict.fromkeys(_fold(p) for p in quoted + clauses if len(_fold(p)) >= 2))
+        latin = ([m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
+                 if Tokenizer.language(text) != "latin" else [])
+        latin = [name for name in latin if len(name) >= _LATIN_NAME_CHARS]
+        return list(dict.fromkeys(_fold(p) for p in quoted + clauses + latin if len(_fold(p)) >= 2))
 
     def _thin(self, ranked: list[tuple[str, float]], why: dict[str, str]) -> tuple[bool, str]:
         if not ranked:
@@ -392,10 +399,10 @@ def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
 
 
 def _fold(text: str) -> str:
-    """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified."""
+    """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified, lower case."""
     from qa.fields import _t2s
 
-    return _t2s().convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text)))
+    return _t2s().convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
 
 
 def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> str:

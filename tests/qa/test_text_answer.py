@@ -199,6 +199,8 @@ def test_quoted_terms_and_clause_names_are_exact_phrases(answerer):
     analysis = _analysis("「契約撤銷權」與第二十條的規定為何？", keywords=["契約撤銷權"])
     assert answerer.exact_phrases(analysis) == ["契约撤销权", "第二十条"]
     assert answerer.exact_phrases(_analysis("契約撤銷權的規定為何？", keywords=["契約撤銷權"])) == []
+    assert answerer.exact_phrases(_analysis("BANDSPEED, LLC於哪一地區法院控告瑞昱？")) == ["bandspeed,llc"]
+    assert answerer.exact_phrases(_analysis("What did BANDSPEED, LLC claim?")) == []  # a Latin question: BM25 alone
 
 
 def test_a_document_whose_passage_holds_the_exact_phrase_gets_the_bonus(answerer):
