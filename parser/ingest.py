@@ -60,6 +60,8 @@ from typing import Iterable, Iterator
 from parser.budget import time_limit
 from parser.errors import InputError
 from parser.html import parse_html
+from parser.attribution import attribute_companies
+from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from parser.metadata import SIDECAR_NAME, MetadataFinder
 from parser.pdf import parse_pdf
@@ -288,11 +290,13 @@ class Outcome:
 
 _worker_finder: MetadataFinder | None = None
 _worker_settings: ParseSettings | None = None
+_worker_identity: IdentityFinder | None = None
 
 
 def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int) -> None:
-    global _worker_finder, _worker_settings
+    global _worker_finder, _worker_settings, _worker_identity
     _worker_finder, _worker_settings = finder, settings
+    _worker_identity = IdentityFinder(IdentityRules.load())
     _exit_with_parent(parent)
 
 
@@ -310,14 +314,15 @@ def _exit_with_parent(parent: int) -> None:
 
 
 def _work(source: Source) -> Outcome:
-    return parse_source(source, _worker_finder, _worker_settings)
+    return parse_source(source, _worker_finder, _worker_settings, _worker_identity)
 
 
 class FileTimeout(Exception):
     """Parsing a file ran past ParseSettings.max_file_seconds."""
 
 
-def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings) -> Outcome:
+def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings,
+                 identity: IdentityFinder | None = None) -> Outcome:
     """Parse one file into a ParsedDocument; any problem becomes a one-line reason, never an exception.
 
     In a worker process (the main thread there) the parse runs under a timer: past
@@ -332,7 +337,8 @@ def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings
             outcome.errors.append(problem)
         else:
             with time_limit(settings.max_file_seconds, FileTimeout):
-                outcome.document = _parse(source, finder, settings)
+                outcome.document = _parse(source, finder, settings,
+                                          identity or IdentityFinder(IdentityRules.load()))
     except FileTimeout:
         outcome.errors.append(f"parsing took longer than {settings.max_file_seconds:g} s, the limit per file "
                               f"(--max-file-seconds)")
@@ -405,13 +411,14 @@ def _page_count(path: Path) -> int:
         document.close()
 
 
-def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings) -> ParsedDocument:
+def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings,
+           identity: IdentityFinder) -> ParsedDocument:
     if source.kind == "facts":
         return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
     if source.kind == "statute" or (source.path.suffix.lower() == ".md" and looks_like_statute(source.path)):
         return parse_statute(source.path, finder.find(source.doc_id))  # a law has no company or year to complete
     parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
-    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder)
+    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder, identity, source.path)
 
 
 @functools.lru_cache(maxsize=1)
@@ -422,16 +429,23 @@ def _canonical_field():
     return FieldDictionary.load().canonical
 
 
-def _complete(document: ParsedDocument, finder: MetadataFinder) -> ParsedDocument:
-    """Fill metadata the cover lacked from the parsed text (an OCR'd cover), stamp it, add the company-year."""
+def _complete(document: ParsedDocument, finder: MetadataFinder, identity: IdentityFinder,
+              path: Path) -> ParsedDocument:
+    """Fill metadata the cover lacked from the parsed text (an OCR'd cover) and from the identity
+    any page gives (parser/identity.py), stamp it on the chunks, add the company-year."""
     meta = document.meta
     if not (meta.company and meta.year and meta.language):
         first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
         meta = finder.complete(meta, "\n".join(first))
+    found = identity.find(document_pages(path, document.chunks, identity.rules.pages))
+    fixed = finder.fixed(meta.doc_id)
+    meta = with_identity(meta, found, fixed)
+    document.identity = findings_of(meta, found, fixed)
     if meta != document.meta:
         document.meta = meta
-        document.chunks = [c if (c.company and c.year) else
-                           dataclasses.replace(c, company=c.company or meta.company, year=c.year or meta.year)
+        document.chunks = [c if (c.company and c.year and c.period) else
+                           dataclasses.replace(c, company=c.company or meta.company, year=c.year or meta.year,
+                                               period=c.period or meta.period)
                            for c in document.chunks]
         document.facts = [f if (f.company and f.year) else
                           dataclasses.replace(f, company=f.company or meta.company, year=f.year or meta.year,
@@ -602,6 +616,10 @@ class Ingester:
                 reports += [FileReport(e.path, e.doc_id, "removed") for e in removed]
             if pool is not None:
                 reports += self._parse_all(todo, pool, writer, manifest)
+            if todo or removed:
+                writer.attribute()
+            for report in reports:
+                report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
             writer.finish()
 
         summary = IngestSummary(sorted(reports, key=lambda r: r.path), time.perf_counter() - started,
@@ -711,6 +729,7 @@ class _BatchWriter:
 
         self.manifest, self.settings = manifest, settings
         self.laws = LawRegister(settings.laws_dir)
+        self.identities = IdentityBook.load(settings.identities_path)
         self.index = open_text_index(settings)
         try:
             self.index.delete_documents([])  # deleting nothing takes the writer lock
@@ -743,6 +762,8 @@ class _BatchWriter:
             self._tables_path(doc_id).unlink(missing_ok=True)
             self.laws.remove(doc_id)
             self.manifest.forget(doc_id)
+            self.identities.forget(doc_id)
+        self.identities.save()
         self.manifest.save()
 
     def write(self, batch: list[tuple[Outcome, _Job]]) -> list[FileReport]:
@@ -762,7 +783,9 @@ class _BatchWriter:
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),
-                                      errors=errors, rejected=list(document.rejected)))
+                                      errors=errors, rejected=list(document.rejected),
+                                      identity=document.identity))
+            self.identities.record(document.meta, document.identity)
             if document.rejected:  # read again next run, so its bad rows are reported until they are fixed
                 continue
             self.manifest.record(ManifestEntry(source.doc_id, source.rel, job.sha256, job.size, job.inputs_key,
@@ -770,8 +793,14 @@ class _BatchWriter:
                                                tables=document.tables, ocr_pages=document.ocr_pages))
         self.index.commit()
         self.facts.commit()
+        self.identities.save()
         self.manifest.save()
         return reports
+
+    def attribute(self) -> None:
+        """Companies for the documents whose pages name none, from the corpus's register (parser/attribution.py)."""
+        attribute_companies(self.identities, self.index, IdentityRules.load())
+        self.identities.save()
 
     def _tables_path(self, doc_id: str) -> Path:
         return tables_path(self.settings, doc_id)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parser.errors import InputError
+from parser.identity import IDENTITY_SCHEMA
 from parser.numerals import cjk_number
 from parser.records import DocumentMeta
 from parser.rulefile import RULES_DIR, RuleFile
@@ -64,6 +65,7 @@ SCHEMA = {
             "additionalProperties": False,
         },
         "groups": {"type": "array", "items": _PATTERN},
+        "identity": IDENTITY_SCHEMA,  # parser/identity.py
     },
     "required": ["file_names", "cover"],
     "additionalProperties": False,
@@ -390,7 +392,7 @@ class MetadataFinder:
         """Metadata from the sidecar, the file name, the group's cover and the file's own cover, in that order."""
         path = self.documents[doc_id]
         text = cover_text(path, self.rules.cover_chars)
-        fields = merge(self._sidecar_row(doc_id), self.rules.from_file_name(path.stem))
+        fields = self.fixed(doc_id)
         group_cover = self._group_cover(doc_id)
         if group_cover is not None and not ("company" in fields and "year" in fields):
             # the group's cover names the report; a section's own text names other companies (its bank, its auditor)
@@ -406,6 +408,10 @@ class MetadataFinder:
             language=language,
             title=fields.get("title", ""),
         )
+
+    def fixed(self, doc_id: str) -> dict:
+        """The fields the user's sidecar and the file name give: nothing read from the text overrides them."""
+        return merge(self._sidecar_row(doc_id), self.rules.from_file_name(self.documents[doc_id].stem))
 
     def complete(self, meta: DocumentMeta, text: str) -> DocumentMeta:
         """Fill what is still missing from text found later (OCR of a scanned cover)."""

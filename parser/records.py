@@ -28,6 +28,9 @@ class DocumentMeta:
     year: int | None = None  # fiscal year the report covers
     language: str = ""  # "zh" (Simplified or Traditional) or "ja"
     title: str = ""
+    quarter: int = 0  # the quarter its period ends in (1-4), 0 unknown (parser/identity.py)
+    period: str = ""  # "2023Q3", "2023H1", "2023FY", or "" unknown
+    kind: str = ""  # financial_report, insurance_policy, faq, annual_report, securities_report; "" unknown
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class Chunk:
     year: int | None = None
     kind: str = "text"  # "text" | "section" | "table"
     cell_id: str = ""  # for table-row sentences from sources with cell ids
+    period: str = ""  # the document's period ("2023Q3"), as DocumentMeta.period
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ class ParsedDocument:
     warnings: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # rows left out of a facts workbook: "file:row: reason"
     law: LawRecord | None = None  # statutes: the law's title and number for the register
+    identity: dict = field(default_factory=dict)  # per identity field: value, confidence, source line
 
 
 @dataclass
@@ -134,6 +139,7 @@ class FileReport:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # bad rows left out of an ingested facts workbook
+    identity: dict = field(default_factory=dict)  # company, period, kind ...: value, confidence, source line
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Iterable
 
 from parser.errors import InputError
+from parser.identity import core_name
 from parser.records import ReportYear
 from qa.fields import PhraseMatcher, _s2t, _t2s, fold, fold_with_offsets
 from qa.records import Company
 
-# Legal-form endings removed to make a company's core-name alias (山东阳谷华泰化工股份有限公司 -> 山东阳谷华泰化工).
-LEGAL_SUFFIXES = ("股份有限公司", "有限责任公司", "有限公司", "股份公司", "株式会社")
 # Prefixes of special-treatment share names (*ST华仪 is also asked as 华仪).
 _SHORT_NAME_PREFIX = re.compile(r"^(?:\*?s?\*?st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.IGNORECASE)
 # A span that looks like a company name (ends in a legal form), for names the register lacks.
@@ -35,6 +34,9 @@ _COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:股份有�
 _SPAN_LEAD = re.compile(r"^(?:请问|请|能否|根据|结合|对比|比较|相比|与|和|分析|简要|介绍|简述|概述|说明|提供|计算|告诉我|"
                         r"我想知道|关于|年报|年度报告|年度|年|的|在|了|给我|一下|对|从|到|至|间|期间|之间)*")
 _CODE = re.compile(r"(?<![\d.])\d{4,6}(?![\d.年])")
+# A two-character abbreviation that is also a common word (中國 of 中國鋼鐵, 統一 of 統一企業) names no company:
+# jieba's dictionary count of the word must stay below this.
+ABBREVIATION_WORD_FREQ = 200
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class CompanyMatch:
     written: str = ""  # the name as it stands in the question
     start: int = -1  # span in the question
     end: int = -1
-    how: str = "none"  # "exact" | "alias" | "code" | "fuzzy" | "none"
+    how: str = "none"  # "exact" | "alias" | "code" | "abbreviation" | "fuzzy" | "unregistered" | "none"
     score: int = 0
     others: tuple[Company, ...] = ()  # further companies named elsewhere in the question
 
@@ -88,7 +90,7 @@ class CompanyRegister:
                 bare = _SHORT_NAME_PREFIX.sub("", fold(short))
                 if len(bare) >= 2 and bare != fold(short):
                     derived.setdefault(bare, []).append(name)
-            core = _core_name(fold(name))
+            core = core_name(fold(name))
             if core:
                 derived.setdefault(core, []).append(name)
             if entry.company.code:
@@ -102,7 +104,11 @@ class CompanyRegister:
         self._matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
         # Fuzzy matching compares core names: the shared legal form (…股份有限公司) would make
         # unrelated companies look alike (南亚新材料科技 vs 湖南泰嘉新材料科技 score 86 with it, 75 without).
-        self._core_names = {(_core_name(fold(n)) or fold(n)): n for n in self._entries}
+        self._core_names = {(core_name(fold(n)) or fold(n)): n for n in self._entries}
+        # Abbreviations keep the core name's characters in order (聯電 of 聯華電子, 台達電 of 台達電子工業).
+        self._by_first: dict[str, list[tuple[str, str]]] = {}
+        for core, name in self._core_names.items():
+            self._by_first.setdefault(core[0], []).append((core, name))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -168,14 +174,37 @@ class CompanyRegister:
             code = m.group()
             if code in self._codes and not (len(code) == 4 and 1900 <= int(code) <= 2100):
                 return self._result(self._narrow(tuple(self._codes[code]), years), text, offsets, m.start(), m.end(), "code", 100)
+        abbreviated = None if spans else self._find_abbreviation(folded)  # a written full name is matched fuzzily
+        if abbreviated:
+            start, end, names = abbreviated
+            return self._result(self._narrow(names, years), text, offsets, start, end, "abbreviation", 90)
         return self._find_fuzzy(text, folded, offsets, spans, years)
+
+    def _find_abbreviation(self, folded: str) -> tuple[int, int, tuple[str, ...]] | None:
+        """The longest span whose characters stand in order in a core name, starting with its first
+        (聯電 -> 聯華電子股份有限公司); all companies it fits when several do."""
+        found: dict[tuple[int, int], list[str]] = {}
+        for i, char in enumerate(folded):
+            for core, name in self._by_first.get(char, ()):
+                at, j = 1, i + 1
+                while j < len(folded) and at < len(core):
+                    at = core.find(folded[j], at)
+                    if at < 0:
+                        break
+                    at, j = at + 1, j + 1
+                if j - i >= 2 and (j - i >= 3 or _rare_word(folded[i:j])):
+                    found.setdefault((i, j), []).append(name)
+        if not found:
+            return None
+        (start, end), names = max(found.items(), key=lambda item: (item[0][1] - item[0][0], -item[0][0]))
+        return start, end, tuple(dict.fromkeys(names))
 
     def _find_fuzzy(self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]) -> CompanyMatch:
         from thefuzz import fuzz, process
 
         for start, end in spans:
             span = folded[start:end]
-            hit = process.extractOne(_core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
+            hit = process.extractOne(core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
                                      processor=None, score_cutoff=self.fuzzy_threshold)
             if hit:
                 return self._result(self._narrow((self._core_names[hit[0]],), years), text, offsets, start, end,
@@ -221,12 +250,11 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-def _core_name(folded_name: str) -> str:
-    for suffix in LEGAL_SUFFIXES:
-        if folded_name.endswith(suffix):
-            core = folded_name[: -len(suffix)]
-            return core if len(core) >= 2 else ""
-    return ""
+def _rare_word(span: str) -> bool:
+    """Whether a short span is no common word (jieba's dictionary, Simplified)."""
+    from search.tokenize import _base_jieba
+
+    return _base_jieba().FREQ.get(_t2s().convert(span), 0) < ABBREVIATION_WORD_FREQ
 
 
 def _entry(name: str, short_name: str, code: str, year) -> _Entry:

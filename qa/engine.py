@@ -18,16 +18,19 @@ from pathlib import Path
 from typing import Sequence
 
 from parser.errors import InputError
+from parser.identity import IdentityBook
 from qa.answers import AnswerTemplates
 from qa.cell_answer import CellAnswerer
 from qa.choice import ChoiceAnswerer
 from qa.data_answer import DATA_TYPES, DataAnswerer
+from qa.document_identity import IdentityMatcher
 from qa.formulas import FormulaBook
 from qa.law_refs import LawBook
 from qa.records import Analysis, Answer, Question
 from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
-from qa.understand import QuestionAnalyzer
+from qa.companies import CompanyRegister
+from qa.understand import AnalyzerConfig, QuestionAnalyzer
 from search.backend import SearchQuery
 from search.facts import open_fact_store
 from search.law_register import LawRegister
@@ -71,13 +74,20 @@ class Engine:
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
         templates = AnswerTemplates.load()
-        self.analyzer = QuestionAnalyzer.from_reports(reports, llm=llm)
+        # Every document's company, period and kind (parser/identity.py): the register knows the companies
+        # whose documents have no facts, and retrieval ranks with them.
+        self.identities = IdentityBook.load(settings.index.identities_path)
+        rows = reports.to_dict("records") + [
+            {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
+             "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
+        self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
         formulas = FormulaBook.load()
         self.data = DataAnswerer(self.store, formulas, templates)
         self.statistics = StatisticsAnswerer(self.store, formulas, templates,
                                              place_fields=self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
-        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm)
+        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
+                                 identities=IdentityMatcher(self.identities))
         laws = LawRegister(settings.index.laws_dir).load()
         self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
 

@@ -83,6 +83,8 @@ class Analysis:
     company: Company | None = None
     candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
     years: tuple[int, ...] = ()  # in the order asked
+    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 上半年 -> 2), 0 none
+    companies: tuple[Company, ...] = ()  # every company the question names (company, candidates and others)
     fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
     keywords: tuple[str, ...] = ()  # key words as written in the question
     formula: str = ""  # formula name (formulas/*.yaml), for type formula
@@ -118,7 +120,7 @@ class Answer:
     value: str | None = None
     documents: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    trace: list[str] = field(default_factory=list)  # the best candidates and what each is (data answers)
+    trace: list[str] = field(default_factory=list)  # data answers: the best candidates; retrieve mode: each search attempt
 
     def to_json(self) -> dict:
         return asdict(self)

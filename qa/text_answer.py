@@ -14,7 +14,18 @@ Find with small pieces, answer with larger context:
    (`doc_score`, measured by `python -m eval.bench retrieval`): "decay" adds
    the best chunks with weights 1, 1/2, 1/4, 1/8, so the best chunk decides
    and further matching chunks count less and less; "max" and "top3_sum"
-   are the two ends it lies between;
+   are the two ends it lies between; then reranked: each document's best
+   chunks joined into one larger passage get an exact-phrase bonus for every
+   quoted term, clause name (第十三條…) and Latin-letter name (BANDSPEED, LLC)
+   of the question found verbatim in it, and the document's identity against the question's companies and
+   period multiplies its score (qa/document_identity.py);
+3b. when the evidence is thin (no hit, the best document's identity differs
+   from the question's, or the best document scores less than `thin_margin`
+   times the second), up to three reformulations are tried in order, rules
+   first: synonyms of the fields asked (rules/fields.yaml), relaxed terms
+   (key words as plain terms, no titles), one filter dropped (the company and
+   year filters, or the period part of the identity). The first that is not
+   thin is kept, else the original; each attempt and its outcome is in the trace;
 4. for the answer, the top document's chunks are searched again without the
    company and year (they no longer tell passages apart) and the best are widened to their
    whole section (a "section" chunk) or to their neighbours (#t{n-1},
@@ -30,6 +41,7 @@ Find with small pieces, answer with larger context:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -37,6 +49,7 @@ from parser.chunking import SentenceSplitter
 from parser.errors import InputError
 from parser.records import Chunk
 from qa.answers import AnswerTemplates
+from qa.document_identity import IdentityMatcher
 from qa.fields import load_field_file
 from qa.records import Analysis, Answer, Evidence
 from qa.years import extract_years
@@ -53,6 +66,12 @@ STATEMENT_TITLES = {
     "cash_flow": {"zh": ("现金流量表",), "ja": ("キャッシュ・フロー計算書",)},
 }
 _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
+# A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
+_CLAUSE = re.compile(r"第\s*[0-9〇零一二三四五六七八九十百]+\s*[條条款項项]")
+_FOLD_SPACES = re.compile(r"\s+")
+# A name in Latin letters within a Chinese or Japanese question (BANDSPEED, LLC; ParkerVision): matched verbatim.
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
+_LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
 
 
@@ -71,6 +90,10 @@ class TextSettings:
     context_chars: int = 1500  # most characters of one widened passage
     title_boost: float = 2.0
     phrase_boost: float = 1.5
+    exact_bonus: float = 0.3  # score x (1 + bonus) per quoted term or clause name found verbatim in a document's passage
+    passage_chunks: int = 3  # best chunks of a document joined into the passage the exact-phrase bonus looks in
+    thin_margin: float = 1.05  # the best document must score this many times the second, else the evidence is thin
+    reformulations: int = 3  # most reformulation attempts when the evidence is thin (0: none)
 
     def __post_init__(self):
         if self.doc_score not in DOC_SCORES:
@@ -81,6 +104,8 @@ class TextSettings:
             raise InputError(f"context_chars must be at least 100, got {self.context_chars}")
         if self.title_boost <= 0 or self.phrase_boost <= 0:
             raise InputError("title_boost and phrase_boost must be positive")
+        if self.exact_bonus < 0 or self.passage_chunks < 1 or self.thin_margin < 1 or not 0 <= self.reformulations <= 3:
+            raise InputError("exact_bonus >= 0, passage_chunks >= 1, thin_margin >= 1 and reformulations 0..3 please")
 
 
 class TextAnswerer:
@@ -90,7 +115,7 @@ class TextAnswerer:
     """
 
     def __init__(self, index: TextIndex, tokenizer: Tokenizer, templates: AnswerTemplates,
-                 settings: TextSettings = TextSettings(), llm=None):
+                 settings: TextSettings = TextSettings(), llm=None, identities: IdentityMatcher | None = None):
         if not isinstance(settings, TextSettings):
             raise InputError(f"TextAnswerer needs TextSettings, got {type(settings).__name__}")
         self.index = index
@@ -98,7 +123,10 @@ class TextAnswerer:
         self.templates = templates
         self.settings = settings
         self.llm = llm
-        self.statements = {f.name: f.statement for f in load_field_file()[1]}
+        self.identities = identities
+        fields = load_field_file()[1]
+        self.statements = {f.name: f.statement for f in fields}
+        self.synonyms = {f.name: f.synonyms for f in fields}
 
     # ------------------------------------------------------------------ search
     def query(self, analysis: Analysis) -> SearchQuery:
@@ -129,21 +157,110 @@ class TextAnswerer:
             titles += STATEMENT_TITLES.get(self.statements.get(name, ""), {}).get(analysis.language, ())
         return tuple(dict.fromkeys(titles))
 
-    def search(self, analysis: Analysis) -> tuple[list[str], list[Hit]]:
-        """Documents ranked by their chunks' scores, and the chunk hits (best first).
+    def search(self, analysis: Analysis, trace: list[str] | None = None) -> tuple[list[str], list[Hit]]:
+        """Documents ranked by their chunks' scores, reranked, and the chunk hits (best first).
 
         A company or year filter that leaves nothing is dropped: a document
         whose metadata missed its company must still be found by its words.
+        Thin evidence starts the reformulation loop; `trace` gets one line per attempt.
         """
+        trace = [] if trace is None else trace
         query = self.query(analysis)
+        best = self._attempt("query", query, analysis, trace)
+        if best.thin and self.settings.reformulations:
+            for name, changed, identity_period in self._reformulations(query, analysis)[: self.settings.reformulations]:
+                attempt = self._attempt(name, changed, analysis, trace, identity_period)
+                if not attempt.thin:
+                    best = attempt
+                    break
+            trace.append(f"kept: {best.name}")
+        return [d for d, _ in best.ranked][: self.settings.documents], best.hits
+
+    def _attempt(self, name: str, query: SearchQuery, analysis: Analysis, trace: list[str],
+                 identity_period: bool = True) -> "_Attempt":
         hits = self.index.search(query)
+        dropped = ""
         if not hits and (query.companies or query.years):
             hits = self.index.search(replace(query, companies=(), years=()))
-        return rank_documents(hits, self.settings.doc_score)[: self.settings.documents], hits
+            dropped = " (company/year filter left nothing: dropped)"
+        ranked, why = self.rerank(hits, analysis, identity_period)
+        thin, reason = self._thin(ranked, why)
+        top = ", ".join(f"{d} {score:.2f}" for d, score in ranked[:2]) or "no hits"
+        trace.append(f"search [{name}]{dropped}: {top}" + (f"; {why.get(ranked[0][0])}" if ranked and why.get(ranked[0][0]) else "")
+                     + (f"; thin: {reason}" if thin else ""))
+        return _Attempt(name, ranked, hits, thin)
+
+    def rerank(self, hits: list[Hit], analysis: Analysis, identity_period: bool = True) -> tuple[list[tuple[str, float]], dict[str, str]]:
+        """(document, score) best first: chunk scores aggregated, times the exact-phrase bonus of the document's
+        passage (its best chunks joined), times its identity factor; and why each factor was applied."""
+        scores = document_scores(hits, self.settings.doc_score)
+        exact = self.exact_phrases(analysis)
+        why: dict[str, str] = {}
+        if exact or self.identities:
+            passages: dict[str, list[str]] = defaultdict(list)
+            for hit in hits:
+                if len(passages[hit.chunk.doc_id]) < self.settings.passage_chunks:
+                    passages[hit.chunk.doc_id].append(" ".join(hit.chunk.titles) + hit.chunk.text)
+            for doc in scores:
+                notes = []
+                if exact:
+                    passage = _fold(" ".join(passages[doc]))
+                    found = [p for p in exact if p in passage]
+                    if found:
+                        scores[doc] *= (1 + self.settings.exact_bonus) ** len(found)
+                        notes.append("exact: " + ", ".join(found))
+                if self.identities:
+                    factor, note = self.identities.factor(doc, analysis, period=identity_period)
+                    scores[doc] *= factor
+                    if note:
+                        notes.append(note)
+                if notes:
+                    why[doc] = "; ".join(notes)
+        order = {doc: i for i, doc in enumerate(scores)}
+        return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]])), why
+
+    def exact_phrases(self, analysis: Analysis) -> list[str]:
+        """Quoted terms, clause names and Latin-letter names of a CJK question, folded as passages are
+        (no spaces, Simplified, lower case)."""
+        text = analysis.question.text
+        quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in "「“\"'")]
+        clauses = [m.group() for m in _CLAUSE.finditer(text)]
+        latin = ([m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
+                 if Tokenizer.language(text) != "latin" else [])
+        latin = [name for name in latin if len(name) >= _LATIN_NAME_CHARS]
+        return list(dict.fromkeys(_fold(p) for p in quoted + clauses + latin if len(_fold(p)) >= 2))
+
+    def _thin(self, ranked: list[tuple[str, float]], why: dict[str, str]) -> tuple[bool, str]:
+        if not ranked:
+            return True, "no hits"
+        if "differs" in why.get(ranked[0][0], ""):
+            return True, "the best document's identity differs from the question's"
+        if len(ranked) > 1 and ranked[0][1] < self.settings.thin_margin * ranked[1][1]:
+            return True, f"best {ranked[0][1]:.2f} < {self.settings.thin_margin} x second {ranked[1][1]:.2f}"
+        return False, ""
+
+    def _reformulations(self, query: SearchQuery, analysis: Analysis) -> list[tuple[str, SearchQuery, bool]]:
+        """(name, query, whether the identity's period still counts), in the order they are tried."""
+        out = []
+        synonyms = [w for name in analysis.fields for w in self.synonyms.get(name, ())]
+        if synonyms:
+            out.append(("synonyms", replace(query, text=" ".join([query.text, *synonyms]),
+                                            titles=query.titles + tuple(synonyms)), True))
+        if query.phrases or query.titles:
+            out.append(("relaxed terms", replace(query, text=" ".join([query.text, *query.phrases]), phrases=(),
+                                                 titles=()), True))
+        if query.companies or query.years:
+            out.append(("company/year filter dropped", replace(query, companies=(), years=()), True))
+        elif analysis.years and self.identities:
+            out.append(("period dropped", query, False))
+        return out
 
     def retrieve(self, analysis: Analysis) -> Answer:
-        documents, hits = self.search(analysis)
-        return self._answer(analysis, "", "retrieve:keyword", documents, hits[: self.settings.evidence])
+        trace: list[str] = []
+        documents, hits = self.search(analysis, trace)
+        answer = self._answer(analysis, "", "retrieve:keyword", documents, hits[: self.settings.evidence])
+        answer.trace = list(analysis.trace) + trace
+        return answer
 
     # ------------------------------------------------------------------ answers
     def run(self, analysis: Analysis) -> Answer:
@@ -255,15 +372,37 @@ class TextAnswerer:
         )
 
 
-def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
-    """Document ids by the weighted sum of their best chunks' scores (ties: the document whose best chunk came first)."""
+@dataclass(frozen=True)
+class _Attempt:
+    """One search of the reformulation loop and what it gave."""
+
+    name: str
+    ranked: list[tuple[str, float]]
+    hits: list[Hit]
+    thin: bool
+
+
+def document_scores(hits: list[Hit], doc_score: str) -> dict[str, float]:
+    """Each document's weighted sum of its best chunks' scores, in the order of their best chunk."""
     weights = _DOC_WEIGHTS[doc_score]
     per_doc: dict[str, list[float]] = defaultdict(list)
     for hit in hits:
         per_doc[hit.chunk.doc_id].append(hit.score)
-    score = {doc: sum(w * s for w, s in zip(weights, sorted(scores, reverse=True))) for doc, scores in per_doc.items()}
-    order = {doc: i for i, doc in enumerate(per_doc)}
+    return {doc: sum(w * s for w, s in zip(weights, sorted(scores, reverse=True))) for doc, scores in per_doc.items()}
+
+
+def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
+    """Document ids by the weighted sum of their best chunks' scores (ties: the document whose best chunk came first)."""
+    score = document_scores(hits, doc_score)
+    order = {doc: i for i, doc in enumerate(score)}
     return sorted(score, key=lambda d: (-score[d], order[d]))
+
+
+def _fold(text: str) -> str:
+    """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified, lower case."""
+    from qa.fields import _t2s
+
+    return _t2s().convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
 
 
 def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> str:

@@ -196,8 +196,11 @@ class QuestionAnalyzer:
         top_n, rank, descending = (request.top_n, request.rank, request.descending) if request else (0, 0, True)
         return Analysis(
             question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
-            candidates=company.candidates, years=years, fields=fields,
-            keywords=tuple(dict.fromkeys(k for k in keywords if k)), formula=formula if rule.type == "formula" or over_companies else "",
+            candidates=company.candidates, years=years, fields=fields, quarter=year_match.quarter,
+            companies=tuple(dict.fromkeys(((company.company,) if company.company else ()) + company.candidates
+                                          + company.others)),
+            keywords=tuple(dict.fromkeys(k for k in keywords if k)),
+            formula=formula if rule.type == "formula" or over_companies else "",
             top_n=top_n, rank=rank, descending=descending, output=output,
             statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace))
 

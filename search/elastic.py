@@ -284,11 +284,9 @@ class ElasticIndex:
                 "body": terms.body,
                 "titles": terms.titles,
                 "chunk": chunk_to_stored(chunk),
+                "company": terms.company,
+                "year": terms.year,
             }
-            if chunk.company:
-                source["company"] = chunk.company
-            if terms.year:
-                source["year"] = terms.year
             # chunk_id as _id: adding a chunk again replaces it.
             yield {"_op_type": "index", "_index": self.name, "_id": chunk.chunk_id, "_source": source}
 

@@ -84,10 +84,8 @@ class EmbeddedIndex:
             doc.add_text("doc_id", chunk.doc_id)
             for prefix in terms.doc_prefixes:
                 doc.add_text("doc_prefixes", prefix)
-            if chunk.company:
-                doc.add_text("company", chunk.company)
-            if terms.year:
-                doc.add_text("year", terms.year)
+            doc.add_text("company", terms.company)
+            doc.add_text("year", terms.year)
             doc.add_text("kind", chunk.kind)
             doc.add_text("body", terms.body)
             doc.add_text("titles", terms.titles)

@@ -80,6 +80,11 @@ class IndexSettings:
         return self.index_dir / "manifest.json"
 
     @property
+    def identities_path(self) -> Path:
+        """Each document's company, period and kind (parser/identity.py IdentityBook)."""
+        return self.index_dir / "identities.json"
+
+    @property
     def report_path(self) -> Path:
         return self.index_dir / "ingest_report.json"
 

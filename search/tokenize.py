@@ -99,6 +99,8 @@ _FIELDS_SCHEMA = {
     },
 }
 
+_SHORT_TEXT = 32  # texts up to this long have their analysis cached (per Tokenizer) ...
+_SHORT_CACHE = 50_000  # ... up to this many of them, then the cache starts afresh
 _SUDACHI_MAX_CHARS = 8000  # Sudachi refuses inputs over ~49 KB; cut long texts at line ends well below that.
 
 
@@ -169,6 +171,8 @@ class Tokenizer:
         self._ja_words: set[str] = set()
         self._ja_prefixes: set[str] = set()  # every prefix of a user word: spans not in it end the search
         self._local = threading.local()
+        # Short texts (queries' key words, titles) recur from question to question: their analysis is kept.
+        self._short: dict[tuple[str, str | None], list[tuple[str, bool]]] = {}
         self._t2s = _opencc() if self.settings.fold_traditional else None
         words = list(self.settings.words)
         fields_file = self.settings.fields_file
@@ -198,6 +202,7 @@ class Tokenizer:
 
         Index and queries must have the same words added.
         """
+        self._short.clear()  # the new words change how cached texts split
         for word in words:
             norm = _normalize(word).strip()
             if len(norm) < 2 or len(norm) > self.settings.max_token_chars or not _CJK.search(norm):
@@ -233,6 +238,17 @@ class Tokenizer:
         """(token, is_part) pairs in text order."""
         if not text:
             return []
+        if len(text) <= _SHORT_TEXT:
+            key = (text, language)
+            found = self._short.get(key)
+            if found is None:
+                if len(self._short) >= _SHORT_CACHE:
+                    self._short.clear()
+                found = self._short[key] = self._analyze_text(text, language)
+            return found
+        return self._analyze_text(text, language)
+
+    def _analyze_text(self, text: str, language: str | None) -> list[tuple[str, bool]]:
         norm = _normalize(text)
         lang = language or _detect(norm)
         if lang not in (ZH, JA, LATIN):
@@ -473,6 +489,9 @@ def _opencc():
 # no tokens out of BM25's average length and tantivy does not; a placeholder
 # token (the tokenizer never makes it: it has no word character) keeps the two equal.
 EMPTY_FIELD = "∅"
+# The company and year indexed for a chunk that has none, and added to every company and year filter:
+# a document whose identity is unknown is neither excluded by such a filter nor favoured.
+UNKNOWN = EMPTY_FIELD
 
 
 @dataclass(frozen=True)
@@ -482,7 +501,8 @@ class ChunkTerms:
     body: str  # whitespace-joined tokens of the text
     titles: str  # whitespace-joined tokens of the heading path
     doc_prefixes: tuple[str, ...]  # the doc id and every "/"-prefix of it
-    year: str  # "" when the chunk has no year
+    year: str  # UNKNOWN when the chunk has no year
+    company: str = ""  # UNKNOWN when the chunk has no company
 
 
 @dataclass(frozen=True)
@@ -537,7 +557,8 @@ def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = 
         body=" ".join(tokenizer.tokens(chunk.text, language)) or EMPTY_FIELD,
         titles=titles,
         doc_prefixes=doc_prefixes(chunk.doc_id),
-        year="" if chunk.year is None else str(chunk.year),
+        year=UNKNOWN if chunk.year is None else str(chunk.year),
+        company=chunk.company or UNKNOWN,
     )
 
 
@@ -554,11 +575,17 @@ def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
         body=tuple(dict.fromkeys(tokenizer.tokens(query.text, language))),
         phrases=tuple(dict.fromkeys(phrases)),
         titles=tuple(dict.fromkeys(title_tokens)),
-        companies=tuple(dict.fromkeys(c for c in query.companies if c)),
-        years=tuple(dict.fromkeys(str(y) for y in query.years)),
+        companies=_or_unknown(c for c in query.companies if c),
+        years=_or_unknown(str(y) for y in query.years),
         doc_prefixes=tuple(dict.fromkeys(d.strip("/") for d in query.doc_ids if d.strip("/"))),
         kinds=tuple(dict.fromkeys(k for k in query.kinds if k)),
     )
+
+
+def _or_unknown(values: Iterable[str]) -> tuple[str, ...]:
+    """Filter values plus UNKNOWN (when there are any): chunks of an unknown company or year pass the filter."""
+    values = tuple(dict.fromkeys(values))
+    return values + (UNKNOWN,) if values else ()
 
 
 # Hits fetched beyond the limit so that ties at the cut are broken by chunk_id
@@ -576,8 +603,10 @@ def chunk_to_stored(chunk: Chunk) -> dict:
     return dataclasses.asdict(chunk)
 
 
+_CHUNK_FIELDS = frozenset(f.name for f in dataclasses.fields(Chunk))
+
+
 def chunk_from_stored(stored: dict) -> Chunk:
-    known = {f.name for f in dataclasses.fields(Chunk)}
-    values = {k: v for k, v in stored.items() if k in known}
+    values = {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
     values["titles"] = tuple(values.get("titles") or ())
     return Chunk(**values)

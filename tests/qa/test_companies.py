@@ -107,3 +107,24 @@ def test_names_match_in_either_chinese_script():
                                              ReportYear("江苏综艺股份有限公司", 2020, "综艺股份")])
     assert register.find("鸿海在2023年第1季度的存货").company.name == "鴻海精密工業股份有限公司"
     assert register.find("2020年綜藝股份的營業收入").company.name == "江苏综艺股份有限公司"
+
+
+def test_an_abbreviation_keeps_the_core_names_characters_in_order():
+    register = CompanyRegister.from_reports([ReportYear(name, 2023) for name in (
+        "聯華電子股份有限公司", "台達電子工業股份有限公司", "中國鋼鐵股份有限公司", "長榮海運股份有限公司",
+        "長榮航空股份有限公司", "統一企業股份有限公司")])
+    match = register.find("聯電在2023年第1季的營業利益是多少？")
+    assert (match.company.name, match.how, match.written) == ("聯華電子股份有限公司", "abbreviation", "聯電")
+    assert register.find("台達電2022年第1季的營業活動之淨現金流入").company.name == "台達電子工業股份有限公司"
+    assert register.find("中鋼公司於2022年第1季提供擔保的資產").company.name == "中國鋼鐵股份有限公司"
+    # several companies fit: both are candidates
+    assert {c.name for c in register.find("長榮2022年第3季的營業收入").candidates} == {
+        "長榮海運股份有限公司", "長榮航空股份有限公司"}
+
+
+def test_a_common_word_is_no_abbreviation():
+    register = CompanyRegister.from_reports([ReportYear(name, 2023) for name in (
+        "中國鋼鐵股份有限公司", "統一企業股份有限公司", "中華電信股份有限公司")])
+    for question in ("中國的經濟成長率是多少？", "統一發票如何兌獎？", "截至中華民國112年止的負債"):
+        match = register.find(question)
+        assert match.company is None and not match.candidates, question

@@ -193,3 +193,36 @@ def test_open_question_without_a_model_gets_the_template(answerer):
 def test_nothing_found_is_a_negative_answer(answerer):
     answer = answerer.run(_analysis("量子计算机的专利数量", keywords=["量子计算机"], sources=["annual"]))
     assert answer.route == "report_text:no_hits" and answer.documents == [] and "未" in answer.answer
+
+
+def test_quoted_terms_and_clause_names_are_exact_phrases(answerer):
+    analysis = _analysis("「契約撤銷權」與第二十條的規定為何？", keywords=["契約撤銷權"])
+    assert answerer.exact_phrases(analysis) == ["契约撤销权", "第二十条"]
+    assert answerer.exact_phrases(_analysis("契約撤銷權的規定為何？", keywords=["契約撤銷權"])) == []
+    assert answerer.exact_phrases(_analysis("BANDSPEED, LLC於哪一地區法院控告瑞昱？")) == ["bandspeed,llc"]
+    assert answerer.exact_phrases(_analysis("What did BANDSPEED, LLC claim?")) == []  # a Latin question: BM25 alone
+
+
+def test_a_document_whose_passage_holds_the_exact_phrase_gets_the_bonus(answerer):
+    analysis = _analysis("依第二十條，保險單借款如何計算？", sources=["insurance/7", "insurance/9"])
+    answer = answerer.retrieve(analysis)
+    assert answer.documents[0] == "insurance/7"
+    assert any("exact: 第二十条" in line for line in answer.trace)
+
+
+def test_thin_evidence_tries_at_most_three_reformulations_each_in_the_trace(index, tmp_path):
+    from parser.identity import IdentityBook
+    from qa.document_identity import IdentityMatcher
+
+    book = IdentityBook(tmp_path / "identities.json")
+    for doc_id, year in (("finance/1", 2021), ("finance/2", 2021)):  # both documents are of another year
+        book.record(DocumentMeta(doc_id, company=DELTA, year=year, quarter=1, period=f"{year}Q1"), {})
+    answerer = TextAnswerer(index, index.tokenizer, AnswerTemplates.load(), identities=IdentityMatcher(book))
+    analysis = replace(_analysis("台達電2023年第1季的營業收入是多少？", keywords=["營業收入"], fields=["营业收入"],
+                                 sources=["finance/1", "finance/2"], years=[2023]), quarter=1)
+    trace = answerer.retrieve(analysis).trace
+    attempts = [line for line in trace if line.startswith("search [")]
+    assert attempts[0].startswith("search [query]") and "thin: the best document's identity differs" in attempts[0]
+    assert 2 <= len(attempts) <= 4 and trace[-1].startswith("kept: ")
+    assert [a.split("]")[0] for a in attempts[1:]] == ["search [synonyms", "search [relaxed terms", "search [period dropped"]
+    assert trace[-1] == "kept: period dropped"

@@ -8,6 +8,7 @@ from parser.records import Chunk
 from search.backend import SearchQuery
 from search.tokenize import (
     EMPTY_FIELD,
+    UNKNOWN,
     Tokenizer,
     TokenizerSettings,
     chunk_from_stored,
@@ -194,7 +195,7 @@ def test_chunk_terms_read_titles_in_the_language_of_the_chunk(plain):
     assert terms.body.split() == plain.tokens(chunk.text, "ja")
     assert terms.doc_prefixes == ("S", "S/S-01") and terms.year == "2023"
     empty = chunk_terms(plain, Chunk("x#0", "x", "。"))
-    assert (empty.body, empty.titles, empty.year) == (EMPTY_FIELD, EMPTY_FIELD, "")
+    assert (empty.body, empty.titles, empty.year, empty.company) == (EMPTY_FIELD, EMPTY_FIELD, UNKNOWN, UNKNOWN)
     assert plain.tokens(EMPTY_FIELD) == []  # no query can ever match the placeholder
 
 
@@ -203,7 +204,8 @@ def test_query_terms_dedupe_and_carry_the_phrase_slop(plain):
                                            doc_ids=("finance/", "S100IXUZ"), years=(2023,)))
     assert terms.body == ("营业", "收入")
     assert terms.phrases == ((("归属于", "上市公司", "股东", "净利润"), 6),)
-    assert terms.doc_prefixes == ("finance", "S100IXUZ") and terms.years == ("2023",)
+    # a year filter also lets through chunks whose year is unknown
+    assert terms.doc_prefixes == ("finance", "S100IXUZ") and terms.years == ("2023", UNKNOWN)
 
 
 def test_stored_chunks_come_back_equal():
@@ -231,3 +233,12 @@ def test_words_added_after_the_first_text_are_kept_whole_too():
     assert "光寶科技" not in tokenizer.tokens("光寶科技營業收入")
     tokenizer.add_words(["光寶科技"])
     assert "光宝科技" in tokenizer.tokens("光寶科技營業收入")
+
+
+def test_words_added_later_split_a_short_text_seen_before_anew():
+    tokenizer = Tokenizer(TokenizerSettings(use_fields_file=False))
+    before = tokenizer.tokens("光寶科技營收")
+    tokenizer.add_words(["光寶科技"])
+    after = tokenizer.tokens("光寶科技營收")
+    assert "光宝科技" in after and "光宝科技" not in before
+    assert tokenizer.tokens("光寶科技營收") == after

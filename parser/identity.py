@@ -1,0 +1,464 @@
+"""Which company, period and kind of document a file is, read from any of its pages.
+
+Many documents are excerpts: a few pages of notes with no cover, where the
+company stands only in a statement title ("聯華電子股份有限公司及子公司 / 合併資產負債表")
+or a running header, and the period only in a date range ("民國一一二年及一一一年一月一日至九月三十日")
+or the balance dates of the columns. The rules are in rules/documents.yaml
+(`identity`): company title lines, period patterns, kind words, each with a
+confidence. Every page is read; each finding keeps the page and line it came
+from, so the ingest report can show why.
+
+How the period is chosen: among the findings of the highest confidence, the
+latest period (a report compares its own period with the year before: the
+later one is its own). Of the period-end dates (a column "112年9月30日") the
+latest written at least twice counts (a maturity date far ahead is written
+once), and only when it is surer than the best range or named period.
+
+Documents whose own pages name no company get one at the end of ingestion
+from the company register (`resolve_from_register`): the companies other
+documents name with confidence, looked for in the text by their core name.
+
+>>> finder = IdentityFinder(IdentityRules.load())
+>>> finder.find(["聯華電子股份有限公司及子公司\\n合併資產負債表\\n民國一一二年九月三十日"]).period
+'2023Q3'
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+from parser.numerals import cjk_number
+from parser.records import DocumentMeta
+from parser.rulefile import RULES_DIR, RuleFile
+
+KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
+SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
+PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal"}
+_COMPANY_GROUPS = {"company", "short_name", "code"}
+
+_PATTERN = {
+    "type": "object",
+    "properties": {"pattern": {"type": "string", "minLength": 1}, "confidence": {"type": "number"},
+                   "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"},
+                   "date": {"type": "boolean"}},
+    "required": ["pattern", "confidence"],
+    "additionalProperties": False,
+}
+IDENTITY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "pages": {"type": "integer", "minimum": 1},
+        "register_confidence": {"type": "number"},
+        "company": {"type": "array", "items": _PATTERN},
+        "period": {"type": "array", "items": _PATTERN},
+        "kinds": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+    },
+    "required": ["company", "period", "kinds"],
+    "additionalProperties": False,
+}
+SCHEMA = {"type": "object", "properties": {"identity": IDENTITY_SCHEMA}, "required": ["identity"]}
+
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
+_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t\u3000]+(?=[{_CJK}])")
+_DATE_NUMERAL = re.compile(r"(?<![第〇零○一二三四五六七八九十百])([〇零○一二三四五六七八九十百]{1,5})(?=\s*[年月日及])")
+_ORDINAL = re.compile(r"第\s*([一二三四1-4])\s*(?=季)")
+_SPACE_IN_DATE = re.compile(r"(?<=[\d年月日至及])\s+(?=[\d年月日至及])")  # also a line break inside a date range
+# Legal-form endings; without them a name is its core name (山东阳谷华泰化工股份有限公司 -> 山东阳谷华泰化工).
+LEGAL_SUFFIXES = ("股份有限公司", "有限责任公司", "有限責任公司", "有限公司", "股份公司", "株式会社")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One identity value, how sure the rules are, and where it was read."""
+
+    value: str | int
+    confidence: float
+    source: str  # "p3: 聯華電子股份有限公司及子公司" (page and line), or "register: ..."
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a document is about. Empty values are unknown (never a guess)."""
+
+    company: str = ""
+    short_name: str = ""
+    code: str = ""
+    year: int | None = None  # the year the period ends in
+    quarter: int = 0  # the quarter the period ends in (1-4); 0 unknown
+    period: str = ""  # "2023Q3", "2023H1", "2023FY", or "2023" when only the year is known
+    kind: str = ""  # one of KINDS, "" unknown
+    findings: dict[str, Finding] = field(default_factory=dict)  # per field, the evidence
+
+    def report(self) -> dict:
+        """For the ingest report: each field's value, confidence and source line."""
+        return {name: asdict(f) for name, f in self.findings.items()}
+
+
+@dataclass(frozen=True)
+class _Rule:
+    regex: re.Pattern
+    confidence: float
+    era: str = ""
+    top_lines: int = 0  # > 0: only within the first `top_lines` lines of a page
+    date: bool = False  # a period-end date (column head, balance date), chosen as the module docstring says
+
+
+@dataclass(frozen=True)
+class IdentityRules:
+    """The compiled `identity` section of rules/documents.yaml."""
+
+    company: tuple[_Rule, ...]
+    period: tuple[_Rule, ...]
+    kinds: dict[str, tuple[str, ...]]
+    eras: dict[str, int]
+    pages: int = 400
+    register_confidence: float = 0.5
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "IdentityRules":
+        rule_file = RuleFile.load(path or RULES_DIR / "documents.yaml", SCHEMA)
+        data = rule_file.data
+        section = data["identity"]
+        eras = dict(data.get("eras") or {})
+
+        def compile_list(name: str, allowed: set[str]) -> tuple[_Rule, ...]:
+            out = []
+            for i, item in enumerate(section[name]):
+                try:
+                    regex = re.compile(item["pattern"])
+                except re.error as exc:
+                    raise rule_file.error(f"bad regex: {exc}", "identity", name, i, "pattern") from None
+                unknown = set(regex.groupindex) - allowed
+                if unknown:
+                    raise rule_file.error(f"unknown group(s) {', '.join(sorted(unknown))}; allowed: "
+                                          f"{', '.join(sorted(allowed))}", "identity", name, i, "pattern")
+                if not 0 < item["confidence"] <= 1:
+                    raise rule_file.error("confidence must be in (0, 1]", "identity", name, i, "confidence")
+                era = item.get("era", "")
+                if era and era not in eras:
+                    raise rule_file.error(f"era {era!r} is not listed under eras", "identity", name, i, "era")
+                out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0)),
+                                 bool(item.get("date", False))))
+            return tuple(out)
+
+        kinds = {k: tuple(v) for k, v in section["kinds"].items()}
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise rule_file.error(f"unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(KINDS)}",
+                                  "identity", "kinds")
+        return cls(compile_list("company", _COMPANY_GROUPS), compile_list("period", PERIOD_GROUPS), kinds, eras,
+                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)))
+
+
+def normalise_dates(text: str) -> str:
+    """NFKC, no spaces inside CJK runs or dates, Chinese-numeral dates and quarters in digits.
+
+    >>> normalise_dates("民國 一一二 年 九 月 三十 日 第一季")
+    '民國112年9月30日第1季'
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = _SPACE_BETWEEN_CJK.sub("", text)
+    text = _DATE_NUMERAL.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)),
+                             text)
+    text = _ORDINAL.sub(lambda m: f"第{cjk_number(m.group(1))}", text)
+    return _SPACE_IN_DATE.sub("", text)
+
+
+@dataclass(frozen=True)
+class _Period:
+    year: int
+    quarter: int
+    label: str
+
+
+class IdentityFinder:
+    """Reads a document's identity from its pages' text."""
+
+    def __init__(self, rules: IdentityRules):
+        self.rules = rules
+
+    def find(self, pages: list[str]) -> Identity:
+        companies: dict[str, list[Finding]] = defaultdict(list)
+        codes: dict[str, list[Finding]] = defaultdict(list)
+        short_names: dict[str, list[Finding]] = defaultdict(list)
+        periods: list[tuple[float, _Period, str]] = []
+        dates: list[tuple[float, _Period, str]] = []
+        kind_words: Counter[str] = Counter()
+        for number, page in enumerate(pages[: self.rules.pages], start=1):
+            page = normalise_dates(page)
+            lines = [line.strip() for line in page.splitlines() if line.strip()]
+            for position, line in enumerate(lines):
+                where = f"p{number}: {line[:80]}"
+                for rule in self.rules.company:
+                    if rule.top_lines and position >= rule.top_lines:
+                        continue
+                    for match in rule.regex.finditer(line):
+                        groups = {k: v.strip() for k, v in match.groupdict().items() if v and v.strip()}
+                        if "company" in groups:
+                            companies[groups["company"]].append(Finding(groups["company"], rule.confidence, where))
+                        if "code" in groups:
+                            codes[groups["code"]].append(Finding(groups["code"], rule.confidence, where))
+                        if "short_name" in groups:
+                            short_names[groups["short_name"]].append(Finding(groups["short_name"], rule.confidence, where))
+                for rule in self.rules.period:
+                    if rule.top_lines and position >= rule.top_lines:
+                        continue
+                    for match in rule.regex.finditer(line):
+                        period = self._period(match, rule)
+                        if period is None:
+                            continue
+                        if rule.date:
+                            dates.append((rule.confidence, period, where))
+                        else:
+                            periods.append((rule.confidence, period, where))
+            for kind, words in self.rules.kinds.items():
+                kind_words.update(kind for word in words if word in page)
+        findings: dict[str, Finding] = {}
+        company = _best(companies)
+        if company:
+            findings["company"] = company
+        code = _best(codes)
+        if code:
+            findings["code"] = code
+        short = _best(short_names)
+        if short:
+            findings["short_name"] = short
+        period = self._choose_period(periods, dates)
+        if period:
+            findings["period"] = period[1]
+        kind = self._kind(kind_words)
+        if kind:
+            findings["kind"] = kind
+        chosen = period[0] if period else None
+        return Identity(
+            company=str(company.value) if company else "", short_name=str(short.value) if short else "",
+            code=str(code.value) if code else "", year=chosen.year if chosen else None,
+            quarter=chosen.quarter if chosen else 0, period=chosen.label if chosen else "",
+            kind=str(kind.value) if kind else "", findings=findings)
+
+    def _period(self, match: re.Match, rule: _Rule) -> _Period | None:
+        groups = {k: v for k, v in match.groupdict().items() if v}
+        year = _year_number(groups.get("year"), groups.get("era") or rule.era, groups.get("era_year"), self.rules.eras)
+        second = _year_number(groups.get("year2"), groups.get("era") or rule.era, None, self.rules.eras)
+        if year is None:
+            return None
+        if second is not None:
+            year = max(year, second)
+        end_year = _year_number(groups.get("end_year"), groups.get("era") or rule.era, None, self.rules.eras)
+        if groups.get("quarter"):
+            quarter = int(groups["quarter"])
+            return _Period(year, quarter, f"{year}Q{quarter}") if 1 <= quarter <= 4 else None
+        if groups.get("half"):
+            return _Period(year, 2, f"{year}H1")
+        end = int(groups["end_month"]) if groups.get("end_month") else 0
+        start = int(groups["start_month"]) if groups.get("start_month") else 0
+        if not 1 <= end <= 12 and not groups.get("fiscal"):
+            return None
+        months = (end - start) % 12 + 1 if start else 0
+        if end_year is not None:
+            if not 0 <= end_year - year <= 1 or (end_year > year and start <= end):
+                return None  # several years (a lease term, a loan): no reporting period
+            year = end_year
+        elif start and end and start > end:  # 4月1日至3月31日: a period is named by the year it ends in
+            year += 1
+        if groups.get("fiscal") or months == 12:
+            return _Period(year, 4, f"{year}FY")
+        if start == 1 and end == 6:
+            return _Period(year, 2, f"{year}H1")
+        quarter = (end + 2) // 3
+        return _Period(year, quarter, f"{year}Q{quarter}")
+
+    @staticmethod
+    def _choose_period(periods: list[tuple[float, _Period, str]],
+                       dates: list[tuple[float, _Period, str]]) -> tuple[_Period, Finding] | None:
+        candidates = []
+        if periods:
+            top = max(c for c, _, _ in periods)
+            best = max((p for p in periods if p[0] == top), key=lambda p: (p[1].year, p[1].quarter))
+            candidates.append((best[0], 1, best[1], best[2]))
+        if dates:
+            counts = Counter(p for _, p, _ in dates)
+            repeated = [p for p, n in counts.items() if n >= 2] or list(counts)
+            chosen = max(repeated, key=lambda p: (p.year, p.quarter))
+            confidence, where = next((c, w) for c, p, w in dates if p == chosen)
+            candidates.append((round(confidence if counts[chosen] >= 2 else confidence * 2 / 3, 2), 0, chosen, where))
+        if not candidates:
+            return None
+        confidence, _, period, where = max(candidates, key=lambda c: (c[0], c[1]))
+        return period, Finding(period.label, confidence, where)
+
+    def _kind(self, words: Counter[str]) -> Finding | None:
+        if not words:
+            return None
+        (kind, n), *rest = words.most_common()
+        if rest and rest[0][1] == n:
+            return None
+        wanted = len(self.rules.kinds[kind])
+        return Finding(kind, round(min(1.0, n / max(1, min(wanted, 3))), 2), f"{n} of its words")
+
+
+def _best(found: dict[str, list[Finding]]) -> Finding | None:
+    """The value with the highest total confidence; its most confident finding is the source."""
+    if not found:
+        return None
+    value = max(found, key=lambda v: (sum(f.confidence for f in found[v]), -len(v)))
+    return max(found[value], key=lambda f: f.confidence)
+
+
+def _year_number(written: str | None, era: str, era_year: str | None, eras: dict[str, int]) -> int | None:
+    if era_year:
+        number = cjk_number(era_year)
+        return eras[era] + number if era in eras and number is not None else None
+    if not written:
+        return None
+    number = cjk_number(written)
+    if number is None:
+        return None
+    if number < 200:  # a bare short year in a Chinese report counts from 民國 (rules/documents.yaml eras)
+        base = eras.get(era) if era else eras.get("民國")
+        if base is None:
+            return None
+        number += base
+    return number if 1900 <= number <= 2100 else None
+
+
+def core_name(company: str) -> str:
+    """The name without its legal form (聯華電子股份有限公司 -> 聯華電子); "" when nothing is left."""
+    for suffix in LEGAL_SUFFIXES:
+        if company.endswith(suffix):
+            core = company[: -len(suffix)]
+            return core if len(core) >= 2 else ""
+    return ""
+
+
+def pdf_page_texts(path: Path, limit: int) -> list[str]:
+    """The text layer of each page (pdfium, with running headers kept), at most `limit` pages; [] if unreadable."""
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(str(path))
+    except Exception:  # noqa: BLE001 - the parser reports why a PDF cannot be read
+        return []
+    try:
+        pages = []
+        for index in range(min(len(document), limit)):
+            page = document[index]
+            textpage = page.get_textpage()
+            pages.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return pages
+    finally:
+        document.close()
+
+
+def document_pages(path: Path, chunks, limit: int) -> list[str]:
+    """A parsed document's text page by page, for identity: a PDF's own text layer (running headers
+    and footers included, which the chunks leave out), with the chunks' text (OCR) on pages without
+    one; other documents as their chunks' text."""
+    by_page: dict[int, list[str]] = defaultdict(list)
+    for chunk in chunks:
+        if chunk.kind != "section":  # a section repeats its text chunks
+            by_page[chunk.page_start].append(chunk.text)
+    pages = pdf_page_texts(path, limit) if path.suffix.lower() == ".pdf" else []
+    if not pages:
+        return ["\n".join(by_page[number]) for number in sorted(by_page)][:limit]
+    return [text if len(text.strip()) >= 20 else "\n".join(by_page.get(number, []))
+            for number, text in enumerate(pages, start=1)]
+
+
+COVER_CONFIDENCE = {"company": 0.8, "period": 0.3}  # a cover pattern's first match (parser/metadata.py)
+
+
+def findings_of(meta: DocumentMeta, identity: Identity, fixed: dict | None = None) -> dict:
+    """The identity's findings, with the company and period `meta` took from elsewhere: the sidecar or
+    file name (confidence 1) or the cover (COVER_CONFIDENCE), so a weak cover year moves ranking little."""
+    fixed = fixed or {}
+    findings = identity.report()
+    for name, value, own, key in (("company", meta.company, identity.company, "company"),
+                                  ("period", meta.period, identity.period, "year")):
+        if value and value != own:
+            sure = key in fixed
+            findings[name] = asdict(Finding(value, 1.0 if sure else COVER_CONFIDENCE[name],
+                                            "sidecar or file name" if sure else "cover"))
+    return findings
+
+
+def with_identity(meta: DocumentMeta, identity: Identity, fixed: dict | None = None) -> DocumentMeta:
+    """`meta` with what it lacks filled from the identity.
+
+    The sidecar and file name (`fixed`) come first; a period read with confidence from a date range or
+    a title (at least SURE_PERIOD) comes before the cover's year, whose first-match patterns also
+    catch dates in running text (an effective date 民國113年1月1日); the cover comes before the rest.
+    """
+    fixed = fixed or {}
+    sure = identity.year is not None and identity.findings.get("period", Finding("", 0, "")).confidence >= SURE_PERIOD
+    year = fixed.get("year") or (identity.year if sure else None) or meta.year or identity.year
+    same_year = identity.year is not None and identity.year == year
+    return replace(meta, company=meta.company or identity.company, short_name=meta.short_name or identity.short_name,
+                   code=meta.code or identity.code, year=year, quarter=meta.quarter or (identity.quarter if same_year else 0),
+                   period=meta.period or (identity.period if same_year else (str(year) if year else "")),
+                   kind=meta.kind or identity.kind)
+
+
+class IdentityBook:
+    """Every document's identity, kept in INDEX_DIR/identities.json across incremental runs.
+
+    Written by ingestion, read by the question-answering engine (both backends: the file sits
+    beside the manifest). A row: company, short_name, code, year, quarter, period, kind and
+    `findings` (per field: value, confidence, source line).
+    """
+
+    def __init__(self, path: Path, documents: dict[str, dict] | None = None):
+        self.path = Path(path)
+        self.documents: dict[str, dict] = documents or {}
+
+    @classmethod
+    def load(cls, path: Path) -> "IdentityBook":
+        import json
+
+        path = Path(path)
+        if not path.exists():
+            return cls(path)
+        try:
+            return cls(path, json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return cls(path)  # rebuilt by the next ingest; until then every identity is unknown
+
+    def record(self, meta: DocumentMeta, findings: dict) -> None:
+        self.documents[meta.doc_id] = {
+            "company": meta.company, "short_name": meta.short_name, "code": meta.code, "year": meta.year,
+            "quarter": meta.quarter, "period": meta.period, "kind": meta.kind, "findings": findings}
+
+    def forget(self, doc_id: str) -> None:
+        self.documents.pop(doc_id, None)
+
+    def get(self, doc_id: str) -> dict:
+        return self.documents.get(doc_id, {})
+
+    def save(self) -> None:
+        import json
+
+        from parser.manifest import atomic_write_text
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.path, json.dumps(self.documents, ensure_ascii=False, indent=0))
+
+    def register(self, min_confidence: float = 0.7) -> dict[str, str]:
+        """Company -> core name, for the companies documents name with confidence (the ingest register)."""
+        out = {}
+        for row in self.documents.values():
+            found = row.get("findings", {}).get("company", {})
+            if row.get("company") and found.get("confidence", 1.0) >= min_confidence:
+                core = core_name(row["company"])
+                if core:
+                    out[row["company"]] = core
+        return out
+
+    def assign(self, doc_id: str, company: str, confidence: float, source: str) -> None:
+        row = self.documents[doc_id]
+        row["company"] = company
+        row.setdefault("findings", {})["company"] = asdict(Finding(company, confidence, source))
