@@ -65,7 +65,7 @@ class Engine:
         reports = self.store.reports()
         # The same dictionary as ingestion: companies are matched by the metadata filter, not by body tokens.
         self.tokenizer = Tokenizer()
-        # Searches of a question batch go to the server at once (answer_many), then are served from memory.
+        # Searches of a question batch go to the server at once (prefetch, answer_many), then are served from memory.
         self.index = PrefetchedIndex(open_text_index(settings.index, self.tokenizer))
         llm = None
         if settings.llm != "none":
