@@ -94,29 +94,37 @@ class Engine:
     def analyze(self, question: Question) -> Analysis:
         return self.analyzer.run(question)
 
-    def answer(self, question: Question) -> Answer:
+    def answer(self, question: Question, analysis: Analysis | Answer | None = None) -> Answer:
         """Never raises for one bad question: the failure is reported in `route` so the batch goes on.
 
-        A search that `prefetch` ran for this question is served from memory.
+        `analysis` is the question's analysis when `prefetch` made it already; a search that
+        `prefetch` ran for this question is served from memory.
         """
-        if question.choices and self.settings.mode == "answer":
+        if self._is_choice(question):
             return self._guarded(question, lambda: self.choice.run(question))
-        analysis = self._analyze(question)
+        if analysis is None:
+            analysis = self._analyze(question)
         if isinstance(analysis, Answer):
             return analysis
         return self._guarded(question, lambda: self._answer(analysis))
 
     def answer_many(self, questions: Sequence[Question]) -> list[Answer]:
         """Answers in order; the batch's first text searches go to the index together (one _msearch)."""
-        self.prefetch(questions)
-        return [self.answer(q) for q in questions]
+        return [self.answer(q, a) for q, a in zip(questions, self.prefetch(questions))]
 
-    def prefetch(self, questions: Sequence[Question]) -> None:
-        """Send the text searches these questions will make to the index as one batch."""
-        analyses = [self._analyze(q) for q in questions if not q.choices]
+    def prefetch(self, questions: Sequence[Question]) -> list[Analysis | Answer | None]:
+        """Send the text searches these questions will make to the index as one batch.
+
+        Returns each question's analysis, to be given to `answer` (None for a multiple-choice question).
+        """
+        analyses = [None if self._is_choice(q) else self._analyze(q) for q in questions]
         text = [a for a in analyses if isinstance(a, Analysis) and (
             self.settings.mode == "retrieve" or (a.type not in DATA_TYPES and a.type not in STATISTICS_TYPES))]
         self.index.prefetch([q for q in map(self._text_query, text) if q is not None])
+        return analyses
+
+    def _is_choice(self, question: Question) -> bool:
+        return bool(question.choices) and self.settings.mode == "answer"
 
     def _analyze(self, question: Question) -> Analysis | Answer:
         return self._guarded(question, lambda: self.analyzer.run(question))

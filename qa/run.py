@@ -35,7 +35,7 @@ from parser.errors import InputError
 from parser.rulefile import PROJECT_ROOT
 from qa.engine import Engine, EngineSettings
 from qa.question_stream import clean_text, iter_questions
-from qa.records import Answer, Question
+from qa.records import Analysis, Answer, Question
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 EXAMPLES_CORPUS = PROJECT_ROOT / "examples" / "corpus"
@@ -104,9 +104,8 @@ def run(args: argparse.Namespace) -> int:
         stream = itertools.chain([first], questions)
         try:
             for batch in _batches(stream, BATCH):
-                engine.prefetch(batch)
-                for question in batch:
-                    answer = answer_within(engine, question, args.question_seconds)
+                for question, analysis in zip(batch, engine.prefetch(batch)):
+                    answer = answer_within(engine, question, args.question_seconds, analysis)
                     total += 1
                     failed += answer.route.startswith("error")
                     types[answer.type] += 1
@@ -148,14 +147,16 @@ class QuestionTimeout(Exception):
     """A question ran past its time budget."""
 
 
-def answer_within(engine: Engine, question: Question, seconds: float) -> Answer:
-    """The engine's answer, or an error answer when it takes longer than `seconds` (0: no limit).
+def answer_within(engine: Engine, question: Question, seconds: float,
+                  analysis: Analysis | Answer | None = None) -> Answer:
+    """The engine's answer (from `analysis` when the batch's prefetch made it), or an error answer when it
+    takes longer than `seconds` (0: no limit).
 
     The rule regexes, which the timer cannot interrupt (`re` is native code), are vetted when loaded instead.
     """
     try:
         with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")):
-            return engine.answer(question)
+            return engine.answer(question, analysis)
     except QuestionTimeout as exc:
         return Answer(id=question.id, question=question.text, answer="", type="open", route=f"error: {exc}")
 
