@@ -65,6 +65,7 @@ def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
 
 def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     """cProfile of parsing `sample` in this process, as one worker would."""
+    from parser.identity import IdentityFinder, IdentityRules
     from parser.ingest import Source, parse_source
     from parser.metadata import MetadataFinder
     from parser.settings import ParseSettings
@@ -72,11 +73,12 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     documents = {p.relative_to(corpus).with_suffix("").as_posix(): p for p in sample}
     finder = MetadataFinder.for_corpus(corpus, documents)
     settings = ParseSettings()
+    identity = IdentityFinder(IdentityRules.load())  # once, as a worker loads it
     sources = [Source(path, path.relative_to(corpus).as_posix(), doc_id, "pdf") for doc_id, path in documents.items()]
     profiler = cProfile.Profile()
     profiler.enable()
     for source in sources:
-        parse_source(source, finder, settings)
+        parse_source(source, finder, settings, identity)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(top)
