@@ -78,8 +78,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from core.errors import InputError
 from eval.normalize import as_number, flat_text, ntcir_value
-from parser.errors import InputError
 from qa.questions import JsonFile, read_json
 
 TASKS = ("finglm", "aicup", "ntcir", "exact", "choice")

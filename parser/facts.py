@@ -22,11 +22,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from parser.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
-from parser.statements import shared_statement_rules
+from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
+from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
+from core.statements import shared_statement_rules
+from core.units import (
+    find_unit,
+    is_dash,
+    is_unit,
+    is_unit_statement,
+    nfkc,
+    parse_quantity,
+    plain,
+    scale_of,
+)
 from parser.tables import column_period
-from parser.units import (CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, find_unit, is_dash, is_unit,
-                          is_unit_statement, iso_date, nfkc, parse_quantity, plain, scale_of)
 
 _CHANGE = re.compile(r"比上年|比上期|较上年|較上年|前期比|前年比|前年同期比|増減|增减|增減|変動率|変化率|同比")
 _OPENING = re.compile(r"期首残高|期首|期初余额|期初餘額|年初余额|年初餘額|上年年末余额|上年年末餘額|期初")

@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parser.rulefile import RULES_DIR, RuleFile
+from core.rulefile import RULES_DIR, RuleFile
 
 _PATTERN = {"type": "string", "minLength": 1}
 

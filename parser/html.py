@@ -23,14 +23,14 @@ from pathlib import Path
 import lxml.etree
 import lxml.html
 
+from core.errors import InputError
+from core.records import DocumentMeta, Line, ParsedDocument, Table
+from core.units import find_unit, is_unit_statement
 from parser.chunking import Chunker
-from parser.errors import InputError
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
-from parser.records import DocumentMeta, Line, ParsedDocument, Table
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, clean_cell
-from parser.units import find_unit, is_unit_statement
 
 _SKIPPED = frozenset({"script", "style", "title", "meta", "head", "colgroup", "col", "noscript", "template"})
 _TEXT_BLOCKS = frozenset({"p", "li", "dt", "dd", "caption", "pre", "blockquote", "address"})

@@ -28,11 +28,11 @@ import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from parser.errors import InputError
-from parser.identity import IDENTITY_SCHEMA
-from parser.numerals import cjk_number
-from parser.records import DocumentMeta
-from parser.rulefile import RULES_DIR, RuleFile
+from core.errors import InputError
+from core.identity import IDENTITY_SCHEMA
+from core.numerals import cjk_number
+from core.records import DocumentMeta
+from core.rulefile import RULES_DIR, RuleFile
 
 SIDECAR_NAME = "metadata.csv"
 FIELDS = ("company", "short_name", "code", "year", "title")
@@ -65,7 +65,7 @@ SCHEMA = {
             "additionalProperties": False,
         },
         "groups": {"type": "array", "items": _PATTERN},
-        "identity": IDENTITY_SCHEMA,  # parser/identity.py
+        "identity": IDENTITY_SCHEMA,  # core/identity.py
     },
     "required": ["file_names", "cover"],
     "additionalProperties": False,

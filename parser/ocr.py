@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pypdfium2
 
-from parser.errors import InputError
+from core.errors import InputError
 from parser.settings import ParseSettings
 
 TIMEOUT_SECONDS = 600  # one page; a stuck Tesseract must not hold up the whole ingestion

@@ -27,12 +27,13 @@ import pdfplumber
 import pypdfium2
 from pdfplumber.utils.exceptions import PdfminerException
 
-from parser.chunking import SENTENCE_END, Chunker, join_text
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import DocumentMeta, Line, ParsedDocument, Table
+from core.sentences import SENTENCE_END, join_text
+from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
-from parser.records import DocumentMeta, Line, ParsedDocument, Table
 from parser.settings import ParseSettings
 from parser.tables import find_pdf_tables, merge_continued
 

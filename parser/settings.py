@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parser.errors import InputError
+from core.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -10,31 +10,21 @@ Two source forms:
 Each article is one `Chunk(kind="article")` whose titles are the law title,
 the 編/章/節 path and the article label as the law writes it ("第二十四条の二",
 "附則 第一条"), so a title query for "第24条" finds it (the tokenizer reads
-both numeral forms alike). `article_key` gives one spelling for either form.
-
->>> article_key("第二十四条の二"), article_key("第24条の2第1項"), article_key("附則 第三条")
-('24の2', '24の2', '附則3')
->>> arabic_articles("第百九十三条の二第一項"), kanji_articles("第5条第6項")
-('第193条の2第1項', '第五条第六項')
+both numeral forms alike; core/articles.py gives one spelling for either form).
 """
 from __future__ import annotations
 
 import re
-import unicodedata
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from parser.errors import InputError
-from parser.numerals import cjk_number, kanji_number
-from parser.records import Chunk, DocumentMeta, LawRecord, ParsedDocument
+from core.articles import ARTICLE_KIND, NUMERAL, article_key
+from core.errors import InputError
+from core.numerals import kanji_number
+from core.records import Chunk, DocumentMeta, LawRecord, ParsedDocument
 
-ARTICLE_KIND = "article"
-_NUM = r"[0-9〇一二三四五六七八九十百千]+"
-# 第二十四条の二の三, 第5条第6項第2号: an article reference with its branch numbers, paragraph and item.
-_REFERENCE = re.compile(rf"第({_NUM})(条|項|号)((?:の{_NUM})*)")
-_ARTICLE_LABEL = re.compile(rf"^(附則\s*)?第({_NUM})条((?:の{_NUM})*)")
-_PART = re.compile(rf"^第{_NUM}(編|章|節|款|目)(?:の{_NUM})*[\s　]")
+_PART = re.compile(rf"^第{NUMERAL}(編|章|節|款|目)(?:の{NUMERAL})*[\s　]")
 _PART_RANK = {"編": 0, "章": 1, "節": 2, "款": 3, "目": 4}
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
 _MD_FIELD = re.compile(r"^(法令番号|法令ID|種別)\s*[:：]\s*(.+)$")
@@ -53,36 +43,12 @@ class Statute:
     articles: tuple[Article, ...]
 
 
-def article_key(label: str) -> str:
-    """One spelling for an article label in either numeral form: "第二十四条の二" and "第24条の2" -> "24の2"."""
-    text = unicodedata.normalize("NFKC", label).strip()
-    match = _ARTICLE_LABEL.match(text)
-    if not match:
-        return ""
-    branches = "".join(f"の{cjk_number(b)}" for b in match.group(3).split("の") if b)
-    return f"{'附則' if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
 
 
-def _numbers(text: str, convert) -> str:
-    return "の".join(convert(part) for part in text.split("の"))
 
 
-def arabic_articles(text: str) -> str:
-    """Article, paragraph and item numbers in Arabic digits: 第二十四条の二第一項 -> 第24条の2第1項."""
-    def arabic(match: re.Match) -> str:
-        branches = _numbers(match.group(3), lambda n: str(cjk_number(n)) if n else "")
-        return f"第{cjk_number(match.group(1))}{match.group(2)}{branches}"
-
-    return _REFERENCE.sub(arabic, unicodedata.normalize("NFKC", text))
 
 
-def kanji_articles(text: str) -> str:
-    """Article, paragraph and item numbers as statutes write them: 第24条の2第1項 -> 第二十四条の二第一項."""
-    def kanji(match: re.Match) -> str:
-        branches = _numbers(match.group(3), lambda n: kanji_number(cjk_number(n)) if n else "")
-        return f"第{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
-
-    return _REFERENCE.sub(kanji, unicodedata.normalize("NFKC", text))
 
 
 def looks_like_statute(path: Path) -> bool:
@@ -241,45 +207,7 @@ def statute_document(statute: Statute, meta: DocumentMeta) -> ParsedDocument:
 
 # -- paragraphs and items of the Markdown form --------------------------------------------------------
 
-_LEAD = re.compile(r"次に掲げる|次の各号|次のいずれか|次のとおり")
-# The second column of a two-column item (書類　五年) that the conversion put on a line of its own.
-_PERIOD_COLUMN = re.compile(rf"^{_NUM}(年|月|日|箇月|か月)(間)?$")
-_NEW_PARAGRAPH = re.compile(r"^(前[各二三四五六七八九十]*項|第[一二三四五六七八九十百]+項|前条|同項|この法律|この条)")
 
 
-@dataclass(frozen=True)
-class Provision:
-    paragraph: int  # 1-based 項
-    item: int | None  # 1-based 号, None for the paragraph's own sentence
-    text: str
 
 
-def provisions(text: str) -> list[Provision]:
-    """The paragraphs and items of an article whose numbers the Markdown conversion dropped, reconstructed.
-
-    A line after a lead line (次に掲げる…, 次の各号…) is an item until a line that
-    reads like a paragraph: it opens with 前項/第N項/前条/この法律, or it is a full
-    sentence with a topic (…は、…。) rather than a noun phrase or a …こと。 clause.
-    A line starting ただし or この場合において (a proviso, a second sentence) continues
-    its paragraph or item, and a lone period (五年) is the
-    second column of the item above it. Sub-items (イ, ロ) cannot be
-    told from items and are counted as items; XML sources keep their numbers.
-    """
-    out: list[Provision] = []
-    paragraph, item, listing = 0, 0, False
-    for line in (raw.strip() for raw in text.splitlines()):
-        if not line:
-            continue
-        if out and (line.startswith(("ただし", "この場合において")) or (out[-1].item and _PERIOD_COLUMN.match(line))):
-            joiner = "　" if _PERIOD_COLUMN.match(line) else ""
-            out[-1] = Provision(out[-1].paragraph, out[-1].item, out[-1].text + joiner + line)
-            continue
-        sentence_like = line.endswith("。") and ("は、" in line or "ときは" in line) and not line.endswith(("こと。", "もの。", "とき。"))
-        if listing and not _NEW_PARAGRAPH.match(line) and not sentence_like:
-            item += 1
-            out.append(Provision(paragraph, item, line))
-            continue
-        paragraph, item = paragraph + 1, 0
-        out.append(Provision(paragraph, None, line))
-        listing = bool(_LEAD.search(line))
-    return out

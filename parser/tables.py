@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
+from core.records import Table
+from core.units import find_unit, is_dash, is_unit_statement, nfkc, parse_quantity
 from parser.headings import tidy_line
-from parser.records import Table
 from parser.settings import ParseSettings
-from parser.units import (CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, find_unit, is_dash, is_unit_statement,
-                          nfkc, parse_quantity)
 
 # Ruled tables only: Chinese annual reports draw their statement tables with
 # full grid lines. pdfplumber's text strategy was tried on the line-less

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from core.errors import InputError
+from core.records import DocumentMeta, Line, ParsedDocument
 from parser.chunking import Chunker
-from parser.errors import InputError
 from parser.headings import HeadingRules
-from parser.records import DocumentMeta, Line, ParsedDocument
 from parser.settings import ParseSettings
 
 FALLBACK_ENCODINGS = ("gb18030", "big5", "shift_jis")

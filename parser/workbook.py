@@ -31,9 +31,9 @@ import openpyxl
 import pandas as pd
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 
-from parser.errors import InputError
-from parser.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
-from parser.units import is_dash, nfkc, parse_quantity, scale_of
+from core.errors import InputError
+from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
+from core.units import is_dash, nfkc, parse_quantity, scale_of
 
 INDEX_SHEET = "index"
 REPORTS_SHEET = "reports"

@@ -10,8 +10,8 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from parser.errors import InputError
-from parser.rulefile import RULES_DIR, RuleFile
+from core.errors import InputError
+from core.rulefile import RULES_DIR, RuleFile
 
 LANGUAGES = ("zh", "ja")
 REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same", "compare_changed",

@@ -33,10 +33,10 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
-from parser.errors import InputError
-from parser.records import Chunk
-from parser.rulefile import RULES_DIR, RuleFile
-from parser.statements import STATEMENTS
+from core.errors import InputError
+from core.records import Chunk
+from core.rulefile import RULES_DIR, RuleFile
+from core.statements import STATEMENTS
 from qa.answers import AnswerTemplates
 from qa.data_answer import TRACED
 from qa.readings import name_likeness, person_key

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from parser.statutes import ARTICLE_KIND, article_key, kanji_articles, provisions
+from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
 from qa.answers import AnswerTemplates
 from qa.difference import Alignment, Sentence, align, comparable, squeeze
 from qa.law_refs import LawBook, Reference

@@ -16,9 +16,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from parser.errors import InputError
-from parser.patterns import nested_quantifier
-from parser.rulefile import RULES_DIR, RuleFile
+from core.errors import InputError
+from core.patterns import nested_quantifier
+from core.rulefile import RULES_DIR, RuleFile
 from qa.records import QUESTION_TYPES
 
 ENTITIES = ("company", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from parser.errors import InputError
-from parser.identity import core_name
-from parser.records import ReportYear
-from qa.fields import PhraseMatcher, _s2t, _t2s, fold, fold_with_offsets
+from core.errors import InputError
+from core.fields import PhraseMatcher, _s2t, _t2s, fold, fold_with_offsets
+from core.identity import core_name
+from core.records import ReportYear
 from qa.records import Company
 
 # Prefixes of special-treatment share names (*ST华仪 is also asked as 华仪).
@@ -124,7 +124,7 @@ class CompanyRegister:
     # ------------------------------------------------------------------ building
     @classmethod
     def from_reports(cls, reports: Iterable[ReportYear], **settings) -> "CompanyRegister":
-        """From the corpus's company-years (parser.records.ReportYear, or rows with those attributes)."""
+        """From the corpus's company-years (core.records.ReportYear, or rows with those attributes)."""
         return cls((_entry(r.company, r.short_name, r.code, r.year) for r in reports if r.company), **settings)
 
     @classmethod

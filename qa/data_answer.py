@@ -17,7 +17,7 @@ company-year's report nor any figure of that year for the company, else
 
 Which fact answers when several do is decided by what each fact is (qa.fact_choice:
 scope, statement kind, period kind), then the store's preference order
-(search.facts.PREFERENCE); an answer taken from the next year's report's
+(search.sqlite_facts.PREFERENCE); an answer taken from the next year's report's
 previous-year column says so in its evidence.
 
 >>> answerer = DataAnswerer(open_fact_store(settings), FormulaBook.load(), AnswerTemplates.load())
@@ -32,14 +32,20 @@ from decimal import Decimal, InvalidOperation
 
 import pandas as pd
 
-from parser.errors import InputError
-from parser.units import plain
+from core.errors import InputError
+from core.fields import FieldDictionary, fold_field
+from core.units import plain
 from qa.answers import AnswerTemplates
 from qa.fact_choice import asks_parent, explain, rank_facts
-from qa.fields import FieldDictionary, fold_field
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
 from qa.records import Analysis, Answer, Evidence, OutputRequest
-from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
+from qa.rounding import (
+    MAX_DIGITS,
+    NumberStyle,
+    convert_unit,
+    fixed_point,
+    round_at_place,
+)
 from search.backend import FactStore
 
 DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from parser.numerals import cjk_number
-from parser.statutes import arabic_articles
+from core.articles import arabic_articles
+from core.numerals import cjk_number
 
 _KANJI = "〇一二三四五六七八九十百千"
 _COUNTERS = r"年|か月|箇月|ヶ月|カ月|月|日|週間|時間|割|倍|人|円|回|歳|営業日|以上|以下|以内|未満|分の"

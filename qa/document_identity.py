@@ -2,7 +2,7 @@
 
 A question that names companies (聯電, 台達電, 華碩與鴻海) and a period (2023年第1季) is about
 documents of those companies and that period. Each document's identity (INDEX_DIR/identities.json,
-parser/identity.py) gives its company, year and quarter with a confidence. Its keyword score is
+core/identity.py) gives its company, year and quarter with a confidence. Its keyword score is
 multiplied, per part the question names and the document knows:
 - by 1 + confidence x boost when they agree,
 - by 1 - confidence x penalty when they differ,
@@ -17,8 +17,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from parser.errors import InputError
-from parser.identity import IdentityBook, core_name
+from core.errors import InputError
+from core.identity import IdentityBook, core_name
 from qa.records import Analysis
 
 

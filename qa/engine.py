@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from parser.errors import InputError
-from parser.identity import IdentityBook
+from core.errors import InputError
+from core.identity import IdentityBook
 from qa.answers import AnswerTemplates
 from qa.cell_answer import CellAnswerer
 from qa.choice import ChoiceAnswerer
+from qa.companies import CompanyRegister
 from qa.data_answer import DATA_TYPES, DataAnswerer
 from qa.document_identity import IdentityMatcher
 from qa.formulas import FormulaBook
@@ -29,14 +30,12 @@ from qa.law_refs import LawBook
 from qa.records import Analysis, Answer, Question
 from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
-from qa.companies import CompanyRegister
 from qa.understand import AnalyzerConfig, QuestionAnalyzer
 from search.backend import SearchQuery
-from search.facts import open_fact_store
 from search.law_register import LawRegister
-from search.open import open_text_index
 from search.prefetch import PrefetchedIndex
 from search.settings import IndexSettings
+from search.stores import open_fact_store, open_text_index
 from search.tokenize import Tokenizer
 
 MODES = ("answer", "retrieve")
@@ -74,7 +73,7 @@ class Engine:
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
         templates = AnswerTemplates.load()
-        # Every document's company, period and kind (parser/identity.py): the register knows the companies
+        # Every document's company, period and kind (core/identity.py): the register knows the companies
         # whose documents have no facts, and retrieval ranks with them.
         self.identities = IdentityBook.load(settings.index.identities_path)
         rows = reports.to_dict("records") + [

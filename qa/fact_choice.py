@@ -1,14 +1,14 @@
 """Which of several candidate facts answers a field-year question: by what each fact is, not where it sits.
 
 Facts carry their table's statement kind and scope and their column's period kind
-(parser/statements.py). The order, best first:
+(core/statements.py). The order, best first:
 
 1. the year's own report before another report's previous-year column;
 2. scope: consolidated (合并 / 連結) unless the question asks for the parent company
    (母公司 / 個別 / 提出会社), then the parent's; a table of unknown scope in between;
 3. statement: the primary statements, then key figures, then notes, MD&A and other tables;
 4. period: a full year or a year end before a quarter, a half year or a change column;
-5. then the store's own order (name order, precision, page: search.facts.PREFERENCE).
+5. then the store's own order (name order, precision, page: search.sqlite_facts.PREFERENCE).
 
 >>> ranked = rank_facts(rows, parent=False)
 >>> explain(ranked[0])
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from parser.statements import STATEMENTS
+from core.statements import STATEMENTS
 
 PARENT_WORDS = re.compile(r"母公司|個別|个别|提出会社|個體")
 _STATEMENT_RANK = {**{kind: 0 for kind in STATEMENTS}, "key_figures": 1}

@@ -41,11 +41,11 @@ from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from parser.errors import InputError
-from parser.rulefile import FORMULAS_DIR, RuleFile
+from core.errors import InputError
+from core.rulefile import FORMULAS_DIR, RuleFile
 
 if TYPE_CHECKING:
-    from qa.fields import FieldDictionary
+    from core.fields import FieldDictionary
 
 OUTPUTS = ("ratio", "percent")
 FIELD_PLACEHOLDER = "{field}"
@@ -218,7 +218,7 @@ class FormulaBook:
         canonical fields with `fields` (default: rules/fields.yaml). InputError file:line on any problem."""
         directory = Path(directory or FORMULAS_DIR)
         if fields is None:
-            from qa.fields import FieldDictionary
+            from core.fields import FieldDictionary
 
             fields = FieldDictionary.load()
         formulas: list[Formula] = []
@@ -443,7 +443,7 @@ def _render(tree: _Node, parent: int, prev_prefix: str, right_side: bool = False
 
 def traditional_form(text: str) -> str:
     """The Traditional-character form of a name (OpenCC s2t, the converter the field dictionary uses)."""
-    from qa.fields import _s2t
+    from core.fields import _s2t
 
     return _s2t().convert(text)
 

@@ -15,9 +15,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parser.records import LawRecord
-from parser.rulefile import RULES_DIR, RuleFile
-from parser.statutes import arabic_articles
+from core.articles import arabic_articles
+from core.records import LawRecord
+from core.rulefile import RULES_DIR, RuleFile
 
 LAWS_SCHEMA = {
     "type": "object",

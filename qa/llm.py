@@ -37,7 +37,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.records import Analysis
 from qa.rules import FewShot
 from search.backend import Hit

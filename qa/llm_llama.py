@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.llm import END_MARKERS, first_line, plain_chat
 
 LLAMA_EXTRA = "pip install 'finqa[llama]'"

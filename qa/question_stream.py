@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.questions import JsonFile, _generic, load_questions
 from qa.records import Question
 

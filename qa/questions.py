@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.records import Question
 
 _CHOICE_LINE = re.compile(r"^([a-zA-Zａ-ｚＡ-Ｚ])[\s　.．:：、)）]+(.+)$")

@@ -103,7 +103,7 @@ class Evidence:
     page: int | None
     text: str
     cell_id: str = ""
-    statement: str = ""  # what the cell's table is (parser/statements.py: balance_sheet … notes, other)
+    statement: str = ""  # what the cell's table is (core/statements.py: balance_sheet … notes, other)
     scope: str = ""  # consolidated | parent | "" (unknown)
     period: str = ""  # the column label the value came from
 

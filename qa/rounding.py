@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
-from parser.errors import InputError
+from core.errors import InputError
 
 # Power of ten of each unit relative to its base unit (元 or 円), for converting
 # answers to the unit a question asks for.
@@ -100,7 +100,7 @@ def convert_unit(number: Decimal, unit: str, target: str) -> Decimal:
 
 def fixed_point(number: Decimal) -> str:
     """Fixed-point text without exponent, keeping the decimals it has ("1E+3" -> "1000", "2.50" -> "2.50");
-    -0 becomes 0. (parser.units.plain also drops trailing zeros.)"""
+    -0 becomes 0. (core.units.plain also drops trailing zeros.)"""
     if number.is_zero():
         number = abs(number)
     return f"{number:f}"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from parser.errors import InputError
-from parser.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
+from core.errors import InputError
+from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
 
 FEWSHOT_TASKS = ("keywords", "report_text", "open")
 FEWSHOT_SCHEMA = {
@@ -116,9 +116,9 @@ def _fewshot_errors(rules: RuleFile) -> list[InputError]:
 # ---------------------------------------------------------------------- check
 def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
     """Rule-file name -> function returning its problems (first error per file for other owners' loaders)."""
+    from core.fields import load_field_file
     from qa.answers import answer_errors
     from qa.classify import load_type_rules
-    from qa.fields import load_field_file
     from qa.statistics_request import load_statistics_rules
 
     def own(load):
@@ -137,7 +137,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "statistics.yaml": own(load_statistics_rules),
         "headings.yaml": _foreign("parser.headings", "HeadingRules.load"),
         "members.yaml": _foreign("qa.cell_answer", "MemberWords.load"),
-        "statements.yaml": _foreign("parser.statements", "StatementRules.load"),
+        "statements.yaml": _foreign("core.statements", "StatementRules.load"),
         "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
     }
@@ -190,7 +190,7 @@ def check(rules_dir: Path = RULES_DIR, formulas_dir: Path = FORMULAS_DIR) -> tup
         except InputError as exc:
             problems.append(str(exc))
     try:
-        from qa.fields import FieldDictionary
+        from core.fields import FieldDictionary
         from qa.formulas import check as check_formulas
 
         check_formulas(Path(formulas_dir), FieldDictionary.load(Path(rules_dir) / "fields.yaml"))

@@ -30,9 +30,9 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from parser.budget import time_limit
-from parser.errors import InputError
-from parser.rulefile import PROJECT_ROOT
+from core.budget import time_limit
+from core.errors import InputError
+from core.rulefile import PROJECT_ROOT
 from qa.engine import Engine, EngineSettings
 from qa.question_stream import clean_text, iter_questions
 from qa.records import Analysis, Answer, Question
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         docs, index_dir = EXAMPLES_CORPUS, EXAMPLES_INDEX
     index = index_settings(index_dir or Path(".index"), args.backend, args.es_url, args.es_index, docs)
     if docs is not None:
-        from parser.ingest import ingest  # the parsers load only when a corpus is ingested first
+        from ingestion.pipeline import ingest  # the parsers load only when a corpus is ingested first
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
@@ -164,7 +164,9 @@ def answer_within(engine: Engine, question: Question, seconds: float,
 def check_is_index(index: IndexSettings) -> None:
     """InputError unless INDEX_DIR is an index an ingest made (a corpus folder, say, is not: nothing is created)."""
     if index.backend == "elasticsearch" and not index.manifest_path.is_file():
-        from search.elastic_manifest import ElasticManifest  # the manifest on the server is the index's own
+        from search.elastic_manifest import (
+            ElasticManifest,  # the manifest on the server is the index's own
+        )
 
         mirror = ElasticManifest(index)
         try:

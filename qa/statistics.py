@@ -24,10 +24,10 @@ import statistics as stats
 from dataclasses import dataclass
 from decimal import Decimal
 
-from parser.errors import InputError
+from core.errors import InputError
+from core.fields import FieldDictionary
 from qa.answers import AnswerTemplates
 from qa.data_answer import _records
-from qa.fields import FieldDictionary
 from qa.formulas import Formula, FormulaBook, FormulaError, traditional_form
 from qa.records import Analysis, Answer, Evidence, StatisticsRequest, Threshold
 from qa.rounding import NumberStyle, fixed_point

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from parser.errors import InputError
-from parser.numerals import cjk_number
-from parser.rulefile import RULES_DIR, RuleFile
-from parser.units import scale_of
+from core.errors import InputError
+from core.numerals import cjk_number
+from core.rulefile import RULES_DIR, RuleFile
+from core.units import scale_of
 from qa.records import StatisticsRequest, Threshold
 from qa.years import small_number
 

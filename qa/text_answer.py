@@ -45,12 +45,12 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from parser.chunking import SentenceSplitter
-from parser.errors import InputError
-from parser.records import Chunk
+from core.errors import InputError
+from core.fields import load_field_file
+from core.records import Chunk
+from core.sentences import SentenceSplitter
 from qa.answers import AnswerTemplates
 from qa.document_identity import IdentityMatcher
-from qa.fields import load_field_file
 from qa.records import Analysis, Answer, Evidence
 from qa.years import extract_years
 from search.backend import Hit, SearchQuery, TextIndex
@@ -400,7 +400,7 @@ def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
 
 def _fold(text: str) -> str:
     """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified, lower case."""
-    from qa.fields import _t2s
+    from core.fields import _t2s
 
     return _t2s().convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
 

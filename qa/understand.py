@@ -18,11 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol
 
-from parser.errors import InputError
-from parser.rulefile import FORMULAS_DIR, RULES_DIR
+from core.errors import InputError
+from core.fields import (
+    FieldDictionary,
+    FieldMatch,
+    PhraseMatcher,
+    fold_field,
+    fold_field_with_offsets,
+)
+from core.rulefile import FORMULAS_DIR, RULES_DIR
 from qa.classify import Entities, QuestionClassifier
 from qa.companies import CompanyMatch, CompanyRegister
-from qa.fields import FieldDictionary, FieldMatch, PhraseMatcher, fold_field, fold_field_with_offsets
 from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
 from qa.output import output_request
 from qa.records import Analysis, Question

@@ -18,8 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from parser.numerals import cjk_number
-from parser.units import era_pattern, western_year
+from core.dates import era_pattern, western_year
+from core.numerals import cjk_number
 
 _Y = r"(?:19|20)\d{2}"
 _CN_YEAR = r"[〇零○一二三四五六七八九]{4}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
-from parser.records import Chunk, Fact, ReportYear
+from core.records import Chunk, Fact, ReportYear
 
 if TYPE_CHECKING:
     import pandas
@@ -70,9 +70,9 @@ class TextIndex(Protocol):
 class FactStore(Protocol):
     """Long-form facts and the company-years the corpus covers.
 
-    Implementations: search.facts.SqliteFactStore (embedded default),
+    Implementations: search.sqlite_facts.SqliteFactStore (embedded default),
     search.elastic_facts.ElasticFactStore. Query results are pandas
-    DataFrames with the columns of parser.records.Fact plus `report_year`
+    DataFrames with the columns of core.records.Fact plus `report_year`
     (the year of the report the value was printed in) and `precision`.
     """
 

@@ -17,8 +17,8 @@ from typing import Iterable, Iterator, Sequence
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
-from parser.errors import InputError
-from parser.records import Chunk
+from core.errors import InputError
+from core.records import Chunk
 from search.backend import Hit, SearchQuery
 from search.es_auth import ElasticAuth, public_url, scrub
 from search.settings import IndexSettings

@@ -1,7 +1,7 @@
 """The Elasticsearch facts store: facts and company-years in the index `{es_prefix}-facts`.
 
 Same contract and the same preference order as the SQLite store
-(search.facts.PREFERENCE: own report, name order, precision, page, table, cell id), so both
+(search.fact_rows.PREFERENCE: own report, name order, precision, page, table, cell id), so both
 backends answer alike:
 
 - keyword company / field / doc_id, integer year, double `num` for sorting;
@@ -9,7 +9,7 @@ backends answer alike:
 - lookups fetch the few candidate facts of (company, years, names) and order
   them in Python with the shared preference key;
 - rankings read facts sorted by `num` page by page and stop as soon as no
-  unseen company can enter the top N (search.facts.rank_companies, shared
+  unseen company can enter the top N (search.fact_rows.rank_companies, shared
   with the SQLite store), so they touch only the top of the index.
 
 No script, delete-by-query or mapper plugin is used: the minimal server
@@ -30,11 +30,24 @@ import numpy as np
 import pandas as pd
 from elasticsearch import Elasticsearch, TransportError, helpers
 
-from parser.errors import InputError
-from parser.records import Fact, ReportYear
+from core.errors import InputError
+from core.records import Fact, ReportYear
 from search.backend import Condition
-from search.elastic import call_server, connect, ensure_index, index_generation, request_failed
-from search.facts import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
+from search.elastic import (
+    call_server,
+    connect,
+    ensure_index,
+    index_generation,
+    request_failed,
+)
+from search.es_auth import public_url
+from search.fact_rows import (
+    REPORT_COLUMNS,
+    RESULT_COLUMNS,
+    precision_of,
+    rank_companies,
+    report_year_of,
+)
 from search.settings import IndexSettings
 
 MAPPING_VERSION = 2  # bump when the mapping changes; an index of another version is refused
@@ -136,7 +149,7 @@ class ElasticFactStore:
         return _frame(rows)
 
     def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
-        """As search.facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
+        """As search.sqlite_facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
         rows = list(dict.fromkeys(rows))
         found: list[dict] = []
         for start in range(0, len(rows), 500):
@@ -367,7 +380,7 @@ def _facts_query(fields: list[str], company: list[str] | None = None, years: lis
 
 
 def _preference(row: dict, rank: dict[str, int]) -> tuple:
-    """search.facts.PREFERENCE as a sort key (lower is better)."""
+    """search.fact_rows.PREFERENCE as a sort key (lower is better)."""
     return (row["report_year"] != row["year"], rank.get(row["field"], len(rank)), row["precision"], row["page"],
             row["table"], row["cell_id"])
 
@@ -388,7 +401,7 @@ def _row(hit: dict) -> dict:
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    """As search.facts: one object block of Python values."""
+    """As search.sqlite_facts: one object block of Python values."""
     block = np.empty((len(rows), len(RESULT_COLUMNS)), dtype=object)
     if rows:
         block[:] = [tuple(r[c] for c in RESULT_COLUMNS) for r in rows]

@@ -14,7 +14,7 @@ import hashlib
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
-from parser.errors import InputError
+from core.errors import InputError
 from search.elastic import call_server, connect, ensure_index, request_failed
 from search.settings import IndexSettings
 
@@ -33,7 +33,7 @@ STORE_SUFFIXES = ("chunks", "facts", "manifest")
 
 
 class ElasticManifest:
-    """Implements parser.manifest.ManifestMirror in `{es_prefix}-manifest`."""
+    """Implements core.manifest.ManifestMirror in `{es_prefix}-manifest`."""
 
     def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None):
         self.settings = settings

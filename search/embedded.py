@@ -21,8 +21,8 @@ from typing import Iterable, Sequence
 
 import tantivy
 
-from parser.errors import InputError
-from parser.records import Chunk
+from core.errors import InputError
+from core.records import Chunk
 from search.backend import Hit, SearchQuery
 from search.settings import IndexSettings
 from search.tokenize import (

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from parser.errors import InputError
-from parser.rulefile import RuleFile
+from core.errors import InputError
+from core.rulefile import RuleFile
 
 CONFIG_ENV = "FINQA_ES_CONFIG"
 DEFAULT_CONFIG = Path("~/.config/finqa/elasticsearch.yaml")

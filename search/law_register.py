@@ -16,8 +16,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from parser.manifest import atomic_write_text
-from parser.records import LawRecord
+from core.manifest import atomic_write_text
+from core.records import LawRecord
 
 
 class LawRegister:

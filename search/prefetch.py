@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from parser.records import Chunk
+from core.records import Chunk
 from search.backend import Hit, SearchQuery, TextIndex
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parser.errors import InputError
+from core.errors import InputError
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
@@ -81,7 +81,7 @@ class IndexSettings:
 
     @property
     def identities_path(self) -> Path:
-        """Each document's company, period and kind (parser/identity.py IdentityBook)."""
+        """Each document's company, period and kind (core/identity.py IdentityBook)."""
         return self.index_dir / "identities.json"
 
     @property
@@ -95,7 +95,7 @@ def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "",
     INDEX_DIR's manifest records, else the corpus folder's name; InputError when there is none."""
     if backend != "elasticsearch":
         return IndexSettings(index_dir, backend=backend, es_url=es_url)
-    from parser.manifest import Manifest
+    from core.manifest import Manifest
 
     prefix = corpus_prefix(es_index) if es_index else Manifest.read_cache(Path(index_dir) / "manifest.json").get("corpus")
     if not prefix:

@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from parser.errors import InputError
-from parser.numerals import cjk_number
-from parser.records import Chunk
-from parser.rulefile import RULES_DIR, RuleFile
-from parser.units import eras, western_year
+from core.dates import eras, western_year
+from core.errors import InputError
+from core.numerals import cjk_number
+from core.records import Chunk
+from core.rulefile import RULES_DIR, RuleFile
 from search.backend import Hit, SearchQuery
 
 ZH, JA, LATIN = "zh", "ja", "latin"

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.bench._data import SHARED_DATA
+# Tests read the development data beside the project, as the benchmarks do (eval/bench/_data.py);
+# they do not import the benchmarks.
+SHARED_DATA = Path(os.environ.get("FINQA_SHARED_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
 
 
 @pytest.fixture(scope="session")

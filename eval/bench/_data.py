@@ -12,7 +12,7 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from parser.rulefile import PROJECT_ROOT
+from core.rulefile import PROJECT_ROOT
 from search.settings import IndexSettings
 
 SHARED_DATA = Path(os.environ.get("FINQA_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
@@ -59,7 +59,7 @@ class EngineRun:
 def ingest_and_answer(reports: list[Path], work: Path, questions: list) -> EngineRun:
     """Link `reports` into work/corpus, ingest them into work/index (incremental: a kept index is re-used),
     analyse every question (the baseline), then answer every question through the Engine."""
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
 
     corpus = work / "corpus"

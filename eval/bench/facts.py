@@ -122,7 +122,7 @@ def _worker(stage: str, common: list[str]) -> dict:
 
 def labels() -> list[str]:
     """Row labels of one report: the numeric fields of rules/fields.yaml, then note-table rows."""
-    from qa.fields import FieldDictionary
+    from core.fields import FieldDictionary
 
     fields = FieldDictionary.load().fields.values()
     names = [f.name for f in fields if f.kind == "number"]
@@ -136,7 +136,7 @@ def companies(n_facts: int) -> list[str]:
 
 def generate(n_facts: int) -> Iterator[tuple[list, list]]:
     """(facts, reports) of one report at a time, reproducibly."""
-    from parser.records import Fact, ReportYear
+    from core.records import Fact, ReportYear
 
     rng = random.Random(SEED)
     names = labels()
@@ -160,7 +160,7 @@ def _store(args, fresh: bool):
     from search.settings import IndexSettings
 
     if args.backend == "embedded":
-        from search.facts import SqliteFactStore
+        from search.sqlite_facts import SqliteFactStore
 
         path = Path(args.work) / "facts.sqlite"
         if fresh:
@@ -194,7 +194,8 @@ def _build(args) -> dict:
 
 def _query(args) -> dict:
     import pandas  # noqa: F401 - imported before the baseline memory figure
-    from qa.fields import FieldDictionary
+
+    from core.fields import FieldDictionary
     from search.backend import Condition
 
     dictionary = FieldDictionary.load()

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import work_dir
-from parser.rulefile import PROJECT_ROOT
 
 EXAMPLES = PROJECT_ROOT / "examples"
 _NESTED = ("<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr><tr><td>"

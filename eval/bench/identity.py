@@ -23,8 +23,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import shared_data
-from parser.rulefile import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "identity"
 FOLDERS = {"reference": ("reference", "finance"), "unlabelled": ("unlabelled", "finance")}
@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
     aicup = shared_data("aicup")
     if aicup is None:
         return 0
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from search.settings import IndexSettings
 
     corpus = args.cache / "corpus"

@@ -6,7 +6,7 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
 
 - baseline: a single-process loop of pdfplumber `extract_text()` over every
   page (what the organisers' BM25 baseline reads), pages/s;
-- full ingestion: `parser.ingest.ingest` into a fresh index with `--workers`
+- full ingestion: `ingestion.pipeline.ingest` into a fresh index with `--workers`
   processes (default 2: both cores): tables, facts, OCR of pages without a
   text layer, chunking, tokenizing, the text index, the facts store and the
   tables workbooks; pages/s and the ratio to the baseline;
@@ -65,8 +65,9 @@ def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
 
 def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     """cProfile of parsing `sample` in this process, as one worker would."""
-    from parser.identity import IdentityFinder, IdentityRules
-    from parser.ingest import Source, parse_source
+    from core.identity import IdentityFinder, IdentityRules
+    from ingestion.sources import Source
+    from ingestion.workers import parse_source
     from parser.metadata import MetadataFinder
     from parser.settings import ParseSettings
 
@@ -107,7 +108,7 @@ def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
 
 def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: int) -> list[Path]:
     """Baseline and full ingestion of one set, in this run; returns the copied files."""
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from search.settings import IndexSettings
 
     corpus = temp / name / "corpus"

@@ -2,7 +2,7 @@
 
     python -m eval.bench lawqa [--work DIR] [--llm PATH] [--only-ties] [--show N]
 
-Ingests ../shared/data/lawqa_jp/corpus with `parser.ingest` (kept in --work
+Ingests ../shared/data/lawqa_jp/corpus with `ingestion.pipeline` (kept in --work
 for re-use), answers questions_dev.json with the engine (`qa.run`'s path) and
 reports, in one run:
 - accuracy overall, by question form (正しい, 誤り, 該当しない, which article,
@@ -28,8 +28,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from core.articles import ARTICLE_KIND, article_key
 from eval.bench._data import shared_data, work_dir
-from parser.statutes import ARTICLE_KIND, article_key
 from qa.engine import Engine, EngineSettings
 from qa.law_refs import LawBook
 from qa.questions import load_questions
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
     root = shared_data("lawqa_jp")
     if root is None:
         return 0
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
 
     questions = load_questions(root / "questions_dev.json")
     gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))

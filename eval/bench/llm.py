@@ -30,8 +30,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import SHARED_DATA, shared_data
-from parser.rulefile import PROJECT_ROOT
 
 SMALL_LLM_SCRIPT = SHARED_DATA.parent / "tools" / "small-llm.sh"
 EXAMPLES = PROJECT_ROOT / "examples"
@@ -57,7 +57,7 @@ def model_path(given: str) -> Path | None:
 
 def measure_questions(path: Path) -> list[tuple[str, float, float, str, str]]:
     """(id, seconds with the model, seconds without, route with the model, answer) per text/open example question."""
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
     from qa.questions import load_questions
     from search.settings import IndexSettings
@@ -93,7 +93,7 @@ def keyword_questions(finglm: Path) -> list[tuple[str, list[str]]]:
 
 
 def found_all(gold: list[str], keywords, fields, dictionary) -> bool:
-    from qa.fields import fold_field
+    from core.fields import fold_field
 
     said = {fold_field(k) for k in keywords}
     canonical = {dictionary.canonical(k) for k in keywords} | set(fields)
@@ -102,8 +102,8 @@ def found_all(gold: list[str], keywords, fields, dictionary) -> bool:
 
 def measure_keywords(finglm: Path, llm, size: int, seed: int) -> dict:
     """Rules and rules + fallback over every key-word question; the model alone on a seeded sample."""
+    from core.fields import FieldDictionary
     from qa.companies import CompanyRegister
-    from qa.fields import FieldDictionary
     from qa.records import Question
     from qa.understand import AnalyzerConfig, QuestionAnalyzer
 

@@ -38,8 +38,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import shared_data
-from parser.rulefile import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "aicup"
 CATEGORIES = ("insurance", "finance", "faq")
@@ -171,7 +171,7 @@ def baseline_documents(engine, question) -> list[str]:
 
 
 def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: int) -> list[Result]:
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
     from qa.text_answer import DOC_SCORES
     from search.settings import IndexSettings

@@ -33,9 +33,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from core.errors import InputError
+from core.records import Chunk, DocumentMeta
 from eval.bench._data import shared_data
-from parser.errors import InputError
-from parser.records import Chunk, DocumentMeta
 from search.backend import SearchQuery, TextIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer

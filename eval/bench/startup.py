@@ -28,7 +28,7 @@ import time
 from io import BytesIO
 from pathlib import Path
 
-from parser.rulefile import PROJECT_ROOT
+from core.rulefile import PROJECT_ROOT
 
 DEFAULT_BASELINE = "d658be6"
 QUESTIONS = {

@@ -369,7 +369,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--keep", type=Path, help="keep the corpus and index here")
     ap.add_argument("--show-errors", type=int, default=5, help="wrong answers to print per wording set")
     args = ap.parse_args(argv)
-    from parser.ingest import ingest
+    from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
     from qa.records import Question
     from search.settings import IndexSettings

@@ -31,12 +31,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from core.records import Fact
 from eval.bench._data import shared_data
 from eval.normalize import ntcir_value
 from parser.facts import current_year, table_facts
 from parser.html import read_html
 from parser.metadata import MetadataFinder
-from parser.records import Fact
 
 TARGET = 0.98
 KINDS = ("no table", "header", "no fact", "sign", "scale", "value")

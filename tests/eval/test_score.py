@@ -7,9 +7,16 @@ import unicodedata
 
 import pytest
 
+from core.errors import InputError
 from eval.normalize import as_number, flat_text, ntcir_value
-from eval.score import FinglmGold, answers_match, contains_value, judge_finglm, main, score
-from parser.errors import InputError
+from eval.score import (
+    FinglmGold,
+    answers_match,
+    contains_value,
+    judge_finglm,
+    main,
+    score,
+)
 
 
 def write_json(path, data):

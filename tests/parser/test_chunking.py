@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import pdfplumber
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from parser.chunking import Chunker, SentenceSplitter, join_text
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import DocumentMeta, Line
+from core.sentences import SentenceSplitter, join_text
+from parser.chunking import Chunker
 from parser.headings import HeadingRules
-from parser.records import DocumentMeta, Line
 from parser.settings import ParseSettings
 
 META = DocumentMeta("insurance/10", company="南山人壽保險股份有限公司", year=2023)

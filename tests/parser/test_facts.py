@@ -3,15 +3,23 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-import pdfplumber
 import pandas as pd
+import pdfplumber
 import pytest
 
-from parser.facts import add_tables, clean_field, current_year, explicit_year, period_year, table_facts
-from parser.records import DocumentMeta, ParsedDocument, Table
+from core.dates import iso_date
+from core.records import DocumentMeta, ParsedDocument, Table
+from core.units import find_unit, is_dash, parse_quantity, scale_of
+from parser.facts import (
+    add_tables,
+    clean_field,
+    current_year,
+    explicit_year,
+    period_year,
+    table_facts,
+)
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, find_pdf_tables
-from parser.units import find_unit, is_dash, iso_date, parse_quantity, scale_of
 
 ZH = DocumentMeta("finance/742", company="示例股份有限公司", short_name="示例", code="2330", year=2023, language="zh")
 JA = DocumentMeta("reports/X/X-0105010", company="例示株式会社", year=2020, language="ja")

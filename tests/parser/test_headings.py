@@ -5,7 +5,7 @@ import statistics
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from parser.headings import HeadingRules, HeadingStack, tidy_line
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import DocumentMeta
 from parser.html import parse_html, read_html
-from parser.records import DocumentMeta
 from parser.settings import ParseSettings
 
 SHIONOGI = DocumentMeta("ntcir/S100IXUZ", company="塩野義製薬株式会社", year=2020, language="ja")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from parser.metadata import DocumentRules, MetadataFinder, Sidecar, detect_language
 
 FINGLM_NAME = "2020-03-24__北京鼎汉技术集团股份有限公司__300011__鼎汉技术__2019年__年度报告"

@@ -7,10 +7,10 @@ import shutil
 import pdfplumber
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import DocumentMeta
 from parser.ocr import PageOcr, clean_ocr_line, render_page
 from parser.pdf import parse_pdf
-from parser.records import DocumentMeta
 from parser.settings import ParseSettings
 
 # finance/226 is a scanned income statement: its only page has no text layer.

@@ -6,9 +6,9 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import DocumentMeta
 from parser.pdf import parse_pdf
-from parser.records import DocumentMeta
 from parser.settings import ParseSettings
 
 reportlab = pytest.importorskip("reportlab", reason="reportlab (a dev dependency) draws the test PDFs")
@@ -158,8 +158,8 @@ def test_font_pdfminer_misreads_is_read_through_pdfium(tmp_path):
 
 def test_ruled_table_leaves_the_text_and_becomes_facts_under_its_headings(tmp_path):
     from reportlab.lib import colors
-    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
     from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Table, TableStyle
 
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
     style = ParagraphStyle("zh", fontName="STSong-Light", fontSize=11, leading=16)

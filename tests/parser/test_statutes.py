@@ -1,11 +1,10 @@
-from pathlib import Path
 
 import pytest
 
-from parser.ingest import ingest
-from parser.records import DocumentMeta
-from parser.statutes import (ARTICLE_KIND, arabic_articles, article_key, kanji_articles, looks_like_statute,
-                             parse_statute, parse_statute_markdown)
+from core.articles import ARTICLE_KIND, arabic_articles, article_key, kanji_articles
+from core.records import DocumentMeta
+from ingestion.pipeline import ingest
+from parser.statutes import looks_like_statute, parse_statute, parse_statute_markdown
 from search.law_register import LawRegister
 from search.settings import IndexSettings
 

@@ -6,8 +6,8 @@ import json
 import pdfplumber
 import pytest
 
-from parser.errors import InputError
-from parser.records import DocumentMeta
+from core.errors import InputError
+from core.records import DocumentMeta
 from parser.settings import ParseSettings
 from parser.text import parse_text, read_text
 

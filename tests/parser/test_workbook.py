@@ -8,10 +8,15 @@ import openpyxl
 import pandas as pd
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
+from core.records import Table
 from parser.html import read_html
-from parser.records import Table
-from parser.workbook import INDEX_SHEET, read_facts_workbook, read_tables_workbook, write_tables_workbook
+from parser.workbook import (
+    INDEX_SHEET,
+    read_facts_workbook,
+    read_tables_workbook,
+    write_tables_workbook,
+)
 
 
 def write_xlsx(path: Path, sheets: dict[str, list[list]]) -> Path:

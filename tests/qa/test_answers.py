@@ -2,8 +2,8 @@ import textwrap
 
 import pytest
 
-from parser.errors import InputError
-from parser.rulefile import RULES_DIR
+from core.errors import InputError
+from core.rulefile import RULES_DIR
 from qa.answers import NEGATIVE_WORDS, REQUIRED_KINDS, AnswerTemplates, answer_errors
 
 

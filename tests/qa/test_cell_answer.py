@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import InputError
 from eval.normalize import ntcir_value
-from parser.errors import InputError
-from parser.ingest import ingest
+from ingestion.pipeline import ingest
 from qa.cell_answer import CellAnswerer, CellQuestion, CellSettings, MemberWords
 from qa.records import Question
 from qa.understand import QuestionAnalyzer
-from search.facts import open_fact_store
-from search.open import open_text_index
 from search.settings import IndexSettings
+from search.stores import open_fact_store, open_text_index
 from search.tokenize import Tokenizer
 
 COMPANY = "テスト工業株式会社"

@@ -8,14 +8,14 @@ import sys
 
 import pytest
 
-from parser.ingest import ingest
+from ingestion.pipeline import ingest
 from qa.answers import AnswerTemplates
 from qa.choice import ChoiceAnswerer
 from qa.law_refs import LawBook
 from qa.records import Question
 from search.law_register import LawRegister
-from search.open import open_text_index
 from search.settings import IndexSettings
+from search.stores import open_text_index
 
 QUESTIONS = [
     {"id": "number", "question": "架空取引法第2条により、届出書を提出すべき期限として正しいものを教えてください。",

@@ -2,7 +2,7 @@ import textwrap
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.classify import FALLBACK_RULE, Entities, QuestionClassifier, load_type_rules
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from parser.errors import InputError
-from parser.records import ReportYear
+from core.errors import InputError
+from core.records import ReportYear
 from qa.companies import CompanyRegister
 
 

@@ -6,13 +6,13 @@ from decimal import Decimal
 
 import pytest
 
-from parser.errors import InputError
-from parser.records import Fact, ReportYear
+from core.errors import InputError
+from core.records import Fact, ReportYear
 from qa.answers import AnswerTemplates
 from qa.data_answer import DataAnswerer
 from qa.formulas import FormulaBook
 from qa.records import Analysis, Company, OutputRequest, Question
-from search.facts import SqliteFactStore
+from search.sqlite_facts import SqliteFactStore
 
 KANGXI = Company("康希诺生物股份公司", "康希诺", "688185")
 JIA = Company("甲科技股份有限公司", "甲科技", "600001")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from parser.errors import InputError
-from parser.identity import IdentityBook
-from parser.records import DocumentMeta
+from core.errors import InputError
+from core.identity import IdentityBook
+from core.records import DocumentMeta
 from qa.document_identity import IdentityMatcher, IdentityWeights
 from qa.records import Analysis, Company, Question
 

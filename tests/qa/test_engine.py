@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from parser.ingest import ingest
+from ingestion.pipeline import ingest
 from qa.engine import Engine, EngineSettings
 from qa.questions import load_questions
 from search.settings import IndexSettings

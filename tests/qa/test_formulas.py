@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from parser.errors import InputError
-from qa.fields import FieldDef, FieldDictionary
+from core.errors import InputError
+from core.fields import FieldDef, FieldDictionary
 from qa.formulas import FormulaBook, FormulaError, Operand, check, parse_expression
 from qa.rounding import NumberStyle
 

@@ -1,4 +1,4 @@
-from parser.records import LawRecord
+from core.records import LawRecord
 from qa.law_refs import LawBook
 
 REGISTER = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),

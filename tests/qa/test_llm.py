@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
-from parser.records import Chunk, ReportYear
+from core.errors import InputError
+from core.records import Chunk, ReportYear
 from qa.records import Analysis, Question
 from qa.understand import QuestionAnalyzer
 from search.backend import Hit

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from qa.questions import load_questions, read_json
 from qa.records import Question
 

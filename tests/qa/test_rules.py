@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from parser.errors import InputError
-from parser.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
+from core.errors import InputError
+from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
 from qa.rules import FewShot, check, main
 
 

@@ -10,13 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from parser.budget import time_limit
-from parser.errors import InputError
-from parser.ingest import ingest
-from parser.patterns import nested_quantifier
-from parser.rulefile import PROJECT_ROOT, RULES_DIR
+from core.budget import time_limit
+from core.errors import InputError
+from core.patterns import nested_quantifier
+from core.rulefile import PROJECT_ROOT, RULES_DIR
+from ingestion.pipeline import ingest
 from qa.classify import load_type_rules
 from qa.question_stream import clean_text, iter_questions
 from search.settings import IndexSettings

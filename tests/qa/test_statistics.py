@@ -5,14 +5,14 @@ from decimal import Decimal
 
 import pytest
 
-from parser.records import Fact, ReportYear
+from core.records import Fact, ReportYear
 from qa.answers import AnswerTemplates
 from qa.formulas import FormulaBook
-from qa.records import Analysis, Question
+from qa.records import Question
 from qa.statistics import StatisticsAnswerer
 from qa.statistics_request import StatisticsRules
-from qa.understand import AnalyzerConfig, QuestionAnalyzer
-from search.facts import SqliteFactStore
+from qa.understand import QuestionAnalyzer
+from search.sqlite_facts import SqliteFactStore
 
 # (company, city, 营业收入 2018..2021, 净利润 2021)
 COMPANIES = [
@@ -122,7 +122,7 @@ def test_a_ranking_by_a_figure_no_field_names_says_it_is_not_found(engine):
 
 
 def test_a_bad_regex_in_the_statistics_rules_names_its_file_and_line(tmp_path):
-    from parser.rulefile import RULES_DIR
+    from core.rulefile import RULES_DIR
     from qa.statistics_request import load_statistics_rules
 
     text = (RULES_DIR / "statistics.yaml").read_text(encoding="utf-8")

@@ -5,10 +5,10 @@ from dataclasses import replace
 
 import pytest
 
+from core.errors import InputError
+from core.records import Chunk, DocumentMeta, Line
 from parser.chunking import Chunker
-from parser.errors import InputError
 from parser.headings import HeadingRules
-from parser.records import Chunk, DocumentMeta, Line
 from parser.settings import ParseSettings
 from qa.answers import AnswerTemplates
 from qa.records import Analysis, Company, Question
@@ -211,7 +211,7 @@ def test_a_document_whose_passage_holds_the_exact_phrase_gets_the_bonus(answerer
 
 
 def test_thin_evidence_tries_at_most_three_reformulations_each_in_the_trace(index, tmp_path):
-    from parser.identity import IdentityBook
+    from core.identity import IdentityBook
     from qa.document_identity import IdentityMatcher
 
     book = IdentityBook(tmp_path / "identities.json")

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from parser.errors import InputError
-from parser.records import ReportYear
+from core.errors import InputError
+from core.records import ReportYear
 from qa.companies import CompanyRegister
 from qa.records import QUESTION_TYPES, Question
 from qa.understand import AnalyzerConfig, QuestionAnalyzer
@@ -121,7 +121,7 @@ def test_bad_configuration_is_refused():
 def test_a_broken_rule_file_stops_construction_with_file_line(tmp_path):
     import shutil
 
-    from parser.rulefile import RULES_DIR
+    from core.rulefile import RULES_DIR
 
     rules = tmp_path / "rules"
     shutil.copytree(RULES_DIR, rules)

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from parser.records import Chunk
+from core.records import Chunk
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer, TokenizerSettings
 

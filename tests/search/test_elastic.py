@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from search.backend import SearchQuery
 from search.elastic import MAPPING_VERSION, ElasticIndex, connect
-from search.open import open_text_index
 from search.settings import IndexSettings
+from search.stores import open_text_index
 
 
 def free_port() -> int:

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from parser.ingest import ingest, main
+from ingestion.cli import main
+from ingestion.pipeline import ingest
 from search.backend import SearchQuery
 from search.elastic import connect
 from search.elastic_manifest import delete_corpus
-from search.open import open_text_index
 from search.settings import IndexSettings, corpus_prefix, index_settings
+from search.stores import open_text_index
 
 
 def write(path: Path, text: str) -> Path:

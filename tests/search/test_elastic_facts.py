@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
-from parser.records import Fact, ReportYear
+from core.errors import InputError
+from core.records import Fact, ReportYear
 from search.backend import Condition
 from search.elastic import connect
 from search.elastic_facts import ElasticFactStore
-from search.facts import SqliteFactStore, open_fact_store
 from search.settings import IndexSettings
+from search.sqlite_facts import SqliteFactStore
+from search.stores import open_fact_store
 
 
 @pytest.fixture

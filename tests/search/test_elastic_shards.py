@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from parser.ingest import IngestOptions, ingest
-from parser.manifest import Manifest
-from parser.rulefile import PROJECT_ROOT
+from core.manifest import Manifest
+from core.rulefile import PROJECT_ROOT
+from ingestion.pipeline import IngestOptions, ingest
 from search.backend import SearchQuery
 from search.elastic_manifest import ElasticManifest, delete_corpus
-from search.facts import open_fact_store
-from search.open import open_text_index
 from search.settings import IndexSettings, corpus_prefix, index_settings
+from search.stores import open_fact_store, open_text_index
 
 COMPANIES = ("甲乙科技股份有限公司", "丙丁制造股份有限公司", "戊己银行股份有限公司", "庚辛保险股份有限公司")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 import tantivy
 
-from parser.errors import InputError
+from core.errors import InputError
 from search.backend import SearchQuery
 from search.embedded import EmbeddedIndex
-from search.open import open_text_index
 from search.settings import IndexSettings
+from search.stores import open_text_index
 
 
 @pytest.fixture

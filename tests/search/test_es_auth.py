@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
+from core.errors import InputError
 from search.es_auth import ElasticAuth, public_url, scrub
 from search.settings import IndexSettings
 

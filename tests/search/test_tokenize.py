@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from parser.errors import InputError
-from parser.records import Chunk
+from core.errors import InputError
+from core.records import Chunk
 from search.backend import SearchQuery
 from search.tokenize import (
     EMPTY_FIELD,

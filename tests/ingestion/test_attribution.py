@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from parser.attribution import attribute_companies
-from parser.identity import IdentityBook, IdentityRules
-from parser.records import Chunk, DocumentMeta
+from core.identity import IdentityBook, IdentityRules
+from core.records import Chunk, DocumentMeta
+from ingestion.attribution import attribute_companies
 from search.embedded import EmbeddedIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer

@@ -1,4 +1,4 @@
-"""Numbers as printed in financial tables: units, scaling, negative forms, dates and period labels.
+"""Numbers as printed in financial tables: units, scaling and negative forms (dates: core/dates.py).
 
 A cell such as "△ 4,187" under "(単位：百万円)" is the quantity -4,187,000,000 円;
 "(1,234)" in a Chinese statement is -1234; "12.5%" is 12.5 with unit "%".
@@ -9,8 +9,8 @@ Quantity(number=Decimal('-4187000000'), unit='円', raw='△ 4,187', stated_unit
 (Decimal('-1234000'), Decimal('89.2'))
 >>> find_unit("单位：元 币种：人民币"), find_unit("（単位：百万円）"), find_unit("金額（百万円）")
 ('元', '百万円', '百万円')
->>> iso_date("1964年12月13日 生"), plain(Decimal("4500000.0"))
-('1964-12-13', '4500000')
+>>> plain(Decimal("4500000.0"))
+'4500000'
 """
 from __future__ import annotations
 
@@ -18,10 +18,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
-
-from parser.metadata import DocumentRules
-from parser.numerals import cjk_number
 
 # Multipliers written in front of a unit, longest first so 百万 wins over 万.
 _MULTIPLIERS = (
@@ -46,17 +42,6 @@ _UNIT_STATEMENT = re.compile(
     r"|均以\s*(\S+?)\s*為單位"
 )
 _BRACKETED = re.compile(r"[（(]\s*([^()（）]{1,8}?)\s*[)）]")
-_DATE = (r"^(?:(?P<era>{eras})\s*(?P<eyear>元|\d{{1,3}})|(?P<year>(?:19|20)\d{{2}}))\s*年\s*"
-         r"(?P<month>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*日\s*(?:生|現在|现在)?$")
-
-
-# Words that make a column "this period" or "the period before" (the report's year, or the one before).
-PRIOR_PERIOD = re.compile(
-    r"上期|上年|前期|前年|期初|年初|期首|上半年同期|前事業年度|前連結会計年度|前連結|前事業|前第\d*|前四半期|上季|去年")
-CURRENT_PERIOD = re.compile(
-    r"本期|本年|当期|當期|期末|年末|本报告期|本報告期|报告期|報告期|当事業年度|当連結会計年度|当第|本季|当年|今期|現在$")
-# Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
-_CN_YEAR = re.compile(r"([〇零一二三四五六七八九十百]{2,6})(?=\s*年)")
 
 
 @dataclass(frozen=True)
@@ -187,73 +172,3 @@ def plain(number: Decimal) -> str:
     return format(number.normalize(), "f")
 
 
-@lru_cache(maxsize=1)
-def eras() -> dict[str, int]:
-    """Era name -> the Western year before its year 1, from rules/documents.yaml (令和: 2018)."""
-    return dict(DocumentRules.load().eras)
-
-
-def era_pattern() -> str:
-    """A regex alternation of the known era names, longest first."""
-    return "|".join(re.escape(name) for name in sorted(eras(), key=len, reverse=True))
-
-
-def western_year(era: str, number: int) -> int | None:
-    """令和3 -> 2021, 平成31 -> 2019, 民國112 -> 2023."""
-    base = eras().get(era)
-    return base + number if base is not None else None
-
-
-@lru_cache(maxsize=1)
-def _date_regex() -> re.Pattern:
-    return re.compile(_DATE.format(eras=era_pattern()))
-
-
-def iso_date(text: str) -> str | None:
-    """A cell that is only a date ("1964年12月13日 生", "令和2年6月19日") as YYYY-MM-DD, else None."""
-    match = _date_regex().match(nfkc(text).strip())
-    if not match:
-        return None
-    if match.group("year"):
-        year = int(match.group("year"))
-    else:
-        eyear = match.group("eyear")
-        year = western_year(match.group("era"), cjk_number(eyear))
-    month, day = int(match.group("month")), int(match.group("day"))
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
-    return f"{year:04d}-{month:02d}-{day:02d}"
-
-
-@lru_cache(maxsize=1)
-def _year_regex() -> re.Pattern:
-    return re.compile(rf"(?P<era>{era_pattern()})\s*(?P<n>元|\d{{1,3}})\s*年"
-                      r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])"
-                      r"|(?<![\d.,])(?P<roc>\d{2,3})\s*年")
-
-
-def explicit_year(label: str) -> int | None:
-    """The year a label names: "2021年", "2016年３月", "令和3年3月期", "民國112年", "一一二年", the end of 自…至…."""
-    text = nfkc(label)
-    text = _CN_YEAR.sub(lambda m: str(cjk_number(m.group(1)) or m.group(1)), text)
-    found: list[tuple[int, int, bool]] = []  # (year, position, a month follows)
-    for match in _year_regex().finditer(text):
-        if match.group("era"):
-            year = western_year(match.group("era"), cjk_number(match.group("n")) or 0)
-        elif match.group("y"):
-            year = int(match.group("y"))
-        else:
-            number = int(match.group("roc"))
-            year = number + 1911 if 50 <= number <= 200 else None
-        if year is None or not 1900 <= year <= 2100:
-            continue
-        rest = text[match.end():]
-        month = bool(re.match(r"\s*(?:年\s*)?\d{1,2}\s*月|[-/.]\d{1,2}(?!\d)", rest))
-        found.append((year, match.start(), month))
-    if not found:
-        return None
-    until = max(text.rfind("至"), text.rfind("~"), text.rfind("〜"), text.rfind("～"))
-    if until >= 0 and any(pos > until for _, pos, _ in found):
-        found = [f for f in found if f[1] > until]
-    with_month = [f for f in found if f[2]]
-    return with_month[-1][0] if with_month else found[0][0]

@@ -1,14 +1,16 @@
-"""Open the text index the settings name: tantivy on disk or Elasticsearch.
+"""Open the stores the settings name: the text index (tantivy on disk or Elasticsearch) and the facts store
+(SQLite under the index folder or the Elasticsearch facts index).
 
 >>> index = open_text_index(IndexSettings(Path(".index")))        # search.embedded.EmbeddedIndex
 >>> index = open_text_index(IndexSettings(Path(".index"), backend="elasticsearch"))   # search.elastic.ElasticIndex
+>>> facts = open_fact_store(IndexSettings(Path(".index")))         # search.sqlite_facts.SqliteFactStore
 
 Pass the tokenizer the caller also uses for its own matching (with company
 names added), so index and queries see the same words.
 """
 from __future__ import annotations
 
-from search.backend import TextIndex
+from search.backend import FactStore, TextIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
 
@@ -21,3 +23,14 @@ def open_text_index(settings: IndexSettings, tokenizer: Tokenizer | None = None)
     from search.embedded import EmbeddedIndex
 
     return EmbeddedIndex(settings, tokenizer)
+
+
+def open_fact_store(settings: IndexSettings) -> FactStore:
+    """The facts store the settings name: SQLite under index_dir, or the Elasticsearch facts index."""
+    if settings.backend == "elasticsearch":
+        from search.elastic_facts import ElasticFactStore
+
+        return ElasticFactStore.connect(settings)
+    from search.sqlite_facts import SqliteFactStore
+
+    return SqliteFactStore(settings.facts_path)

@@ -30,9 +30,9 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from parser.numerals import cjk_number
-from parser.records import DocumentMeta
-from parser.rulefile import RULES_DIR, RuleFile
+from core.numerals import cjk_number
+from core.records import DocumentMeta
+from core.rulefile import RULES_DIR, RuleFile
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
@@ -442,7 +442,7 @@ class IdentityBook:
     def save(self) -> None:
         import json
 
-        from parser.manifest import atomic_write_text
+        from core.manifest import atomic_write_text
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(self.path, json.dumps(self.documents, ensure_ascii=False, indent=0))

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
-from parser.statements import StatementRules, TableKind
+from core.errors import InputError
+from core.statements import StatementRules, TableKind
 
 
 @pytest.fixture(scope="module")

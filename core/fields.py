@@ -19,8 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Generic, Iterable, TypeVar
 
-from parser.errors import InputError
-from parser.rulefile import RULES_DIR, RuleFile
+from core.errors import InputError
+from core.rulefile import RULES_DIR, RuleFile
 
 V = TypeVar("V")
 

@@ -1,6 +1,6 @@
 import pytest
 
-from parser.numerals import cjk_number, kanji_number
+from core.numerals import cjk_number, kanji_number
 
 
 @pytest.mark.parametrize("text,number", [("112", 112), ("１１２", 112), ("一一二", 112), ("一百一十二", 112),

@@ -1,4 +1,4 @@
-"""search/facts.py: the facts stores — lookups, which fact wins, rankings, deletes, transactions.
+"""search/sqlite_facts.py: the facts stores — lookups, which fact wins, rankings, deletes, transactions.
 
 Tests taking the `store` fixture run against both backends (SQLite and, with a
 server, Elasticsearch): they are the FactStore contract.
@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
-from parser.records import Fact, ReportYear
+from core.errors import InputError
+from core.records import Fact, ReportYear
 from search.backend import Condition
-from search.facts import SqliteFactStore, open_fact_store, precision_of, report_year_of
+from search.fact_rows import precision_of, report_year_of
 from search.settings import IndexSettings
+from search.sqlite_facts import SqliteFactStore
+from search.stores import open_fact_store
 
 
 def fact(company, year, field, value, doc_id, page=10, raw=None, unit="元", table="p10t1", cell_id="", period="本期"):

@@ -5,8 +5,8 @@ import hashlib
 
 import pytest
 
-from parser.errors import InputError
-from parser.manifest import Manifest, ManifestEntry, file_sha256
+from core.errors import InputError
+from core.manifest import Manifest, ManifestEntry, file_sha256
 
 
 def test_a_missing_manifest_is_empty(tmp_path):

@@ -2,8 +2,8 @@ import textwrap
 
 import pytest
 
-from parser.errors import InputError
-from qa.fields import FieldDef, FieldDictionary, PhraseMatcher, fold, load_field_file
+from core.errors import InputError
+from core.fields import FieldDef, FieldDictionary, PhraseMatcher, fold, load_field_file
 
 
 @pytest.fixture(scope="module")

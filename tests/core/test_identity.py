@@ -5,9 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from parser.errors import InputError
-from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, normalise_dates, with_identity
-from parser.records import Chunk, DocumentMeta
+from core.errors import InputError
+from core.identity import (
+    IdentityBook,
+    IdentityFinder,
+    IdentityRules,
+    document_pages,
+    normalise_dates,
+    with_identity,
+)
+from core.records import Chunk, DocumentMeta
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +126,7 @@ def test_a_bad_identity_pattern_points_to_its_line(tmp_path):
 
 
 def test_real_excerpts_without_a_cover(shared_data, finder):
-    from parser.identity import pdf_page_texts
+    from core.identity import pdf_page_texts
 
     folder = shared_data / "aicup" / "reference" / "finance"
     notes = finder.find(pdf_page_texts(folder / "22.pdf", 50))  # a notes page: only its running header names the company
@@ -129,7 +136,7 @@ def test_real_excerpts_without_a_cover(shared_data, finder):
 
 
 def test_a_year_from_the_cover_is_a_weak_finding_and_one_from_the_file_name_a_sure_one(finder):
-    from parser.identity import COVER_CONFIDENCE, findings_of
+    from core.identity import COVER_CONFIDENCE, findings_of
 
     identity = finder.find(["聯發科技股份有限公司及子公司合併財務報表附註(續)"])  # a notes page: no period
     cover = with_identity(DocumentMeta("finance/1", year=2022), identity)

@@ -13,18 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from parser import ingest as ingest_module
+from core.manifest import Manifest
+from core.rulefile import PROJECT_ROOT
+from ingestion.cli import main
+from ingestion.pipeline import ingest
+from ingestion.sources import Source, find_sources
+from ingestion import workers, writer
+from ingestion.workers import parse_source
 from parser.html import read_html
-from parser.ingest import Source, find_sources, ingest, main, parse_source
 from parser.metadata import MetadataFinder
 from parser.ocr import render_page
-from parser.manifest import Manifest
-from parser.rulefile import PROJECT_ROOT
 from parser.settings import ParseSettings
 from search.backend import SearchQuery
-from search.facts import SqliteFactStore
-from search.open import open_text_index
 from search.settings import IndexSettings
+from search.sqlite_facts import SqliteFactStore
+from search.stores import open_text_index
 
 REPORT_A = "2022-04-20__甲乙科技股份有限公司__600001__甲乙科技__2021年__年度报告"
 
@@ -258,7 +261,7 @@ def consistent(index: Path) -> None:
 def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, monkeypatch):
     corpus = four_documents(tmp_path / "corpus")
     writes = []
-    real_write = ingest_module._BatchWriter.write
+    real_write = writer.BatchWriter.write
 
     def interrupted_after_first_batch(self, batch):
         if writes:
@@ -266,7 +269,7 @@ def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, mo
         writes.append(len(batch))
         return real_write(self, batch)
 
-    monkeypatch.setattr(ingest_module._BatchWriter, "write", interrupted_after_first_batch)
+    monkeypatch.setattr(writer.BatchWriter, "write", interrupted_after_first_batch)
     with pytest.raises(KeyboardInterrupt):
         run(corpus, tmp_path / "index", batch_size=1)
     monkeypatch.undo()
@@ -361,7 +364,7 @@ def test_a_broken_new_version_keeps_the_indexed_one(tmp_path):
 def test_a_worker_that_crashes_fails_only_its_file(tmp_path, monkeypatch):
     corpus = four_documents(tmp_path / "corpus")
     write(corpus / "crash.txt", "这个文件让解析进程崩溃。")
-    real_check = ingest_module.check_file
+    real_check = workers.check_file
 
     def segfault_on_crash_txt(source, *settings):
         if source.path.name == "crash.txt":
@@ -370,7 +373,7 @@ def test_a_worker_that_crashes_fails_only_its_file(tmp_path, monkeypatch):
         return real_check(source, *settings)
 
     # the pool forks its workers, so they run the patched function
-    monkeypatch.setattr(ingest_module, "check_file", segfault_on_crash_txt)
+    monkeypatch.setattr(workers, "check_file", segfault_on_crash_txt)
     summary = run(corpus, tmp_path / "index", workers=2)
     files = by_path(summary)
     assert files["crash.txt"].status == "failed"

@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from parser.errors import InputError
+from core.errors import InputError
 
 # libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

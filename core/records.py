@@ -28,7 +28,7 @@ class DocumentMeta:
     year: int | None = None  # fiscal year the report covers
     language: str = ""  # "zh" (Simplified or Traditional) or "ja"
     title: str = ""
-    quarter: int = 0  # the quarter its period ends in (1-4), 0 unknown (parser/identity.py)
+    quarter: int = 0  # the quarter its period ends in (1-4), 0 unknown (core/identity.py)
     period: str = ""  # "2023Q3", "2023H1", "2023FY", or "" unknown
     kind: str = ""  # financial_report, insurance_policy, faq, annual_report, securities_report; "" unknown
 
@@ -78,7 +78,7 @@ class Fact:
     page: int = 0
     table: str = ""  # table id within the document ("p12t1", "tab4")
     cell_id: str = ""
-    statement: str = ""  # the table's kind (parser/statements.py KINDS, "other"); "" when not from a table
+    statement: str = ""  # the table's kind (core/statements.py KINDS, "other"); "" when not from a table
     scope: str = ""  # "consolidated" | "parent" | "" (unknown)
     period_kind: str = ""  # the column's: "quarter" | "half" | "change" | "" (a full year or a year end)
 
@@ -171,5 +171,5 @@ class Table:
     titles: tuple[str, ...] = ()  # heading path at the table
     cell_ids: "pandas.DataFrame | None" = None
     unit: str = ""  # unit stated above the table (单位：元 / 単位：百万円)
-    statement: str = ""  # kind and scope read from titles and first rows (parser/statements.py), set by add_tables
+    statement: str = ""  # kind and scope read from titles and first rows (core/statements.py), set by add_tables
     scope: str = ""

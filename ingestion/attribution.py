@@ -1,6 +1,6 @@
 """A company for documents whose own pages name none, from the company register of the whole corpus.
 
-Run at the end of each ingestion, over the identity book (parser/identity.py), after the
+Run at the end of each ingestion, over the identity book (core/identity.py), after the
 index is committed, in two steps, each weaker than a name read from the document's own pages:
 
 1. mentions: the document's text names a register company by its core name (聯華電子 of
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from parser.identity import IdentityBook, IdentityRules
+from core.identity import IdentityBook, IdentityRules
 from search.backend import SearchQuery, TextIndex
 
 SIMILAR_CHUNKS = 4  # chunks of the unknown document that make the query

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
-from parser.errors import InputError
+from core.errors import InputError
 
 VERSION = 1
 

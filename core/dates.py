@@ -1,0 +1,107 @@
+"""Dates, era years and period words in reports: 令和3年 is 2021, 民國112年 is 2023, 上年 is the year before.
+
+>>> iso_date("1964年12月13日 生"), western_year("令和", 3), explicit_year("令和3年3月期")
+('1964-12-13', 2021, 2021)
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from core.numerals import cjk_number
+from core.rulefile import RULES_DIR, RuleFile
+from core.units import nfkc
+
+# The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
+_ERAS_SCHEMA = {"type": "object", "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}}}
+
+
+_DATE = (r"^(?:(?P<era>{eras})\s*(?P<eyear>元|\d{{1,3}})|(?P<year>(?:19|20)\d{{2}}))\s*年\s*"
+         r"(?P<month>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*日\s*(?:生|現在|现在)?$")
+
+
+# Words that make a column "this period" or "the period before" (the report's year, or the one before).
+PRIOR_PERIOD = re.compile(
+    r"上期|上年|前期|前年|期初|年初|期首|上半年同期|前事業年度|前連結会計年度|前連結|前事業|前第\d*|前四半期|上季|去年")
+
+
+CURRENT_PERIOD = re.compile(
+    r"本期|本年|当期|當期|期末|年末|本报告期|本報告期|报告期|報告期|当事業年度|当連結会計年度|当第|本季|当年|今期|現在$")
+
+
+# Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
+_CN_YEAR = re.compile(r"([〇零一二三四五六七八九十百]{2,6})(?=\s*年)")
+
+
+@lru_cache(maxsize=1)
+def eras() -> dict[str, int]:
+    """Era name -> the Western year before its year 1, from rules/documents.yaml (令和: 2018)."""
+    return dict(RuleFile.load(RULES_DIR / "documents.yaml", _ERAS_SCHEMA).data.get("eras") or {})
+
+
+def era_pattern() -> str:
+    """A regex alternation of the known era names, longest first."""
+    return "|".join(re.escape(name) for name in sorted(eras(), key=len, reverse=True))
+
+
+def western_year(era: str, number: int) -> int | None:
+    """令和3 -> 2021, 平成31 -> 2019, 民國112 -> 2023."""
+    base = eras().get(era)
+    return base + number if base is not None else None
+
+
+@lru_cache(maxsize=1)
+def _date_regex() -> re.Pattern:
+    return re.compile(_DATE.format(eras=era_pattern()))
+
+
+def iso_date(text: str) -> str | None:
+    """A cell that is only a date ("1964年12月13日 生", "令和2年6月19日") as YYYY-MM-DD, else None."""
+    match = _date_regex().match(nfkc(text).strip())
+    if not match:
+        return None
+    if match.group("year"):
+        year = int(match.group("year"))
+    else:
+        eyear = match.group("eyear")
+        year = western_year(match.group("era"), cjk_number(eyear))
+    month, day = int(match.group("month")), int(match.group("day"))
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+@lru_cache(maxsize=1)
+def _year_regex() -> re.Pattern:
+    return re.compile(rf"(?P<era>{era_pattern()})\s*(?P<n>元|\d{{1,3}})\s*年"
+                      r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])"
+                      r"|(?<![\d.,])(?P<roc>\d{2,3})\s*年")
+
+
+def explicit_year(label: str) -> int | None:
+    """The year a label names: "2021年", "2016年３月", "令和3年3月期", "民國112年", "一一二年", the end of 自…至…."""
+    text = nfkc(label)
+    text = _CN_YEAR.sub(lambda m: str(cjk_number(m.group(1)) or m.group(1)), text)
+    found: list[tuple[int, int, bool]] = []  # (year, position, a month follows)
+    for match in _year_regex().finditer(text):
+        if match.group("era"):
+            year = western_year(match.group("era"), cjk_number(match.group("n")) or 0)
+        elif match.group("y"):
+            year = int(match.group("y"))
+        else:
+            number = int(match.group("roc"))
+            year = number + 1911 if 50 <= number <= 200 else None
+        if year is None or not 1900 <= year <= 2100:
+            continue
+        rest = text[match.end():]
+        month = bool(re.match(r"\s*(?:年\s*)?\d{1,2}\s*月|[-/.]\d{1,2}(?!\d)", rest))
+        found.append((year, match.start(), month))
+    if not found:
+        return None
+    until = max(text.rfind("至"), text.rfind("~"), text.rfind("〜"), text.rfind("～"))
+    if until >= 0 and any(pos > until for _, pos, _ in found):
+        found = [f for f in found if f[1] > until]
+    with_month = [f for f in found if f[2]]
+    return with_month[-1][0] if with_month else found[0][0]
+
+

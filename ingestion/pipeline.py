@@ -1,0 +1,377 @@
+"""Ingest a corpus into the text index and the facts store, incrementally and in parallel.
+
+Every file below CORPUS_DIR is a document (.pdf, .html/.htm, .txt/.md, and
+facts workbooks .xlsx/.csv); its id is the path relative to CORPUS_DIR
+without the extension ("finance/12"). A `metadata.csv` is the user's sidecar
+of document metadata (parser/metadata.py), not a document.
+
+How a run goes:
+1. walk the corpus (a path that cannot be read fails alone), check the
+   stores against the manifest (ingestion/writer.py verify_stores: a lost or emptied store means
+   every document is ingested again), hash each file (sha256) and compare
+   with the manifest: unchanged documents are skipped, removed ones are
+   deleted from the index and the facts store;
+2. a process pool parses new and changed files, one file per task, within
+   the limits of ParseSettings (pages, OCR, table cells, seconds); a worker
+   that dies (a segfault in a native library) fails only its file;
+3. the main process writes each batch of parsed documents (delete the old
+   version, add the new), commits the index and the facts store, writes the
+   tables workbooks, and only then the manifest - so an interrupted run
+   re-does at most one batch;
+4. a JSON report (one core.records.FileReport per file) goes to
+   IndexSettings.report_path and a summary to stdout.
+
+>>> summary = ingest(Path("corpus"), IndexSettings(Path(".index")), workers=2)
+>>> summary.counts
+{'ingested': 12, 'unchanged': 0, 'failed': 1, 'removed': 0}
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import time
+from collections import Counter
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from core.errors import InputError
+from core.identity import (
+    IdentityFinder,
+)
+from core.manifest import Manifest, atomic_write_text, file_sha256
+from core.records import FileReport
+from core.rulefile import RULES_DIR
+from ingestion.sources import Source, find_sources
+from ingestion.workers import PARSE_RULES, Outcome, ParserPool
+from ingestion.writer import (
+    BatchWriter,
+    Job,
+    check_index_dir,
+    failed_report,
+    open_manifest_mirror,
+    verify_stores,
+)
+from parser.metadata import MetadataFinder
+from parser.settings import ParseSettings
+from search.settings import IndexSettings
+
+DEFAULT_MAX_FILE_MB = 200.0
+EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """How a run is carried out (not what the index holds).
+
+    >>> IngestOptions(workers=2, max_file_mb=50, batch_size=10)
+    """
+
+    workers: int = dataclasses.field(default_factory=default_workers)
+    max_file_mb: float = DEFAULT_MAX_FILE_MB  # bigger files are reported failed, not parsed
+    batch_size: int = 20  # documents per commit: an interrupted run re-does at most this many
+    progress: bool | None = None  # tqdm bar; None = only on a terminal
+    shard: tuple[int, int] = (1, 1)  # (I, N): this run ingests the I-th of N disjoint parts of the corpus
+
+    def __post_init__(self):
+        if self.workers < 1:
+            raise InputError(f"workers must be at least 1, got {self.workers}")
+        part, parts = self.shard
+        if not 1 <= part <= parts:
+            raise InputError(f"--shard I/N needs 1 <= I <= N, got {part}/{parts}")
+        if not self.max_file_mb > 0:
+            raise InputError(f"max_file_mb must be positive, got {self.max_file_mb}")
+        if self.batch_size < 1:
+            raise InputError(f"batch_size must be at least 1, got {self.batch_size}")
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    def owns(self, doc_id: str) -> bool:
+        """True when `doc_id` is in this run's shard (a hash of the id: stable on every machine)."""
+        part, parts = self.shard
+        return parts == 1 or int(hashlib.sha256(doc_id.encode()).hexdigest()[:12], 16) % parts == part - 1
+
+
+
+
+
+
+@dataclass
+class IngestSummary:
+    """What a run did, file by file, with totals."""
+
+    files: list[FileReport]
+    seconds: float
+    report_path: Path
+    ignored: dict[str, int] = field(default_factory=dict)  # other file types found, by extension
+    warnings: list[str] = field(default_factory=list)  # about the run as a whole (stores rebuilt, index skipped)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        found = Counter(f.status for f in self.files)
+        return {status: found.get(status, 0) for status in ("ingested", "unchanged", "failed", "removed")}
+
+    @property
+    def failed(self) -> list[FileReport]:
+        return [f for f in self.files if f.status == "failed"]
+
+    def total(self, name: str, statuses: tuple[str, ...] = ("ingested",)) -> int:
+        return sum(getattr(f, name) for f in self.files if f.status in statuses)
+
+    @property
+    def rejected(self) -> list[str]:
+        """Bad rows left out of ingested facts workbooks ("file:row: reason")."""
+        return [row for f in self.files for row in f.rejected]
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_FAILED if self.failed or self.rejected else EXIT_OK
+
+    def text(self) -> str:
+        counts = self.counts
+        lines = [
+            f"{counts['ingested']} ingested, {counts['unchanged']} unchanged, {counts['failed']} failed, "
+            f"{counts['removed']} removed in {self.seconds:.1f} s: {self.total('pages')} pages "
+            f"({self.total('ocr_pages')} OCR), {self.total('tables')} tables, {self.total('chunks')} chunks, "
+            f"{self.total('facts')} facts",
+        ]
+        lines += [f"warning: {w}" for w in self.warnings]
+        partial = [f for f in self.files if f.status == "ingested" and f.errors]
+        if partial:
+            lines.append(f"{len(partial)} files ingested with warnings (limits hit, pages or tables skipped): "
+                         f"see 'errors' in the report")
+        lines += [f"failed: {f.path}: {'; '.join(f.errors)}" for f in self.failed]
+        lines += [f"rejected row: {row}" for row in self.rejected]
+        if self.ignored:
+            kinds = ", ".join(f"{n} {ext or '(no extension)'}" for ext, n in sorted(self.ignored.items()))
+            lines.append(f"ignored files of other types: {kinds}")
+        lines.append(f"report: {self.report_path}")
+        return "\n".join(lines)
+
+
+
+
+
+
+
+
+
+
+# -- the worker side ---------------------------------------------------------------------------------
+
+_worker_finder: MetadataFinder | None = None
+_worker_settings: ParseSettings | None = None
+_worker_identity: IdentityFinder | None = None
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+# -- the main side -----------------------------------------------------------------------------------
+
+
+
+
+class Ingester:
+    """One ingestion run of a corpus into an index directory.
+
+    >>> Ingester(Path("corpus"), IndexSettings(Path(".index")), options=IngestOptions(workers=2)).run()
+    """
+
+    def __init__(self, corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(),
+                 options: IngestOptions | None = None):
+        corpus = Path(corpus)
+        if not corpus.is_dir():
+            raise InputError("corpus directory not found", str(corpus))
+        check_index_dir(settings.index_dir)
+        if options is not None and options.shard[1] > 1 and settings.backend != "elasticsearch":
+            raise InputError("--shard needs --backend elasticsearch (the embedded index has one writer)")
+        self.corpus = corpus
+        self.settings = settings
+        self.parse = parse
+        self.options = options or IngestOptions()
+
+    def run(self) -> IngestSummary:
+        started = time.perf_counter()
+        settings = self.settings
+        sources, reports, ignored = find_sources(self.corpus, exclude=[settings.index_dir])
+        warnings = []
+        if settings.index_dir.resolve().is_relative_to(self.corpus.resolve()):
+            warnings.append(f"the index directory {settings.index_dir} is inside the corpus: its files are skipped")
+        finder = MetadataFinder.for_corpus(self.corpus, {s.doc_id: s.path for s in sources})
+        settings.index_dir.mkdir(parents=True, exist_ok=True)
+        mirror = open_manifest_mirror(settings)
+        try:
+            manifest = Manifest.load(settings.manifest_path, mirror)
+            manifest.corpus = settings.es_prefix if mirror is not None else ""
+            return self._run(started, sources, reports, ignored, warnings, finder, manifest)
+        finally:
+            if mirror is not None:
+                mirror.close()
+
+    def _run(self, started: float, sources: list[Source], reports: list[FileReport], ignored: dict[str, int],
+             warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:
+        settings = self.settings
+        fingerprint = _settings_fingerprint(self.parse)
+        owns = self.options.owns
+        sources = [s for s in sources if owns(s.doc_id)]
+        reports = [r for r in reports if owns(r.doc_id)]  # each path problem is reported by one shard
+        present = {s.doc_id for s in sources}
+        removed = [entry for doc_id, entry in manifest.entries.items() if owns(doc_id) and doc_id not in present]
+        lost = verify_stores(settings, manifest)
+        if lost:
+            warnings.append(f"{'; '.join(lost)}: every document is ingested again")
+            manifest.forget_all(owns)
+
+        todo: list[Job] = []
+        for source in sources:
+            try:
+                stat = source.path.stat()
+                if stat.st_size > self.options.max_bytes:
+                    reports.append(failed_report(source, [f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
+                                                    f"{self.options.max_file_mb:g} MB (--max-file-mb)"], manifest))
+                    continue
+                # same size and modification time as when indexed: the recorded hash stands (as git does)
+                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(source.path)
+            except OSError as exc:
+                reports.append(failed_report(source, [f"cannot read the file: {exc.strerror}"], manifest))
+                continue
+            key = hashlib.sha256(f"{fingerprint}|{finder.key(source.doc_id)}".encode()).hexdigest()[:24]
+            if manifest.is_current(source.doc_id, sha, key):
+                entry = manifest.entries[source.doc_id]
+                reports.append(FileReport(source.rel, source.doc_id, "unchanged", pages=entry.pages,
+                                          tables=entry.tables, chunks=entry.chunks, facts=entry.facts,
+                                          ocr_pages=entry.ocr_pages))
+            else:
+                todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns))
+
+        workers = min(self.options.workers, len(todo))
+        with ExitStack() as stack:
+            # the pool forks before the index opens its writer threads
+            pool = stack.enter_context(ParserPool(finder, self.parse, workers)) if todo else None
+            writer = stack.enter_context(BatchWriter(settings, manifest))
+            if removed:
+                writer.remove(removed)
+                reports += [FileReport(e.path, e.doc_id, "removed") for e in removed]
+            if pool is not None:
+                reports += self._parse_all(todo, pool, writer, manifest)
+            if todo or removed:
+                writer.attribute()
+            for report in reports:
+                report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
+            writer.finish()
+
+        summary = IngestSummary(sorted(reports, key=lambda r: r.path), time.perf_counter() - started,
+                                settings.report_path, ignored, warnings)
+        _write_report(summary, self.corpus, settings, self.options)
+        return summary
+
+    def _parse_all(self, todo: list["Job"], pool: ParserPool, writer: "BatchWriter",
+                   manifest: Manifest) -> list[FileReport]:
+        from tqdm import tqdm
+
+        reports: list[FileReport] = []
+        jobs = {job.source.doc_id: job for job in todo}
+        batch: list[tuple[Outcome, Job]] = []
+        disable = None if self.options.progress is None else not self.options.progress
+        with tqdm(total=len(todo), unit="file", desc="ingest", disable=disable, file=sys.stderr) as bar:
+            for outcome in pool.run(job.source for job in todo):
+                bar.update(1)
+                if outcome.document is None:
+                    reports.append(failed_report(outcome.source, outcome.errors, manifest, outcome.seconds))
+                    continue
+                batch.append((outcome, jobs[outcome.source.doc_id]))
+                if len(batch) >= self.options.batch_size:
+                    reports += writer.write(batch)
+                    batch = []
+                bar.set_postfix(pages=sum(r.pages for r in reports), refresh=False)
+            if batch:
+                reports += writer.write(batch)
+        return reports
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def _settings_fingerprint(parse: ParseSettings) -> str:
+    """What every document's parse depends on: the parse settings and the parsers' rule files."""
+    digest = hashlib.sha256(repr(parse).encode())
+    for name in PARSE_RULES:
+        path = RULES_DIR / name
+        digest.update(name.encode() + (path.read_bytes() if path.exists() else b""))
+    return digest.hexdigest()[:16]
+
+
+def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings, options: IngestOptions) -> None:
+    report = {
+        "corpus": str(corpus),
+        "index_dir": str(settings.index_dir),
+        "backend": settings.backend,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(summary.seconds, 3),
+        "workers": options.workers,
+        "shard": "/".join(map(str, options.shard)),
+        "counts": summary.counts,
+        "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts")},
+        "ignored": summary.ignored,
+        "warnings": summary.warnings,
+        "files": [dataclasses.asdict(f) for f in summary.files],
+    }
+    atomic_write_text(settings.report_path, json.dumps(report, ensure_ascii=False, indent=1))
+
+
+def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(), workers: int | None = None,
+           *, max_file_mb: float = DEFAULT_MAX_FILE_MB, batch_size: int = 20,
+           progress: bool | None = None, shard: tuple[int, int] = (1, 1)) -> IngestSummary:
+    """Ingest `corpus` into the index `settings` names, doing only what changed since the last run.
+
+    >>> ingest(Path("corpus"), IndexSettings(Path(".index"))).exit_code
+    0
+    """
+    options = IngestOptions(workers=workers or default_workers(), max_file_mb=max_file_mb, batch_size=batch_size,
+                            progress=progress, shard=shard)
+    return Ingester(corpus, settings, parse, options).run()

@@ -1,0 +1,72 @@
+"""The layers import one way: core <- parser, search <- ingestion; core, search <- qa; everything <- eval.
+
+Checked twice: statically (every import statement, also those inside functions)
+and by importing each layer's modules alone in a fresh interpreter.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLOWED = {
+    "core": set(),
+    "parser": {"core"},
+    "search": {"core"},
+    "ingestion": {"core", "parser", "search"},
+    "qa": {"core", "search"},
+    "eval": {"core", "parser", "search", "ingestion", "qa"},
+}
+# Command lines kept where the README has always called them; they only hand over to a higher layer.
+ENTRY_POINTS = {
+    "parser/ingest.py": {"ingestion"},  # python -m parser.ingest
+    "qa/run.py": {"ingestion"},  # python -m qa.run --docs ingests a corpus first
+}
+
+
+def _imported_packages(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names & set(ALLOWED)
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted(p for p in (ROOT / layer).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_no_module_imports_a_higher_layer(layer):
+    wrong = []
+    for path in _modules(layer):
+        relative = path.relative_to(ROOT).as_posix()
+        allowed = ALLOWED[layer] | {layer} | ENTRY_POINTS.get(relative, set())
+        wrong += [f"{relative} imports {name}" for name in sorted(_imported_packages(path) - allowed)]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("layer", ["core", "parser", "search", "ingestion", "qa"])
+def test_importing_a_layer_alone_loads_no_higher_layer(layer):
+    modules = [".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for p in _modules(layer)
+               if p.relative_to(ROOT).as_posix() not in ENTRY_POINTS and p.name != "__main__.py"]
+    code = ("import importlib, json, sys\n"
+            f"for name in {modules!r}: importlib.import_module(name)\n"
+            f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(ALLOWED)!r})))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                                       check=True).stdout)
+    assert set(loaded) <= ALLOWED[layer] | {layer}, f"importing {layer} loaded {sorted(set(loaded) - ALLOWED[layer] - {layer})}"
+
+
+def test_a_layer_that_imports_a_higher_one_is_caught(tmp_path):
+    wrong = tmp_path / "module.py"
+    wrong.write_text("def f():\n    from qa.engine import Engine\n    return Engine\n", encoding="utf-8")
+    assert _imported_packages(wrong) == {"qa"}
