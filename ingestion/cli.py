@@ -18,8 +18,15 @@ import sys
 from pathlib import Path
 
 from core.errors import InputError
-from ingestion.pipeline import (DEFAULT_MAX_FILE_MB, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Ingester, IngestOptions,
-                                default_workers)
+from ingestion.pipeline import (
+    DEFAULT_MAX_FILE_MB,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Ingester,
+    IngestOptions,
+    default_workers,
+)
 from parser.settings import ParseSettings
 from search.settings import BACKENDS, IndexSettings, index_settings
 

@@ -40,22 +40,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from core.errors import InputError
-from core.identity import (
-    IdentityFinder,
-)
+from core.identity import IdentityFinder
 from core.manifest import Manifest, atomic_write_text, file_sha256
 from core.records import FileReport
 from core.rulefile import RULES_DIR
 from ingestion.sources import Source, find_sources
 from ingestion.workers import PARSE_RULES, Outcome, ParserPool
-from ingestion.writer import (
-    BatchWriter,
-    Job,
-    check_index_dir,
-    failed_report,
-    open_manifest_mirror,
-    verify_stores,
-)
+from ingestion.writer import BatchWriter, Job, check_index_dir, failed_report, open_manifest_mirror, verify_stores
 from parser.metadata import MetadataFinder
 from parser.settings import ParseSettings
 from search.settings import IndexSettings

@@ -21,13 +21,7 @@ from typing import Iterable, Iterator
 
 from core.budget import time_limit
 from core.errors import InputError
-from core.identity import (
-    IdentityFinder,
-    IdentityRules,
-    document_pages,
-    findings_of,
-    with_identity,
-)
+from core.identity import IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
 from core.records import ParsedDocument, ReportYear
 from core.rulefile import PROJECT_ROOT as _PROJECT
 from ingestion.sources import Source
@@ -184,9 +178,7 @@ def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings,
 @functools.lru_cache(maxsize=1)
 def _canonical_field():
     """rules/fields.yaml's canonical name of a workbook's field name (the questions' vocabulary)."""
-    from core.fields import (
-        FieldDictionary,  # the one field vocabulary; loaded once per worker process
-    )
+    from core.fields import FieldDictionary  # the one field vocabulary; loaded once per worker process
 
     return FieldDictionary.load().canonical
 

@@ -11,10 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError
-from core.identity import (
-    IdentityBook,
-    IdentityRules,
-)
+from core.identity import IdentityBook, IdentityRules
 from core.manifest import Manifest, ManifestEntry
 from core.records import FileReport
 from ingestion.attribution import attribute_companies

@@ -39,13 +39,7 @@ from qa.answers import AnswerTemplates
 from qa.fact_choice import asks_parent, explain, rank_facts
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
 from qa.records import Analysis, Answer, Evidence, OutputRequest
-from qa.rounding import (
-    MAX_DIGITS,
-    NumberStyle,
-    convert_unit,
-    fixed_point,
-    round_at_place,
-)
+from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
 from search.backend import FactStore
 
 DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")

@@ -35,8 +35,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
+from dataclasses import dataclass, field as dataclass_field
 from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping

@@ -164,9 +164,7 @@ def answer_within(engine: Engine, question: Question, seconds: float,
 def check_is_index(index: IndexSettings) -> None:
     """InputError unless INDEX_DIR is an index an ingest made (a corpus folder, say, is not: nothing is created)."""
     if index.backend == "elasticsearch" and not index.manifest_path.is_file():
-        from search.elastic_manifest import (
-            ElasticManifest,  # the manifest on the server is the index's own
-        )
+        from search.elastic_manifest import ElasticManifest  # the manifest on the server is the index's own
 
         mirror = ElasticManifest(index)
         try:

@@ -19,13 +19,7 @@ from pathlib import Path
 from typing import Iterable, Protocol
 
 from core.errors import InputError
-from core.fields import (
-    FieldDictionary,
-    FieldMatch,
-    PhraseMatcher,
-    fold_field,
-    fold_field_with_offsets,
-)
+from core.fields import FieldDictionary, FieldMatch, PhraseMatcher, fold_field, fold_field_with_offsets
 from core.rulefile import FORMULAS_DIR, RULES_DIR
 from qa.classify import Entities, QuestionClassifier
 from qa.companies import CompanyMatch, CompanyRegister

@@ -135,7 +135,81 @@ def request_failed(exc: Exception, url: str) -> InputError:
                       f"is the server running? {START_HINT}", public_url(url))
 
 
-class ElasticIndex:
+class ElasticStore:
+    """One of the corpus's indices on the server: its client (own or shared), bulk writes, deletes by document.
+
+    The text index, the facts store and the manifest mirror each hold one index
+    named `{es_prefix}-{suffix}`; they share how they talk to it here.
+    """
+
+    suffix = ""
+
+    def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None, bulk_size: int = 500):
+        self.settings = settings
+        self.name = f"{settings.es_prefix}-{self.suffix}"
+        self.bulk_size = bulk_size
+        self._own_client = client is None
+        self.client = client if client is not None else connect(settings.es_url)
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        """Delete every entry of these documents: find their ids by a scan and bulk-delete them.
+
+        _delete_by_query lives in the reindex module, which the minimal distribution
+        docker/elasticsearch.sh runs does not have.
+        """
+        doc_ids = list(dict.fromkeys(doc_ids))
+        if not doc_ids:
+            return
+        # Searches see only refreshed documents: refresh first so entries added since are deleted too.
+        self._call(lambda: self.client.indices.refresh(index=self.name))
+        for start in range(0, len(doc_ids), 1000):
+            query = {"query": {"terms": {"doc_id": doc_ids[start:start + 1000]}}}
+            found = helpers.scan(self.client, index=self.name, _source=False, size=1000, query=query)
+            actions = ({"_op_type": "delete", "_index": self.name, "_id": hit["_id"]} for hit in found)
+            self._bulk(actions, "deletions", missing_ok=True)
+
+    def generation(self) -> str:
+        return index_generation(self.client, self.name, self.settings.es_url)
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def _call(self, request):
+        return call_server(request, self.name, self.settings.es_url)
+
+    def _bulk(self, actions: Iterable[dict], what: str, missing_ok: bool = False) -> int:
+        """Send `actions` in bulk requests of `bulk_size` (retried when the server is busy); how many succeeded.
+
+        One InputError names how many were refused and the first reason; with
+        `missing_ok`, deleting what is already gone is not a failure.
+        """
+        ok, failures = 0, []
+        try:
+            for success, info in helpers.streaming_bulk(
+                self.client, actions, chunk_size=self.bulk_size, max_retries=5, initial_backoff=1,
+                raise_on_error=False, raise_on_exception=True,
+            ):
+                result = next(iter(info.values()))
+                if success or (missing_ok and result.get("status") == 404):
+                    ok += 1
+                else:
+                    failures.append(result)
+        except TransportError as exc:
+            raise request_failed(exc, self.settings.es_url) from None
+        if failures:
+            raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
+                             f"{failures[0].get('error')}", public_url(self.settings.es_url))
+        return ok
+
+
+class ElasticIndex(ElasticStore):
     """Chunks in the index `{es_prefix}-chunks`; implements search.backend.TextIndex.
 
     Chunks are sent as they are added (bulk, `bulk_size` per request, retried
@@ -143,58 +217,20 @@ class ElasticIndex:
     `search_many` sends a batch of queries in `_msearch` requests of `msearch_size`.
     """
 
+    suffix = "chunks"
+
     def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None,
                  client: Elasticsearch | None = None, bulk_size: int = 500, msearch_size: int = 100):
         if bulk_size < 1 or msearch_size < 1:
             raise InputError(f"bulk_size and msearch_size must be at least 1, got {bulk_size}, {msearch_size}")
-        self.settings = settings
-        self.name = f"{settings.es_prefix}-chunks"
-        self.bulk_size = bulk_size
+        super().__init__(settings, client, bulk_size)
         self.msearch_size = msearch_size
-        self._own_client = client is None
-        self.client = client if client is not None else connect(settings.es_url)
         self.tokenizer = tokenizer or Tokenizer()
         self._titles_cache: dict = {}
         ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     def add(self, chunks: Iterable[Chunk]) -> int:
-        ok, failures = 0, []
-        try:
-            for success, info in helpers.streaming_bulk(
-                self.client, self._actions(chunks), chunk_size=self.bulk_size, max_retries=5,
-                initial_backoff=1, raise_on_error=False, raise_on_exception=True,
-            ):
-                if success:
-                    ok += 1
-                else:
-                    failures.append(info)
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
-        if failures:
-            first = next(iter(failures[0].values()))
-            raise InputError(f"{len(failures)} chunks were refused by {self.name}, first {first.get('_id')}: "
-                             f"{first.get('error')}", public_url(self.settings.es_url))
-        return ok
-
-    def delete_documents(self, doc_ids: Iterable[str]) -> None:
-        doc_ids = list(dict.fromkeys(doc_ids))
-        if not doc_ids:
-            return
-        # Find the chunk ids and bulk-delete them: _delete_by_query lives in the reindex
-        # module, which the minimal distribution docker/elasticsearch.sh runs does not have.
-        try:
-            # Searches see only refreshed documents: refresh first so chunks added since are deleted too.
-            self.client.indices.refresh(index=self.name)
-            for start in range(0, len(doc_ids), 1000):
-                found = helpers.scan(self.client, index=self.name, _source=False, size=1000,
-                                     query={"query": {"terms": {"doc_id": doc_ids[start:start + 1000]}}})
-                actions = ({"_op_type": "delete", "_index": self.name, "_id": hit["_id"]} for hit in found)
-                for success, info in helpers.streaming_bulk(self.client, actions, chunk_size=self.bulk_size,
-                                                            max_retries=5, raise_on_error=False):
-                    if not success and info.get("delete", {}).get("status") != 404:  # already gone is fine
-                        raise InputError(f"cannot delete from {self.name}: {info}", public_url(self.settings.es_url))
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
+        return self._bulk(self._actions(chunks), "chunks")
 
     def commit(self) -> None:
         try:
@@ -259,19 +295,6 @@ class ElasticIndex:
             return int(self.client.count(index=self.name)["count"])
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
-
-    def generation(self) -> str:
-        return index_generation(self.client, self.name, self.settings.es_url)
-
-    def close(self) -> None:
-        if self._own_client:
-            self.client.close()
-
-    def __enter__(self) -> "ElasticIndex":
-        return self
-
-    def __exit__(self, *_) -> None:
-        self.close()
 
     def _actions(self, chunks: Iterable[Chunk]) -> Iterator[dict]:
         for chunk in chunks:

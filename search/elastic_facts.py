@@ -28,26 +28,13 @@ from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
-from elasticsearch import Elasticsearch, TransportError, helpers
+from elasticsearch import Elasticsearch, helpers
 
 from core.errors import InputError
 from core.records import Fact, ReportYear
 from search.backend import Condition
-from search.elastic import (
-    call_server,
-    connect,
-    ensure_index,
-    index_generation,
-    request_failed,
-)
-from search.es_auth import public_url
-from search.fact_rows import (
-    REPORT_COLUMNS,
-    RESULT_COLUMNS,
-    precision_of,
-    rank_companies,
-    report_year_of,
-)
+from search.elastic import ElasticStore, ensure_index
+from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
 
 MAPPING_VERSION = 2  # bump when the mapping changes; an index of another version is refused
@@ -87,23 +74,21 @@ _MAX_COMPANIES = 65536  # companies one count aggregates (Elasticsearch's defaul
 _RANGE = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
-class ElasticFactStore:
+class ElasticFactStore(ElasticStore):
     """Facts in Elasticsearch; implements search.backend.FactStore.
 
     Facts are sent in bulk as they are added (ids derived from their content,
     so sending a fact again replaces it); commit() refreshes the index.
     """
 
+    suffix = "facts"
+
     def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None, bulk_size: int = 2000,
                  page_size: int = 200):
         if bulk_size < 1 or page_size < 1:
             raise InputError(f"bulk_size and page_size must be positive, got {bulk_size}, {page_size}")
-        self.settings = settings
-        self.name = f"{settings.es_prefix}-facts"
-        self.bulk_size = bulk_size
+        super().__init__(settings, client, bulk_size)
         self.page_size = page_size
-        self._own_client = client is None
-        self.client = client if client is not None else connect(settings.es_url)
         ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     @classmethod
@@ -121,17 +106,6 @@ class ElasticFactStore:
             given.setdefault((r.doc_id, r.company), set()).add(int(r.year))
         actions = itertools.chain(self._report_actions(reports), self._fact_actions(facts, given))
         return self._bulk(actions, "facts and company-years") - len(reports)
-
-    def delete_documents(self, doc_ids: Iterable[str]) -> None:
-        doc_ids = list(dict.fromkeys(doc_ids))
-        if not doc_ids:
-            return
-        self.commit()  # searches see only refreshed documents: facts added since must be found too
-        for start in range(0, len(doc_ids), 1000):
-            found = helpers.scan(self.client, index=self.name, _source=False, size=1000,
-                                 query={"query": {"terms": {"doc_id": doc_ids[start:start + 1000]}}})
-            actions = ({"_op_type": "delete", "_index": self.name, "_id": hit["_id"]} for hit in found)
-            self._bulk(actions, "deletions", missing_ok=True)
 
     def commit(self) -> None:
         self._call(lambda: self.client.indices.refresh(index=self.name))
@@ -286,19 +260,6 @@ class ElasticFactStore:
     def count(self) -> int:
         return int(self._call(lambda: self.client.count(index=self.name, query={"term": {"kind": "fact"}}))["count"])
 
-    def generation(self) -> str:
-        return index_generation(self.client, self.name, self.settings.es_url)
-
-    def close(self) -> None:
-        if self._own_client:
-            self.client.close()
-
-    def __enter__(self) -> "ElasticFactStore":
-        return self
-
-    def __exit__(self, *_) -> None:
-        self.close()
-
     # -- internals ---------------------------------------------------------------------------------
 
     def _fact_actions(self, facts: Iterable[Fact], given: dict[tuple[str, str], set[int]]) -> Iterator[dict]:
@@ -341,27 +302,6 @@ class ElasticFactStore:
         response = self._call(lambda: self.client.search(index=self.name, query=query, size=1000, source=["year"]))
         return frozenset(int(h["_source"]["year"]) for h in response["hits"]["hits"])
 
-    def _bulk(self, actions: Iterable[dict], what: str, missing_ok: bool = False) -> int:
-        ok, failures = 0, []
-        try:
-            for success, info in helpers.streaming_bulk(
-                self.client, actions, chunk_size=self.bulk_size, max_retries=5, initial_backoff=1,
-                raise_on_error=False, raise_on_exception=True,
-            ):
-                result = next(iter(info.values()))
-                if success or (missing_ok and result.get("status") == 404):
-                    ok += 1
-                else:
-                    failures.append(result)
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
-        if failures:
-            raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
-                             f"{failures[0].get('error')}", public_url(self.settings.es_url))
-        return ok
-
-    def _call(self, request):
-        return call_server(request, self.name, self.settings.es_url)
 
 
 

@@ -15,7 +15,7 @@ import hashlib
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
 from core.errors import InputError
-from search.elastic import call_server, connect, ensure_index, request_failed
+from search.elastic import ElasticStore, connect, ensure_index, request_failed
 from search.settings import IndexSettings
 
 MAPPING_VERSION = 1
@@ -32,14 +32,13 @@ HEADER_ID = "header"
 STORE_SUFFIXES = ("chunks", "facts", "manifest")
 
 
-class ElasticManifest:
+class ElasticManifest(ElasticStore):
     """Implements core.manifest.ManifestMirror in `{es_prefix}-manifest`."""
 
+    suffix = "manifest"
+
     def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None):
-        self.settings = settings
-        self.name = f"{settings.es_prefix}-manifest"
-        self._own_client = client is None
-        self.client = client if client is not None else connect(settings.es_url)
+        super().__init__(settings, client, bulk_size=1000)
 
     def exists(self) -> bool:
         return bool(self._call(lambda: self.client.indices.exists(index=self.name)))
@@ -65,23 +64,8 @@ class ElasticManifest:
         actions += [{"_index": self.name, "_id": _entry_id(d), "kind": "document", "doc_id": d, "values": v}
                     for d, v in changed.items()]
         actions.append({"_index": self.name, "_id": HEADER_ID, "kind": "header", "doc_id": "", "values": header})
-        try:
-            for ok, info in helpers.streaming_bulk(self.client, actions, chunk_size=1000, max_retries=5,
-                                                   raise_on_error=False):
-                result = next(iter(info.values()))
-                if not ok and result.get("status") != 404:
-                    raise InputError(f"the manifest was refused by {self.name}: {result.get('error')}",
-                                     self.settings.es_url)
-        except TransportError as exc:
-            raise request_failed(exc, self.settings.es_url) from None
+        self._bulk(actions, "manifest entries", missing_ok=True)
         self._call(lambda: self.client.indices.refresh(index=self.name))
-
-    def close(self) -> None:
-        if self._own_client:
-            self.client.close()
-
-    def _call(self, request):
-        return call_server(request, self.name, self.settings.es_url)
 
 
 def delete_corpus(settings: IndexSettings) -> list[str]:

@@ -39,14 +39,7 @@ import pandas as pd
 from core.errors import InputError
 from core.records import Fact, ReportYear
 from search.backend import Condition
-from search.fact_rows import (
-    REPORT_COLUMNS,
-    RESULT_COLUMNS,
-    WHERE_COLUMNS,
-    precision_of,
-    rank_companies,
-    report_year_of,
-)
+from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, WHERE_COLUMNS, precision_of, rank_companies, report_year_of
 
 _ROWS_PER_QUERY = 200  # row prefixes per query (two bound parameters each)
 

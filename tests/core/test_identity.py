@@ -6,14 +6,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from core.identity import (
-    IdentityBook,
-    IdentityFinder,
-    IdentityRules,
-    document_pages,
-    normalise_dates,
-    with_identity,
-)
+from core.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, normalise_dates, with_identity
 from core.records import Chunk, DocumentMeta
 
 

@@ -9,14 +9,7 @@ import pytest
 
 from core.errors import InputError
 from eval.normalize import as_number, flat_text, ntcir_value
-from eval.score import (
-    FinglmGold,
-    answers_match,
-    contains_value,
-    judge_finglm,
-    main,
-    score,
-)
+from eval.score import FinglmGold, answers_match, contains_value, judge_finglm, main, score
 
 
 def write_json(path, data):

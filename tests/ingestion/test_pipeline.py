@@ -15,10 +15,10 @@ import pytest
 
 from core.manifest import Manifest
 from core.rulefile import PROJECT_ROOT
+from ingestion import workers, writer
 from ingestion.cli import main
 from ingestion.pipeline import ingest
 from ingestion.sources import Source, find_sources
-from ingestion import workers, writer
 from ingestion.workers import parse_source
 from parser.html import read_html
 from parser.metadata import MetadataFinder

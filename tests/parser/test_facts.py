@@ -10,14 +10,7 @@ import pytest
 from core.dates import iso_date
 from core.records import DocumentMeta, ParsedDocument, Table
 from core.units import find_unit, is_dash, parse_quantity, scale_of
-from parser.facts import (
-    add_tables,
-    clean_field,
-    current_year,
-    explicit_year,
-    period_year,
-    table_facts,
-)
+from parser.facts import add_tables, clean_field, current_year, explicit_year, period_year, table_facts
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, find_pdf_tables
 

@@ -9,13 +9,7 @@ import pytest
 from core.records import DocumentMeta
 from parser.facts import table_facts
 from parser.settings import ParseSettings
-from parser.tables import (
-    GridCell,
-    build_table,
-    clean_cell,
-    find_pdf_tables,
-    merge_continued,
-)
+from parser.tables import GridCell, build_table, clean_cell, find_pdf_tables, merge_continued
 
 reportlab = pytest.importorskip("reportlab", reason="reportlab (a dev dependency) draws the test PDFs")
 from reportlab.lib.pagesizes import A4  # noqa: E402

@@ -11,12 +11,7 @@ import pytest
 from core.errors import InputError
 from core.records import Table
 from parser.html import read_html
-from parser.workbook import (
-    INDEX_SHEET,
-    read_facts_workbook,
-    read_tables_workbook,
-    write_tables_workbook,
-)
+from parser.workbook import INDEX_SHEET, read_facts_workbook, read_tables_workbook, write_tables_workbook
 
 
 def write_xlsx(path: Path, sheets: dict[str, list[list]]) -> Path:

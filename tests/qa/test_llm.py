@@ -17,14 +17,7 @@ from search.backend import Hit
 torch = pytest.importorskip("torch", reason="the llm extra is not installed: pip install 'finqa[llm]'")
 transformers = pytest.importorskip("transformers", reason="the llm extra is not installed: pip install 'finqa[llm]'")
 
-from qa.llm import (  # noqa: E402 - after the skip
-    LLMSettings,
-    LocalLLM,
-    numbers,
-    numbers_within,
-    parse_json_reply,
-    rephrase_keeps_numbers,
-)
+from qa.llm import LLMSettings, LocalLLM, numbers, numbers_within, parse_json_reply, rephrase_keeps_numbers  # noqa: E402 - after the skip
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"

@@ -6,14 +6,7 @@ from decimal import Decimal
 import pytest
 
 from core.errors import InputError
-from qa.rounding import (
-    NumberStyle,
-    convert_unit,
-    fixed_point,
-    place_power,
-    round_at_place,
-    round_half_up,
-)
+from qa.rounding import NumberStyle, convert_unit, fixed_point, place_power, round_at_place, round_half_up
 
 # What a question asks (as qa/output.py reads it) and what the answer must show.
 # phrase -> (decimals kept, percent?) -> number -> shown
