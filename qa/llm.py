@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from core.errors import InputError
+from qa.fewshot import FewShot
 from qa.records import Analysis
-from qa.rules import FewShot
 from search.backend import Hit
 
 LLM_EXTRA = "pip install 'finqa[llm]'"

@@ -1,4 +1,4 @@
-"""The maintainer-edited rule files: few-shot turns, and `python -m qa.rules check` for all of them.
+"""`python -m qa.rules check`: validate every maintainer-edited rule and formula file.
 
 `check` validates every rules/*.yaml and formulas/*.yaml with its owner's
 loader (schema, regexes, duplicate ids, colliding synonyms, formula
@@ -8,112 +8,20 @@ exit status 1 when there is any, 0 when all are clean.
     $ python -m qa.rules check
     rules/question_types.yaml:41: bad regex '(原因' in rule report_text_reason: missing ), unterminated subpattern at position 0
     1 problem in 6 files
-
->>> shots = FewShot.load()
->>> shots.turns("keywords")[0]
-('<year>年<company>的研发费用是多少元?', '["研发费用"]')
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from core.errors import InputError
 from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
-
-FEWSHOT_TASKS = ("keywords", "report_text", "open")
-FEWSHOT_SCHEMA = {
-    "type": "object",
-    "required": ["tasks"],
-    "additionalProperties": False,
-    "properties": {
-        "tasks": {
-            "type": "object",
-            "required": list(FEWSHOT_TASKS),
-            "additionalProperties": {
-                "type": "object",
-                "required": ["system", "turns"],
-                "additionalProperties": False,
-                "properties": {
-                    "system": {"type": "string", "minLength": 1},
-                    "turns": {
-                        "type": "array",
-                        "minItems": 1,
-                        "items": {
-                            "type": "object",
-                            "required": ["user", "assistant"],
-                            "additionalProperties": False,
-                            "properties": {"user": {"type": "string", "minLength": 1},
-                                           "assistant": {"type": "string", "minLength": 1}},
-                        },
-                    },
-                },
-            },
-        }
-    },
-}
-
-_UNMASKED_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
 
 
-@dataclass(frozen=True)
-class FewShot:
-    """Few-shot example turns per task, with company and year masked as <company>/<year>.
-
-    The LLM code puts them into the chat history as alternating user/assistant
-    turns after the task's system message.
-    """
-
-    tasks: dict[str, tuple[str, tuple[tuple[str, str], ...]]]
-
-    @classmethod
-    def load(cls, path: Path | None = None) -> "FewShot":
-        rules = RuleFile.load(path or RULES_DIR / "fewshot.yaml", FEWSHOT_SCHEMA)
-        errors = _fewshot_errors(rules)
-        if errors:
-            raise errors[0]
-        return cls({name: (task["system"], tuple((t["user"], t["assistant"]) for t in task["turns"]))
-                    for name, task in rules.data["tasks"].items()})
-
-    def system(self, task: str) -> str:
-        return self._task(task)[0]
-
-    def turns(self, task: str) -> list[tuple[str, str]]:
-        return list(self._task(task)[1])
-
-    def _task(self, task: str):
-        if task not in self.tasks:
-            raise InputError(f"no few-shot task {task!r}; rules/fewshot.yaml has {', '.join(self.tasks)}")
-        return self.tasks[task]
-
-    @staticmethod
-    def mask(text: str, companies: Iterable[str] = (), years: Iterable[str] = ()) -> str:
-        """The text with the given company names as <company> and years (and any 19xx/20xx) as <year>."""
-        for name in sorted((c for c in companies if c), key=len, reverse=True):
-            text = text.replace(name, "<company>")
-        for written in years:
-            if written:
-                text = text.replace(written, "<year>年" if written.endswith("年") else "<year>")
-        return _UNMASKED_YEAR.sub("<year>", text)
-
-
-def _fewshot_errors(rules: RuleFile) -> list[InputError]:
-    errors = []
-    for name, task in rules.data["tasks"].items():
-        for i, turn in enumerate(task["turns"]):
-            for role in ("user", "assistant"):
-                if _UNMASKED_YEAR.search(turn[role]):
-                    errors.append(rules.error(f"{name} turn {i + 1}: mask the year as <year> in the {role} text",
-                                              "tasks", name, "turns", i, role))
-    return errors
-
-
-# ---------------------------------------------------------------------- check
 def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
     """Rule-file name -> function returning its problems (first error per file for other owners' loaders)."""
     from core.fields import load_field_file
@@ -127,7 +35,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         return check
 
     def fewshot(path: Path) -> list[InputError]:
-        return _fewshot_errors(RuleFile.load(path, FEWSHOT_SCHEMA))
+        return fewshot_errors(RuleFile.load(path, FEWSHOT_SCHEMA))
 
     return {
         "question_types.yaml": own(load_type_rules),

@@ -23,10 +23,10 @@ from core.fields import FieldDictionary, FieldMatch, PhraseMatcher, fold_field, 
 from core.rulefile import FORMULAS_DIR, RULES_DIR
 from qa.classify import Entities, QuestionClassifier
 from qa.companies import CompanyMatch, CompanyRegister
+from qa.fewshot import FewShot
 from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
-from qa.output import output_request
+from qa.output_request import output_request
 from qa.records import Analysis, Question
-from qa.rules import FewShot
 from qa.statistics_request import StatisticsRules
 from qa.years import extract_years
 

@@ -21,17 +21,17 @@ from core.errors import InputError
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
 from search.es_auth import ElasticAuth, public_url, scrub
-from search.settings import IndexSettings
-from search.tokenize import (
+from search.index_terms import (
     TIE_MARGIN,
     QueryTerms,
-    Tokenizer,
     best_first,
     chunk_from_stored,
     chunk_terms,
     chunk_to_stored,
     query_terms,
 )
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
 
 MAPPING_VERSION = 1  # bump when the mapping changes; an index of another version is refused
 START_HINT = "start one with `bash docker/elasticsearch.sh start`"

@@ -24,17 +24,17 @@ import tantivy
 from core.errors import InputError
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
-from search.settings import IndexSettings
-from search.tokenize import (
+from search.index_terms import (
     TIE_MARGIN,
     QueryTerms,
-    Tokenizer,
     best_first,
     chunk_from_stored,
     chunk_terms,
     chunk_to_stored,
     query_terms,
 )
+from search.settings import IndexSettings
+from search.tokenize import Tokenizer
 
 GENERATION_FILE = "generation"  # not a tantivy file: tantivy ignores it
 _KEYWORD = "raw"  # tantivy's built-in tokenizers: "raw" keeps the value whole,

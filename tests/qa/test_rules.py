@@ -2,11 +2,8 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
-from core.errors import InputError
 from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
-from qa.rules import FewShot, check, main
+from qa.rules import check, main
 
 
 def test_the_shipped_rule_and_formula_files_are_clean():
@@ -46,26 +43,3 @@ def test_an_unknown_rule_file_is_checked_as_yaml_and_noted(tmp_path):
     (rules / "extra.yaml").write_text("a: 1\n", encoding="utf-8")
     problems, notes = check(rules, FORMULAS_DIR)
     assert problems == [] and any("extra.yaml" in n for n in notes)
-
-
-def test_fewshot_turns_are_masked_pairs_per_task():
-    shots = FewShot.load()
-    for task in ("keywords", "report_text", "open"):
-        assert shots.system(task) and shots.turns(task)
-    user, assistant = shots.turns("keywords")[0]
-    assert "<company>" in user and "<year>" in user and assistant.startswith("[")
-    with pytest.raises(InputError, match="no few-shot task"):
-        shots.turns("translate")
-
-
-def test_fewshot_mask_hides_company_and_year():
-    masked = FewShot.mask("2019年四方科技集团股份有限公司的研发费用", companies=["四方科技集团股份有限公司", "四方科技"])
-    assert masked == "<year>年<company>的研发费用"
-
-
-def test_an_unmasked_year_in_fewshot_is_rejected_with_its_line(tmp_path):
-    path = tmp_path / "fewshot.yaml"
-    path.write_text((RULES_DIR / "fewshot.yaml").read_text(encoding="utf-8").replace(
-        '"<year>年<company>的研发费用是多少元?"', '"2019年<company>的研发费用是多少元?"'), encoding="utf-8")
-    with pytest.raises(InputError, match=r"fewshot.yaml:\d+: keywords turn 1: mask the year"):
-        FewShot.load(path)

@@ -6,17 +6,16 @@ import pytest
 from core.errors import InputError
 from core.records import Chunk
 from search.backend import SearchQuery
-from search.tokenize import (
+from search.index_terms import (
     EMPTY_FIELD,
     UNKNOWN,
-    Tokenizer,
-    TokenizerSettings,
     chunk_from_stored,
     chunk_terms,
     chunk_to_stored,
     doc_prefixes,
     query_terms,
 )
+from search.tokenize import Tokenizer, TokenizerSettings
 
 
 @pytest.fixture(scope="module")

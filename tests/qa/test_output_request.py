@@ -1,4 +1,4 @@
-from qa.output import output_request
+from qa.output_request import output_request
 
 
 def test_chinese_decimal_requests():
