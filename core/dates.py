@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from core.folding import nfkc
 from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
-from core.units import nfkc
 
 # The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
 _ERAS_SCHEMA = {"type": "object", "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}}}

@@ -13,13 +13,14 @@ expression), shared with the company register.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Generic, Iterable, TypeVar
 
+from rapidfuzz import fuzz, process
+
 from core.errors import InputError
+from core.folding import fold_field, fold_field_with_offsets, opencc
 from core.rulefile import RULES_DIR, RuleFile
 
 V = TypeVar("V")
@@ -50,49 +51,16 @@ FIELDS_SCHEMA = {
     },
 }
 
-_DROPPED = re.compile(r"[\s()]+")
 
 
-def fold(text: str) -> str:
-    """The form names are matched in: NFKC (full-width to half-width), lower case, no spaces or parentheses.
-
-    Parentheses go because report lists write 福建龙溪轴承集团股份有限公司 for 福建龙溪轴承(集团)股份有限公司.
-    """
-    return _DROPPED.sub("", unicodedata.normalize("NFKC", text)).lower()
 
 
-def fold_field(text: str) -> str:
-    """Field names are also matched with 的 removed (归属于母公司的净利润 = 归属于母公司净利润)."""
-    return fold(text).replace("的", "")
 
 
-def fold_with_offsets(text: str, drop: str = "()") -> tuple[str, list[int]]:
-    """`fold(text)` (also dropping the characters in `drop`) and, for each of its characters,
-    the index it came from in `text`, so matches can be reported as written."""
-    normalized = unicodedata.normalize("NFKC", text).lower()
-    if len(normalized) == len(text):  # the usual case: one character for one
-        dropper = _dropper(drop)
-        kept = [i for i, c in enumerate(normalized) if c not in drop and not c.isspace()] if dropper.search(normalized) \
-            else range(len(normalized))
-        return dropper.sub("", normalized), kept
-    out: list[str] = []
-    offsets: list[int] = []
-    for i, ch in enumerate(text):
-        for c in unicodedata.normalize("NFKC", ch).lower():
-            if c not in drop and not c.isspace():
-                out.append(c)
-                offsets.append(i)
-    return "".join(out), offsets
 
 
-@lru_cache(maxsize=8)
-def _dropper(drop: str) -> re.Pattern:
-    return re.compile("[\\s" + re.escape(drop) + "]") if drop else re.compile(r"\s")
 
 
-def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
-    """`fold_field(text)` with offsets into `text` (see fold_with_offsets)."""
-    return fold_with_offsets(text, "的()")
 
 
 @dataclass(frozen=True)
@@ -191,7 +159,7 @@ class FieldMatch:
     written: str  # as it stands in the question
     start: int  # span in the question
     end: int
-    score: int = 100  # 100 for a dictionary match, the thefuzz score otherwise
+    score: int = 100  # 100 for a dictionary match, the rapidfuzz score (0-100) otherwise
     how: str = "dictionary"  # "dictionary" | "fuzzy" | "llm"
 
 
@@ -217,19 +185,8 @@ def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef],
     return rules, defs, errors
 
 
-@lru_cache(maxsize=1)
-def _s2t():
-    """OpenCC Simplified -> Traditional (shared with qa.formulas and qa.companies)."""
-    import opencc
-
-    return opencc.OpenCC("s2t")
 
 
-@lru_cache(maxsize=1)
-def _t2s():
-    import opencc
-
-    return opencc.OpenCC("t2s")
 
 
 class FieldDictionary:
@@ -256,7 +213,7 @@ class FieldDictionary:
         for f in fields:
             for word in (f.name, *f.synonyms):
                 phrases.setdefault(fold_field(word), []).append(f.name)
-        converter = _s2t()
+        converter = opencc("s2t")
         for f in fields:
             for word in (f.name, *f.synonyms):
                 traditional = fold_field(converter.convert(word))
@@ -297,9 +254,7 @@ class FieldDictionary:
                 for m in self._matcher.find(folded)]
 
     def find_fuzzy(self, text: str, threshold: int | None = None) -> list[FieldMatch]:
-        """The best canonical field by thefuzz partial ratio, if it reaches the threshold."""
-        from thefuzz import fuzz, process
-
+        """The best canonical field by rapidfuzz partial ratio, if it reaches the threshold."""
         folded = fold_field(text)
         if len(folded) < self.fuzzy_min_chars:
             return []
@@ -307,5 +262,5 @@ class FieldDictionary:
                                   processor=None, score_cutoff=threshold or self.fuzzy_threshold)
         if not best:
             return []
-        key, score = best[0], best[1]
+        key, score = best[0], round(best[1])
         return [FieldMatch(self._fuzzy_choices[key], key, 0, 0, score=score, how="fuzzy")]

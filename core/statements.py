@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from core.folding import nfkc
 from core.rulefile import RULES_DIR, RuleFile
-from core.units import nfkc
 
 LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
 STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "equity_changes")  # the primary statements

@@ -15,9 +15,10 @@ Quantity(number=Decimal('-4187000000'), unit='円', raw='△ 4,187', stated_unit
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+from core.folding import nfkc
 
 # Multipliers written in front of a unit, longest first so 百万 wins over 万.
 _MULTIPLIERS = (
@@ -58,8 +59,6 @@ class Quantity:
         return plain(self.number)
 
 
-def nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
 
 
 def scale_of(unit: str) -> tuple[Decimal, str] | None:

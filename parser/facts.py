@@ -23,9 +23,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
+from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
-from core.units import find_unit, is_dash, is_unit, is_unit_statement, nfkc, parse_quantity, plain, scale_of
+from core.units import find_unit, is_dash, is_unit, is_unit_statement, parse_quantity, plain, scale_of
 from parser.tables import column_period
 
 _CHANGE = re.compile(r"比上年|比上期|较上年|較上年|前期比|前年比|前年同期比|増減|增减|增減|変動率|変化率|同比")

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
+from core.folding import nfkc
 from core.records import Table
-from core.units import find_unit, is_dash, is_unit_statement, nfkc, parse_quantity
+from core.units import find_unit, is_dash, is_unit_statement, parse_quantity
 from parser.headings import tidy_line
 from parser.settings import ParseSettings
 

@@ -32,8 +32,9 @@ import pandas as pd
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 
 from core.errors import InputError
+from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
-from core.units import is_dash, nfkc, parse_quantity, scale_of
+from core.units import is_dash, parse_quantity, scale_of
 
 INDEX_SHEET = "index"
 REPORTS_SHEET = "reports"

@@ -6,7 +6,7 @@ built from the corpus's company-years and, optionally, a reports list in the
 FinGLM file-name format (`date__full name__code__short name__year__年度报告`).
 All names go into one compiled `PhraseMatcher`, so matching costs one regex
 scan per question whatever the size of the register; when nothing matches
-exactly, thefuzz compares company-like spans with the full names.
+exactly, rapidfuzz compares company-like spans with the full names.
 
 >>> register = CompanyRegister.from_reports_list(Path("reports_list.csv"))
 >>> register.find("2019年四方科技的电子信箱是什么?").company.name
@@ -20,8 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from rapidfuzz import fuzz, process
+
 from core.errors import InputError
-from core.fields import PhraseMatcher, _s2t, _t2s, fold, fold_with_offsets
+from core.fields import PhraseMatcher
+from core.folding import fold, fold_with_offsets, opencc
 from core.identity import core_name
 from core.records import ReportYear
 from qa.records import Company
@@ -200,8 +203,6 @@ class CompanyRegister:
         return start, end, tuple(dict.fromkeys(names))
 
     def _find_fuzzy(self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]) -> CompanyMatch:
-        from thefuzz import fuzz, process
-
         for start, end in spans:
             span = folded[start:end]
             hit = process.extractOne(core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
@@ -235,7 +236,7 @@ def _other_script(phrases: dict[str, list[str]]) -> dict[str, list[str]]:
     """Each phrase converted Simplified->Traditional and Traditional->Simplified (OpenCC), where that changes it."""
     keys = list(phrases)
     converted: dict[str, list[str]] = {}
-    for converter in (_s2t(), _t2s()):
+    for converter in (opencc("s2t"), opencc("t2s")):
         # One call over all names: OpenCC is fast per call, not per name.
         for key, other in zip(keys, converter.convert("\n".join(keys)).split("\n")):
             if other != key:
@@ -254,7 +255,7 @@ def _rare_word(span: str) -> bool:
     """Whether a short span is no common word (jieba's dictionary, Simplified)."""
     from search.tokenize import _base_jieba
 
-    return _base_jieba().FREQ.get(_t2s().convert(span), 0) < ABBREVIATION_WORD_FREQ
+    return _base_jieba().FREQ.get(opencc("t2s").convert(span), 0) < ABBREVIATION_WORD_FREQ
 
 
 def _entry(name: str, short_name: str, code: str, year) -> _Entry:

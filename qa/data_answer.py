@@ -33,7 +33,8 @@ from decimal import Decimal, InvalidOperation
 import pandas as pd
 
 from core.errors import InputError
-from core.fields import FieldDictionary, fold_field
+from core.fields import FieldDictionary
+from core.folding import fold_field
 from core.units import plain
 from qa.answers import AnswerTemplates
 from qa.fact_choice import asks_parent, explain, rank_facts

@@ -442,9 +442,9 @@ def _render(tree: _Node, parent: int, prev_prefix: str, right_side: bool = False
 
 def traditional_form(text: str) -> str:
     """The Traditional-character form of a name (OpenCC s2t, the converter the field dictionary uses)."""
-    from core.fields import _s2t
+    from core.folding import opencc
 
-    return _s2t().convert(text)
+    return opencc("s2t").convert(text)
 
 
 def _split_where(where: str) -> tuple[str, int | None]:

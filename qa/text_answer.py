@@ -400,9 +400,9 @@ def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
 
 def _fold(text: str) -> str:
     """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified, lower case."""
-    from core.fields import _t2s
+    from core.folding import opencc
 
-    return _t2s().convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
+    return opencc("t2s").convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
 
 
 def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> str:

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Protocol
 
+from rapidfuzz import fuzz, process
+
 from core.errors import InputError
-from core.fields import FieldDictionary, FieldMatch, PhraseMatcher, fold_field, fold_field_with_offsets
+from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
+from core.folding import fold_field, fold_field_with_offsets
 from core.rulefile import FORMULAS_DIR, RULES_DIR
 from qa.classify import Entities, QuestionClassifier
 from qa.companies import CompanyMatch, CompanyRegister
@@ -54,7 +57,7 @@ class AnalyzerConfig:
     formulas_dir: Path = FORMULAS_DIR
     register: CompanyRegister | None = None  # companies to recognise; None: no company extraction
     reference_year: int | None = None  # 去年/上年 count from here when the question names no year
-    field_fuzzy_threshold: int = 80  # thefuzz partial ratio a fuzzy field match must reach (0-100)
+    field_fuzzy_threshold: int = 80  # rapidfuzz partial ratio a fuzzy field match must reach (0-100)
     formula_fuzzy_threshold: int = 75  # the same for formula aliases, for ratio questions naming none exactly
     fuzzy_fields: bool = True
     llm: ChatModel | None = None  # key-word fallback model (qa.llm); None: the step is skipped
@@ -214,7 +217,7 @@ class QuestionAnalyzer:
             return f"company: ambiguous '{match.written}' -> " + " | ".join(c.name for c in match.candidates)
         if match.company is None:
             return "company: none named"
-        note = {"unregistered": " (not in the register)", "fuzzy": f" (thefuzz {match.score})"}.get(match.how, "")
+        note = {"unregistered": " (not in the register)", "fuzzy": f" (rapidfuzz {match.score})"}.get(match.how, "")
         return f"company: {match.how} '{match.written}' -> {match.company.name}{note}"
 
     def _formula(self, text: str, field_matches: list[FieldMatch]) -> tuple[str, str, list[FieldMatch]]:
@@ -236,14 +239,12 @@ class QuestionAnalyzer:
         return "", "", field_matches
 
     def _formula_fuzzy(self, text: str, company: CompanyMatch, years: tuple[str, ...], trace: list[str]) -> str:
-        """A formula named in other words (研发人员占总职工人数的比例): the closest alias by thefuzz."""
-        from thefuzz import fuzz, process
-
+        """A formula named in other words (研发人员占总职工人数的比例): the closest alias by rapidfuzz."""
         aliases = self.formulas.names_and_aliases()
         best = process.extractOne(_strip(text, company, years), list(aliases), scorer=fuzz.partial_ratio,
                                   processor=None, score_cutoff=self.config.formula_fuzzy_threshold)
         if not best:
-            trace.append(f"formula: no alias within thefuzz {self.config.formula_fuzzy_threshold}")
+            trace.append(f"formula: no alias within rapidfuzz {self.config.formula_fuzzy_threshold}")
             return ""
         trace.append(f"formula (fuzzy): {best[0]} -> {aliases[best[0]]} ({best[1]:.0f})")
         return aliases[best[0]]

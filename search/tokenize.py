@@ -37,6 +37,7 @@ from typing import Iterable
 
 from core.dates import eras, western_year
 from core.errors import InputError
+from core.folding import opencc
 from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
 
@@ -170,7 +171,7 @@ class Tokenizer:
         self._local = threading.local()
         # Short texts (queries' key words, titles) recur from question to question: their analysis is kept.
         self._short: dict[tuple[str, str | None], list[tuple[str, bool]]] = {}
-        self._t2s = _opencc() if self.settings.fold_traditional else None
+        self._t2s = opencc("t2s") if self.settings.fold_traditional else None
         words = list(self.settings.words)
         fields_file = self.settings.fields_file
         if fields_file is not None:
@@ -466,15 +467,6 @@ def _sudachi_dictionary():
 
             _SHARED["sudachi"] = (dictionary, pos_of)
         return _SHARED["sudachi"]
-
-
-def _opencc():
-    with _LOCK:
-        if "t2s" not in _SHARED:
-            import opencc
-
-            _SHARED["t2s"] = opencc.OpenCC("t2s")
-        return _SHARED["t2s"]
 
 
 # --- Terms both backends index and query -------------------------------------

@@ -93,7 +93,7 @@ def keyword_questions(finglm: Path) -> list[tuple[str, list[str]]]:
 
 
 def found_all(gold: list[str], keywords, fields, dictionary) -> bool:
-    from core.fields import fold_field
+    from core.folding import fold_field
 
     said = {fold_field(k) for k in keywords}
     canonical = {dictionary.canonical(k) for k in keywords} | set(fields)

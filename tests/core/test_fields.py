@@ -3,7 +3,8 @@ import textwrap
 import pytest
 
 from core.errors import InputError
-from core.fields import FieldDef, FieldDictionary, PhraseMatcher, fold, load_field_file
+from core.fields import FieldDef, FieldDictionary, PhraseMatcher, load_field_file
+from core.folding import fold
 
 
 @pytest.fixture(scope="module")
