@@ -18,23 +18,33 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
   were (per-file parse seconds summed, over workers x wall time);
 - a cProfile summary (top functions by cumulative time) of a
   worker-equivalent run: `parse_source` in this process on an evenly spaced
-  sample of the files.
+  sample of the files;
+- with --shards N and FINQA_ES_URL set (a running Elasticsearch): the same set
+  ingested into Elasticsearch by one `python -m parser.ingest` process, then
+  by N `--shard I/N` processes at once into another corpus name (each with one
+  worker), wall time of both and whether the two corpora hold the same
+  documents, chunks and facts.
 
     python -m eval.bench ingest                      # both sets, workers=2
     python -m eval.bench ingest --set annual-cn --profile-sample 0
     python -m eval.bench ingest --set annual-cn --match 平安银行 --profile-sample 0   # the 296-page report
     python -m eval.bench ingest --set aicup --limit 40 --profile-sample 6
+    bash docker/elasticsearch.sh run python -m eval.bench ingest --set annual-cn --shards 2 --profile-sample 0
 """
 from __future__ import annotations
 
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from eval.bench._data import shared_data
@@ -163,6 +173,54 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     return paths
 
 
+def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int) -> None:
+    """One ingest process against `shards` shard processes at once, into two corpora on one Elasticsearch."""
+    from search.settings import IndexSettings, corpus_prefix
+    from search.stores import open_fact_store, open_text_index
+
+    def run(corpus_name: str, parts: list[str]) -> float:
+        started = time.perf_counter()
+        processes = [subprocess.Popen([sys.executable, "-m", "parser.ingest", str(corpus), "--index",
+                                       str(temp / name / f"{corpus_name}-{i}"), "--backend", "elasticsearch",
+                                       "--es-url", es_url, "--es-index", corpus_name, "--workers", "1",
+                                       *(["--shard", part] if part else [])],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                     for i, part in enumerate(parts)]
+        for process in processes:
+            _, err = process.communicate()
+            if process.returncode not in (0, 3):  # 3: some files failed, the same ones in both runs
+                raise SystemExit(f"ingest exited with {process.returncode}: {err.strip().splitlines()[-1:]}")
+        return time.perf_counter() - started
+
+    def contents(corpus_name: str) -> tuple[int, int, int]:
+        settings = IndexSettings(temp / name / "count", backend="elasticsearch", es_url=es_url,
+                                 es_prefix=corpus_prefix(corpus_name))
+        text, facts = open_text_index(settings), open_fact_store(settings)
+        try:
+            text.commit()
+            facts.commit()
+            return len(facts.reports()), text.count(), facts.count()
+        finally:
+            text.close()
+            facts.close()
+
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    single, split = f"{prefix}-single", f"{prefix}-split"
+    try:
+        one = run(single, [""])
+        many = run(split, [f"{i}/{shards}" for i in range(1, shards + 1)])
+        same = contents(single) == contents(split)
+        print(f"Elasticsearch, 1 process: {one:.1f} s; {shards} shard processes at once: {many:.1f} s "
+              f"= {one / many:.2f}x the speed; same company-years, chunks and facts: {same} {contents(split)}")
+    finally:
+        from search.elastic import connect
+
+        client = connect(es_url)
+        for corpus_name in (single, split):
+            client.options(ignore_status=404).indices.delete(index=f"{corpus_prefix(corpus_name)}-*")
+        client.close()
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench ingest", description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
@@ -172,6 +230,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--match", default="", help="only PDFs whose file name contains this text")
     ap.add_argument("--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run")
     ap.add_argument("--top", type=int, default=25, help="functions shown in the profile")
+    ap.add_argument("--shards", type=int, default=0,
+                    help="also ingest into Elasticsearch (FINQA_ES_URL) by 1 process and by N shard processes")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="finqa-bench-ingest-") as temp:
         paths, corpus = [], None
@@ -182,6 +242,11 @@ def main(argv: list[str]) -> int:
             found = (found[0], [p for p in found[1] if args.match in p.name])
             paths = measure_set(name, *found, Path(temp), args.workers)
             corpus = Path(temp) / name / "corpus"
+            if args.shards > 1:
+                if os.environ.get("FINQA_ES_URL"):
+                    measure_shards(name, corpus, Path(temp), os.environ["FINQA_ES_URL"], args.shards)
+                else:
+                    print("shards: skipped, FINQA_ES_URL is not set (run through docker/elasticsearch.sh run)")
         if corpus is None or not args.profile_sample:
             return 0
         step = max(1, len(paths) // max(1, args.profile_sample))
