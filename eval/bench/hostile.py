@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from eval.bench._data import work_dir
-from parser.rulefile import PROJECT_ROOT
+from parser.rulefile import PROJECT_ROOT, data_dir
 
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 _NESTED = ("<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr><tr><td>"
            "<table><tr><td>资产总计</td><td>89</td></tr></table></td><td>x</td></tr></table></td><td>y</td></tr></table>\n")
 

@@ -31,10 +31,10 @@ import time
 from pathlib import Path
 
 from eval.bench._data import SHARED_DATA, shared_data
-from parser.rulefile import PROJECT_ROOT
+from parser.rulefile import PROJECT_ROOT, data_dir
 
 SMALL_LLM_SCRIPT = SHARED_DATA.parent / "tools" / "small-llm.sh"
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 CACHE = PROJECT_ROOT / ".cache" / "bench"
 KEYWORD_TYPES = ("1", "1-2", "2-1", "2-2")
 _YEAR_PREFIX = re.compile(r"^\d{4}年")

@@ -16,12 +16,12 @@ from parser.budget import time_limit
 from parser.errors import InputError
 from parser.ingest import ingest
 from parser.patterns import nested_quantifier
-from parser.rulefile import PROJECT_ROOT, RULES_DIR
+from parser.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
 from qa.classify import load_type_rules
 from qa.question_stream import clean_text, iter_questions
 from search.settings import IndexSettings
 
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
 
