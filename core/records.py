@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class DocumentMeta:
     """Who and when a document is about.
 
-    >>> DocumentMeta("finance/12", company="台灣積體電路製造股份有限公司", year=2023)
+    >>> meta = DocumentMeta("finance/12", company="台灣積體電路製造股份有限公司", year=2023)
     """
 
     doc_id: str  # path relative to the corpus root, no extension, "/"-separated

@@ -10,6 +10,7 @@ checks (a bad regex, a duplicate id) can point to `file:line`.
 """
 from __future__ import annotations
 
+import importlib.resources
 import os
 import threading
 from dataclasses import dataclass
@@ -26,8 +27,26 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS = yaml.SafeLoader("")  # one constructor for every scalar, not one per value
 _SCALARS_LOCK = threading.Lock()
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-RULES_DIR = Path(os.environ.get("FINQA_RULES_DIR", PROJECT_ROOT / "rules"))
-FORMULAS_DIR = Path(os.environ.get("FINQA_FORMULAS_DIR", PROJECT_ROOT / "formulas"))
+
+
+def data_dir(name: str, variable: str = "") -> Path:
+    """The folder `name` (rules, formulas, examples): $variable when set, else the copy the `finqa` package ships.
+
+    The one place data folders are found. In a checkout (and so in an editable install) finqa/rules,
+    finqa/formulas and finqa/examples are symlinks to the top-level folders; `pip install .` copies
+    them into the wheel as package data. So a maintainer edits rules/*.yaml in place, and an
+    installed copy finds its own data from any working folder.
+    """
+    chosen = os.environ.get(variable) if variable else ""
+    if chosen:
+        return Path(chosen)
+    # a real folder: finqa is installed as files, never zipped. Resolved, so that errors in a
+    # checkout name rules/x.yaml, the file a maintainer edits, not the symlink.
+    return Path(str(importlib.resources.files("finqa").joinpath(name))).resolve()
+
+
+RULES_DIR = data_dir("rules", "FINQA_RULES_DIR")
+FORMULAS_DIR = data_dir("formulas", "FINQA_FORMULAS_DIR")
 
 
 @dataclass

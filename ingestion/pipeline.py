@@ -63,7 +63,7 @@ def default_workers() -> int:
 class IngestOptions:
     """How a run is carried out (not what the index holds).
 
-    >>> IngestOptions(workers=2, max_file_mb=50, batch_size=10)
+    >>> options = IngestOptions(workers=2, max_file_mb=50, batch_size=10)
     """
 
     workers: int = dataclasses.field(default_factory=default_workers)
@@ -197,7 +197,11 @@ _worker_identity: IdentityFinder | None = None
 class Ingester:
     """One ingestion run of a corpus into an index directory.
 
-    >>> Ingester(Path("corpus"), IndexSettings(Path(".index")), options=IngestOptions(workers=2)).run()
+    >>> import tempfile
+    >>> from core.rulefile import data_dir
+    >>> with tempfile.TemporaryDirectory() as index:
+    ...     Ingester(data_dir("examples") / "corpus", IndexSettings(Path(index)), options=IngestOptions(workers=1)).run().counts
+    {'ingested': 5, 'unchanged': 0, 'failed': 0, 'removed': 0}
     """
 
     def __init__(self, corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(),
@@ -360,7 +364,10 @@ def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSe
            progress: bool | None = None, shard: tuple[int, int] = (1, 1)) -> IngestSummary:
     """Ingest `corpus` into the index `settings` names, doing only what changed since the last run.
 
-    >>> ingest(Path("corpus"), IndexSettings(Path(".index"))).exit_code
+    >>> import tempfile
+    >>> from core.rulefile import data_dir
+    >>> with tempfile.TemporaryDirectory() as index:
+    ...     ingest(data_dir("examples") / "corpus", IndexSettings(Path(index)), workers=1).exit_code
     0
     """
     options = IngestOptions(workers=workers or default_workers(), max_file_mb=max_file_mb, batch_size=batch_size,

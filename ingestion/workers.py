@@ -223,8 +223,8 @@ class ParserPool:
     dies, every file it may have been parsing is retried alone in a fresh
     pool; the file that kills its worker again is reported failed.
 
-    >>> with ParserPool(finder, ParseSettings(), workers=2) as pool:
-    ...     outcomes = list(pool.run(sources))
+    >>> with ParserPool(finder, ParseSettings(), workers=2) as pool:  # doctest: +SKIP
+    ...     outcomes = list(pool.run(sources))  # finder, sources: what Ingester.run has found
     """
 
     def __init__(self, finder: MetadataFinder, settings: ParseSettings, workers: int):

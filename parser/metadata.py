@@ -356,9 +356,12 @@ def _decode_html_head(data: bytes) -> str:
 class MetadataFinder:
     """Finds the DocumentMeta of each document of a corpus.
 
-    >>> finder = MetadataFinder.for_corpus(corpus, {"S100IXUZ/S100IXUZ-0101010": path, ...})
-    >>> finder.find("S100IXUZ/S100IXUZ-0101010").company      # from the -0000000 cover section
-    '塩野義製薬株式会社'
+    >>> from core.rulefile import data_dir
+    >>> corpus, doc_id = data_dir("examples") / "corpus", "annual/2023-03-28__示例科技股份有限公司__688001__示例科技__2022年__年度报告"
+    >>> finder = MetadataFinder.for_corpus(corpus, {doc_id: corpus / f"{doc_id}.pdf"})
+    >>> meta = finder.find(doc_id)  # from the file name (an EDINET cover section -0000000 would do too)
+    >>> meta.company, meta.code, meta.year
+    ('示例科技股份有限公司', '688001', 2022)
     """
 
     def __init__(self, rules: DocumentRules, sidecar: Sidecar, corpus: Path, documents: dict[str, Path]):

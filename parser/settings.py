@@ -10,7 +10,7 @@ from core.errors import InputError
 class ParseSettings:
     """How documents are cut into chunks and facts.
 
-    >>> ParseSettings(chunk_chars=400, overlap_sentences=1)
+    >>> settings = ParseSettings(chunk_chars=400, overlap_sentences=1)
     """
 
     chunk_chars: int = 400  # most characters in one text chunk

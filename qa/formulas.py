@@ -177,8 +177,8 @@ class FormulaBook:
     """All formulas by name and alias, plus per-field formulas such as X增长率.
 
     >>> book = FormulaBook.load()
-    >>> book.get("营业收入增长率").operands()
-    (Operand(field='营业收入', offset=0), Operand(field='营业收入', offset=-1))
+    >>> [(op.field, op.offset) for op in book.get("营业收入增长率").operands()]
+    [('营业收入', 0), ('营业收入', -1)]
     """
 
     def __init__(self, formulas: Iterable[Formula], field_formulas: Iterable[Formula] = (),

@@ -58,7 +58,7 @@ _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
 class LLMSettings:
     """How the model runs. Validated on construction.
 
-    >>> LLMSettings(device="cuda:0", dtype="bfloat16", max_new_tokens=128, timeout=30)
+    >>> settings = LLMSettings(device="cuda:0", dtype="bfloat16", max_new_tokens=128, timeout=30)
     """
 
     device: str = "cpu"

@@ -5,8 +5,8 @@
                      [--llm PATH|none] [--mode answer|retrieve] [--workers N] [--question-seconds S]
 
 With neither --index nor --docs it answers over the bundled examples/ corpus
-(ingested into .index/examples on first use). --docs ingests CORPUS_DIR
-incrementally into --index (default .index) before answering.
+(ingested on first use into the user's cache, see examples_index). --docs
+ingests CORPUS_DIR incrementally into --index (default .index) before answering.
 
 JSON lines are streamed (memory bounded by a line) and every answer is
 written as it is made, so a failure keeps the answers before it.
@@ -19,6 +19,7 @@ answers before it kept); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import os
@@ -32,22 +33,32 @@ from tqdm import tqdm
 
 from core.budget import time_limit
 from core.errors import InputError
-from core.rulefile import PROJECT_ROOT
+from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
 from qa.question_stream import clean_text, iter_questions
 from qa.records import Analysis, Answer, Question
 from search.settings import BACKENDS, IndexSettings, index_settings
 
-EXAMPLES_CORPUS = PROJECT_ROOT / "examples" / "corpus"
-EXAMPLES_INDEX = PROJECT_ROOT / ".index" / "examples"
+EXAMPLES_CORPUS = data_dir("examples") / "corpus"
 DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
 BATCH = 64  # questions read together: their searches go to the index in one batch
+
+
+def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
+    """Where the bundled examples are indexed: the user's cache, one folder per copy of finqa.
+
+    An installed finqa's own folder may be read-only, and two checkouts (or a checkout and an
+    install) must not share an index their different code wrote.
+    """
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    copy = hashlib.sha256(str(corpus.resolve()).encode()).hexdigest()[:12]
+    return cache / "finqa" / f"examples-{copy}"
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m qa.run", description=__doc__.split("\n\n")[0])
     ap.add_argument("questions", type=Path, help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms")
-    ap.add_argument("--index", type=Path, help="index directory (default: .index, or .index/examples for the bundled examples)")
+    ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
     ap.add_argument("--backend", choices=BACKENDS, default="embedded")
@@ -85,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("no questions in the file", str(args.questions))
     docs, index_dir = args.docs, args.index
     if docs is None and index_dir is None:
-        docs, index_dir = EXAMPLES_CORPUS, EXAMPLES_INDEX
+        docs, index_dir = EXAMPLES_CORPUS, examples_index()
     index = index_settings(index_dir or Path(".index"), args.backend, args.es_url, args.es_index, docs)
     if docs is not None:
         from ingestion.pipeline import ingest  # the parsers load only when a corpus is ingested first

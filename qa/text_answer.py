@@ -79,7 +79,7 @@ _SENTENCE_MAX_CHARS = 200
 class TextSettings:
     """How the text route searches, ranks documents and how much it quotes.
 
-    >>> TextSettings(doc_score="max", chunk_hits=50)
+    >>> settings = TextSettings(doc_score="max", chunk_hits=50)
     """
 
     chunk_hits: int = 100  # small chunks retrieved per question

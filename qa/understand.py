@@ -50,7 +50,9 @@ class ChatModel(Protocol):
 class AnalyzerConfig:
     """Settings of `QuestionAnalyzer`, validated on construction.
 
-    >>> AnalyzerConfig(register=register, reference_year=2023, field_fuzzy_threshold=90)
+    >>> from core.records import ReportYear
+    >>> register = CompanyRegister.from_reports([ReportYear("丸紅株式会社", 2020, code="8002")])
+    >>> config = AnalyzerConfig(register=register, reference_year=2023, field_fuzzy_threshold=90)
     """
 
     rules_dir: Path = RULES_DIR

@@ -21,7 +21,7 @@ class SearchQuery:
 
     Filters narrow the candidates; the should-clauses score them.
 
-    >>> SearchQuery(text="保單借款的可借金額上限", doc_ids=("insurance/7", "insurance/241"))
+    >>> query = SearchQuery(text="保單借款的可借金額上限", doc_ids=("insurance/7", "insurance/241"))
     """
 
     text: str = ""  # free text, matched against body (tokenized by the backend's Tokenizer)

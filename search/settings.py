@@ -35,8 +35,8 @@ def corpus_prefix(name: str) -> str:
 class IndexSettings:
     """Settings of the text index and the facts store.
 
-    >>> IndexSettings(Path(".index"))                       # tantivy + SQLite under .index/
-    >>> IndexSettings(Path(".index"), backend="elasticsearch", es_url="http://127.0.0.1:9200")
+    >>> local = IndexSettings(Path(".index"))               # tantivy + SQLite under .index/
+    >>> server = IndexSettings(Path(".index"), backend="elasticsearch", es_url="http://127.0.0.1:9200")
 
     With Elasticsearch, chunks, facts and the ingest manifest live in the
     server (indices `{es_prefix}-chunks`, `{es_prefix}-facts` and

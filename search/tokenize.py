@@ -106,7 +106,7 @@ _SUDACHI_MAX_CHARS = 8000  # Sudachi refuses inputs over ~49 KB; cut long texts 
 class TokenizerSettings:
     """How text becomes tokens. Index and queries must use equal settings.
 
-    >>> TokenizerSettings(words=("台灣積體電路製造股份有限公司",), sub_words=True)
+    >>> settings = TokenizerSettings(words=("台灣積體電路製造股份有限公司",), sub_words=True)
 
     `fields_path` None reads rules/fields.yaml when it exists; a path given
     explicitly must exist. `use_fields_file=False` ignores the file.

@@ -4,7 +4,7 @@
    questions repeated) against the 14 example questions, both over the
    example index: peak memory of each (VmHWM) and seconds to the first
    answer. The big run is stopped (SIGINT) after --seconds.
-2. parser.ingest of a nested-table HTML file of --html-mb MB, with
+2. ingestion.pipeline of a nested-table HTML file of --html-mb MB, with
    --max-file-seconds as the limit per file, against a 0.1 MB file of the
    same shape: seconds, and the file's status and message.
 
@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT
+from core.rulefile import PROJECT_ROOT, data_dir
 from eval.bench._data import work_dir
 
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 _NESTED = ("<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr><tr><td>"
            "<table><tr><td>资产总计</td><td>89</td></tr></table></td><td>x</td></tr></table></td><td>y</td></tr></table>\n")
 

@@ -30,11 +30,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT
+from core.rulefile import PROJECT_ROOT, data_dir
 from eval.bench._data import SHARED_DATA, shared_data
 
 SMALL_LLM_SCRIPT = SHARED_DATA.parent / "tools" / "small-llm.sh"
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 CACHE = PROJECT_ROOT / ".cache" / "bench"
 KEYWORD_TYPES = ("1", "1-2", "2-1", "2-2")
 _YEAR_PREFIX = re.compile(r"^\d{4}年")

@@ -1,13 +1,12 @@
 """Document identity from any page: company, period, kind, with confidence and source line."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from core.errors import InputError
 from core.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, normalise_dates, with_identity
 from core.records import Chunk, DocumentMeta
+from core.rulefile import RULES_DIR
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +106,7 @@ def test_identities_persist_and_the_register_holds_confident_companies(tmp_path)
 
 
 def test_a_bad_identity_pattern_points_to_its_line(tmp_path):
-    text = (Path(__file__).parents[2] / "rules" / "documents.yaml").read_text(encoding="utf-8")
+    text = (RULES_DIR / "documents.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "documents.yaml"
     assert "\n  company:\n" in text
     broken.write_text(text.replace("\n  company:\n", "\n  company:\n    - pattern: '(?P<company>(('\n      confidence: 0.9\n", 1),

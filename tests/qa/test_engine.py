@@ -1,23 +1,13 @@
 """The Engine over the bundled examples: a batch of questions gets the answers each question gets alone."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from ingestion.pipeline import ingest
+from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
 from qa.questions import load_questions
-from search.settings import IndexSettings
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture(scope="module")
-def examples_index(tmp_path_factory) -> IndexSettings:
-    settings = IndexSettings(tmp_path_factory.mktemp("examples-index"))
-    ingest(EXAMPLES / "corpus", settings, workers=1, progress=False)
-    return settings
+EXAMPLES = data_dir("examples")
 
 
 @pytest.mark.parametrize("mode", ["answer", "retrieve"])

@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from core.budget import time_limit
 from core.errors import InputError
 from core.patterns import nested_quantifier
-from core.rulefile import PROJECT_ROOT, RULES_DIR
+from core.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
 from qa.classify import load_type_rules
 from qa.question_stream import clean_text, iter_questions
 from search.settings import IndexSettings
 
-EXAMPLES = PROJECT_ROOT / "examples"
+EXAMPLES = data_dir("examples")
 ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
 
