@@ -61,6 +61,7 @@ from parser.budget import time_limit
 from parser.errors import InputError
 from parser.html import parse_html
 from parser.attribution import attribute_companies
+from parser.ingest_lock import ingest_running
 from parser.identity import IdentityBook, IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
 from parser.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from parser.metadata import SIDECAR_NAME, MetadataFinder
@@ -561,14 +562,15 @@ class Ingester:
             warnings.append(f"the index directory {settings.index_dir} is inside the corpus: its files are skipped")
         finder = MetadataFinder.for_corpus(self.corpus, {s.doc_id: s.path for s in sources})
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        mirror = open_manifest_mirror(settings)
-        try:
-            manifest = Manifest.load(settings.manifest_path, mirror)
-            manifest.corpus = settings.es_prefix if mirror is not None else ""
-            return self._run(started, sources, reports, ignored, warnings, finder, manifest)
-        finally:
-            if mirror is not None:
-                mirror.close()
+        with ingest_running(settings.index_dir):  # qa.run warns while the stores change
+            mirror = open_manifest_mirror(settings)
+            try:
+                manifest = Manifest.load(settings.manifest_path, mirror)
+                manifest.corpus = settings.es_prefix if mirror is not None else ""
+                return self._run(started, sources, reports, ignored, warnings, finder, manifest)
+            finally:
+                if mirror is not None:
+                    mirror.close()
 
     def _run(self, started: float, sources: list[Source], reports: list[FileReport], ignored: dict[str, int],
              warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:
