@@ -49,6 +49,7 @@ from ingestion.workers import PARSE_RULES, Outcome, ParserPool
 from ingestion.writer import BatchWriter, Job, check_index_dir, failed_report, open_manifest_mirror, verify_stores
 from parser.metadata import MetadataFinder
 from parser.settings import ParseSettings
+from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
 DEFAULT_MAX_FILE_MB = 200.0
@@ -226,14 +227,15 @@ class Ingester:
             warnings.append(f"the index directory {settings.index_dir} is inside the corpus: its files are skipped")
         finder = MetadataFinder.for_corpus(self.corpus, {s.doc_id: s.path for s in sources})
         settings.index_dir.mkdir(parents=True, exist_ok=True)
-        mirror = open_manifest_mirror(settings)
-        try:
-            manifest = Manifest.load(settings.manifest_path, mirror)
-            manifest.corpus = settings.es_prefix if mirror is not None else ""
-            return self._run(started, sources, reports, ignored, warnings, finder, manifest)
-        finally:
-            if mirror is not None:
-                mirror.close()
+        with ingest_running(settings.index_dir):  # qa.run warns while the stores change
+            mirror = open_manifest_mirror(settings)
+            try:
+                manifest = Manifest.load(settings.manifest_path, mirror)
+                manifest.corpus = settings.es_prefix if mirror is not None else ""
+                return self._run(started, sources, reports, ignored, warnings, finder, manifest)
+            finally:
+                if mirror is not None:
+                    mirror.close()
 
     def _run(self, started: float, sources: list[Source], reports: list[FileReport], ignored: dict[str, int],
              warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:

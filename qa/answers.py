@@ -3,9 +3,17 @@
 >>> templates = AnswerTemplates.load()
 >>> templates.render("lookup", "zh", company="四方科技", year=2019, field="电子信箱", value="zqb@ntsquare.com", unit="")
 '四方科技2019年的电子信箱是zqb@ntsquare.com。'
+
+A part of a template in square brackets is optional: it is left out, words
+and all, when a placeholder inside it is empty ("" or None). So a negative
+answer to a question without a year never reads "…年的年报" with no year:
+
+>>> templates.render("negative_value", "zh", company="四方科技", year="", field="营业收入")
+'抱歉，四方科技年报中未找到营业收入的数据。'
 """
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +27,9 @@ REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same",
                   "open_no_model")
 NEGATIVE_KINDS = ("negative_report", "negative_value")
 NEGATIVE_WORDS = ("未", "无", "不", "没有")
+# Negative answers are given when the question named no company or year (or it was not understood).
+NEGATIVE_OPTIONAL = ("company", "year")
+_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 
 ANSWERS_SCHEMA = {
     "type": "object",
@@ -41,10 +52,26 @@ ANSWERS_SCHEMA = {
 
 
 @dataclass(frozen=True)
-class _Template:
+class _Piece:
+    """A run of template text; `optional` ones are left out when one of their placeholders is empty."""
+
     text: str
     fields: frozenset[str]
+    optional: bool
+
+
+@dataclass(frozen=True)
+class _Template:
+    pieces: tuple[_Piece, ...]
     line: int
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return frozenset().union(*(piece.fields for piece in self.pieces))
+
+    def render(self, values: dict) -> str:
+        return "".join(piece.text.format(**values) for piece in self.pieces
+                       if not piece.optional or all(values[name] not in ("", None) for name in piece.fields))
 
 
 def answer_errors(path: Path) -> list[InputError]:
@@ -59,28 +86,54 @@ def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputErro
         for lang, text in by_lang.items():
             at = ("templates", kind, lang)
             try:
-                names = set()
-                for _, name, spec, conversion in string.Formatter().parse(text):
-                    if name is not None:
-                        if not name.isidentifier():
-                            raise ValueError(f"placeholder {{{name}}} must be a plain name")
-                        names.add(name)
-                        if spec and "{" in spec:
-                            raise ValueError("nested placeholders are not supported")
+                pieces = _pieces(text)
             except ValueError as exc:
                 errors.append(rules.error(f"template {kind}/{lang}: {exc}", *at))
                 continue
+            if kind in NEGATIVE_KINDS:
+                bare = sorted(name for piece in pieces if not piece.optional for name in piece.fields & set(NEGATIVE_OPTIONAL))
+                if bare:
+                    errors.append(rules.error(f"template {kind}/{lang}: {', '.join('{' + n + '}' for n in bare)} can be "
+                                              f"empty in a negative answer: put each, with its words, in [...]", *at))
             if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in NEGATIVE_WORDS):
                 errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(NEGATIVE_WORDS)}", *at))
-            templates[(kind, lang)] = _Template(text, frozenset(names), rules.line(*at))
+            templates[(kind, lang)] = _Template(pieces, rules.line(*at))
     return templates, errors
+
+
+def _pieces(text: str) -> tuple[_Piece, ...]:
+    """`text` cut into plain and [optional] pieces; ValueError for malformed placeholders or brackets."""
+    pieces, at = [], 0
+    for match in _OPTIONAL.finditer(text):
+        pieces.append(_piece(text[at:match.start()], optional=False))
+        pieces.append(_piece(match.group(1), optional=True))
+        at = match.end()
+    pieces.append(_piece(text[at:], optional=False))
+    return tuple(piece for piece in pieces if piece.text)
+
+
+def _piece(text: str, optional: bool) -> _Piece:
+    if "[" in text or "]" in text:
+        raise ValueError("square brackets must pair up, one level deep: [optional words {placeholder}]")
+    names = set()
+    for _, name, spec, _ in string.Formatter().parse(text):
+        if name is not None:
+            if not name.isidentifier():
+                raise ValueError(f"placeholder {{{name}}} must be a plain name")
+            names.add(name)
+            if spec and "{" in spec:
+                raise ValueError("nested placeholders are not supported")
+    if optional and not names:
+        raise ValueError(f"optional part [{text}] has no placeholder")
+    return _Piece(text, frozenset(names), optional)
 
 
 class AnswerTemplates:
     """Templates by (kind, language), rendered with str.format.
 
     `render` raises InputError naming the template's file:line when a
-    placeholder has no value, and when the kind or language is unknown.
+    placeholder has no value, and when the kind or language is unknown; an
+    empty value leaves out the [optional] part that holds it.
     """
 
     def __init__(self, templates: dict[tuple[str, str], _Template], path: Path):
@@ -109,7 +162,7 @@ class AnswerTemplates:
         if missing:
             raise InputError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
                              f"given {', '.join(sorted(values)) or 'nothing'}", str(self.path), template.line)
-        return template.text.format(**values)
+        return template.render(values)
 
     def _get(self, kind: str, lang: str) -> _Template:
         template = self._templates.get((kind, lang))

@@ -253,9 +253,9 @@ def _text(value) -> str:
 
 def _rare_word(span: str) -> bool:
     """Whether a short span is no common word (jieba's dictionary, Simplified)."""
-    from search.tokenize import _base_jieba
+    from search.tokenize import base_frequency
 
-    return _base_jieba().FREQ.get(opencc("t2s").convert(span), 0) < ABBREVIATION_WORD_FREQ
+    return base_frequency(opencc("t2s").convert(span)) < ABBREVIATION_WORD_FREQ
 
 
 def _entry(name: str, short_name: str, code: str, year) -> _Entry:

@@ -9,7 +9,9 @@ With neither --index nor --docs it answers over the bundled examples/ corpus
 ingests CORPUS_DIR incrementally into --index (default .index) before answering.
 
 JSON lines are streamed (memory bounded by a line) and every answer is
-written as it is made, so a failure keeps the answers before it.
+written as it is made, so a failure keeps the answers before it. While an
+ingest is writing INDEX_DIR (on this machine) a one-line warning says the
+answers may be incomplete.
 
 Exit codes: 0 all answered; 1 some questions failed or ran past their time
 budget (their lines carry the error in `route`); 2 bad usage or unusable
@@ -37,6 +39,7 @@ from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
 from qa.question_stream import clean_text, iter_questions
 from qa.records import Analysis, Answer, Question
+from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 EXAMPLES_CORPUS = data_dir("examples") / "corpus"
@@ -106,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
         print(ingest(docs, index, workers=args.workers).text(), file=sys.stderr)
     else:
         check_is_index(index)
+        if ingest_in_progress(index.index_dir):
+            print(f"warning: an ingest is writing {index.index_dir} now: answers may miss documents it has not "
+                  "committed yet (ask again when it is done)", file=sys.stderr)
 
     started = time.perf_counter()
     failed = total = 0

@@ -163,6 +163,7 @@ class Tokenizer:
         self.settings = settings or TokenizerSettings()
         # jieba's dictionary loads on the first Chinese text (most of a cold start; a data question needs none).
         self._jieba = None
+        self._journal: _Journal | None = None  # kept when this tokenizer took the process's dictionary
         self._pending: list[str] = []  # user words not yet given to jieba, in the order added
         self._jieba_lock = threading.Lock()
         self._zh_words: set[str] = set()  # user words, folded: also looked for inside longer words
@@ -212,19 +213,21 @@ class Tokenizer:
             self._ja_prefixes.update(norm[:i] for i in range(1, len(norm) + 1))
 
     def _segmenter(self):
-        """jieba with the user words: the shared dictionary loaded once per process, copied when words are added."""
+        """jieba with the user words: the process's dictionary, copied when words are added (see _own_jieba)."""
         if self._jieba is None or self._pending:
             with self._jieba_lock:
-                jieba = self._jieba or _base_jieba()
+                jieba = self._jieba
                 if self._pending:
-                    if jieba is _base_jieba():
+                    if jieba is None:
+                        jieba, self._journal = _own_jieba()
+                    elif jieba is _SHARED.get("jieba"):
                         jieba = _private_copy(jieba)
                     for zh in self._pending:
                         # Just frequent enough to beat its own pieces: a higher count lets a short
                         # name steal characters from its neighbours (光寶科|技 in 光寶科技).
-                        jieba.add_word(zh, freq=jieba.suggest_freq(zh, False))
+                        _add_word(jieba, zh, self._journal)
                     self._pending = []
-                self._jieba = jieba
+                self._jieba = jieba or _base_jieba()
         return self._jieba
 
     @staticmethod
@@ -427,17 +430,80 @@ _LOCK = threading.Lock()
 _SHARED: dict[str, object] = {}
 
 
+@dataclass
+class _Journal:
+    """What user words changed in a jieba dictionary: its original frequencies (None: absent) and total."""
+
+    total: int
+    before: dict[str, int | None] = field(default_factory=dict)
+
+
+def _load_jieba():
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    loaded = jieba.Tokenizer()
+    loaded.initialize()
+    return loaded
+
+
+def _own_jieba():
+    """A jieba tokenizer for one Tokenizer's user words, and the journal to keep of them (or None).
+
+    The dictionary is most of jieba's memory (~65 MB, 15 MB more per copy). A
+    process usually has one Tokenizer (qa.run's engine, an ingest worker), so
+    the first one takes the loaded dictionary itself and journals its changes;
+    the original is rebuilt from that only when something else needs it.
+    """
+    with _LOCK:
+        if "jieba" not in _SHARED and "jieba_taken" not in _SHARED:
+            own = _load_jieba()
+            journal = _Journal(own.total)
+            _SHARED["jieba_taken"] = (own, journal)
+            return own, journal
+    return _private_copy(_base_jieba()), None
+
+
+def _add_word(jieba, word: str, journal: _Journal | None) -> None:
+    freq = jieba.suggest_freq(word, False)
+    if journal is None:
+        jieba.add_word(word, freq=freq)
+        return
+    with _LOCK:  # the original is read from the same dictionary (base_frequency, _base_jieba)
+        for end in range(1, len(word) + 1):
+            journal.before.setdefault(word[:end], jieba.FREQ.get(word[:end]))
+        jieba.add_word(word, freq=freq)
+
+
 def _base_jieba():
     """jieba's default dictionary, loaded once per process and never changed."""
     with _LOCK:
         if "jieba" not in _SHARED:
-            import jieba
-
-            jieba.setLogLevel(logging.WARNING)
-            base = jieba.Tokenizer()
-            base.initialize()
-            _SHARED["jieba"] = base
+            taken = _SHARED.get("jieba_taken")
+            _SHARED["jieba"] = _original(*taken) if taken else _load_jieba()
         return _SHARED["jieba"]
+
+
+def _original(own, journal: _Journal):
+    """The dictionary `own` was before the words in `journal` were added."""
+    original = _private_copy(own)
+    for word, freq in journal.before.items():
+        if freq is None:
+            del original.FREQ[word]
+        else:
+            original.FREQ[word] = freq
+    original.total = journal.total
+    original.user_word_tag_tab = {}
+    return original
+
+
+def base_frequency(word: str) -> int:
+    """The count of `word` in jieba's default dictionary (0: not a word), whoever holds it."""
+    with _LOCK:
+        if "jieba" not in _SHARED and "jieba_taken" in _SHARED:
+            own, journal = _SHARED["jieba_taken"]
+            return (journal.before[word] if word in journal.before else own.FREQ.get(word)) or 0
+    return _base_jieba().FREQ.get(word, 0)
 
 
 def _private_copy(base):

@@ -45,8 +45,10 @@ def run_questions(questions: Path, index: Path, out: Path, seconds: float) -> tu
     """(peak MB, seconds to the first answer or None, answers written) of one qa.run, stopped after `seconds`."""
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
     started = time.monotonic()
+    # SIGINT is ignored in a background job's children: qa.run gets it back, as in a terminal, to be stoppable.
     process = subprocess.Popen(_python("-m", "qa.run", str(questions), "--index", str(index), "-o", str(out)),
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     peak, first = 0, None
     while process.poll() is None:
         peak = max(peak, _peak_kb(process.pid))

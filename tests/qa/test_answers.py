@@ -40,7 +40,7 @@ def test_a_missing_placeholder_is_a_clear_error_naming_the_template_line(templat
 def test_a_negative_template_without_a_negative_word_is_rejected(tmp_path):
     path = tmp_path / "answers.yaml"
     text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
-    path.write_text(text.replace("抱歉，资料中没有{company}{year}年的年报，无法回答该问题。", "{company}{year}年的年报在此。"), encoding="utf-8")
+    path.write_text(text.replace("抱歉，资料中没有[{company}][{year}年的]年报，无法回答该问题。", "[{company}][{year}年的]年报在此。"), encoding="utf-8")
     assert any("negative_report/zh must contain" in str(e) for e in answer_errors(path))
 
 
@@ -50,3 +50,32 @@ def test_a_malformed_placeholder_is_reported(tmp_path):
     path.write_text("templates:\n" + body.replace("lookup:\n    zh: '无{x}'", "lookup:\n    zh: '{value'") + "\n", encoding="utf-8")
     errors = [str(e) for e in answer_errors(path)]
     assert len(errors) == 1 and "template lookup/zh" in errors[0]
+
+
+def test_a_negative_answer_without_a_year_leaves_out_the_year_and_its_words(templates):
+    for kind in ("negative_report", "negative_value"):
+        for lang in ("zh", "ja"):
+            with_year = templates.render(kind, lang, company="某公司", year=2021, field="营业收入")
+            for year in ("", None):
+                text = templates.render(kind, lang, company="某公司", year=year, field="营业收入")
+                assert "年" not in text.replace("年报", "") and "None" not in text
+                assert "某公司" in text and len(text) < len(with_year)
+    assert templates.render("negative_value", "zh", company="某公司", year="", field="营业收入") == "抱歉，某公司年报中未找到营业收入的数据。"
+    assert templates.render("negative_value", "zh", company="", year=2021, field="营业收入") == "抱歉，2021年的年报中未找到营业收入的数据。"
+    assert templates.render("negative_report", "zh", company="", year="", field="") == "抱歉，资料中没有年报，无法回答该问题。"
+
+
+def test_a_negative_template_with_a_bare_year_is_rejected(tmp_path):
+    path = tmp_path / "answers.yaml"
+    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    path.write_text(text.replace("[{year}年的]年报中未找到", "{year}年的年报中未找到"), encoding="utf-8")
+    errors = [str(e) for e in answer_errors(path)]
+    assert len(errors) == 1 and "negative_value/zh: {year} can be empty" in errors[0] and "answers.yaml:" in errors[0]
+
+
+def test_unpaired_brackets_are_reported(tmp_path):
+    path = tmp_path / "answers.yaml"
+    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    path.write_text(text.replace("[{company}の][{year}年の]報告書に", "[{company}の[{year}年の]報告書に"), encoding="utf-8")
+    errors = [str(e) for e in answer_errors(path)]
+    assert len(errors) == 1 and "negative_value/ja: square brackets must pair up" in errors[0]

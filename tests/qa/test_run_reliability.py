@@ -19,6 +19,7 @@ from core.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
 from qa.classify import load_type_rules
 from qa.question_stream import clean_text, iter_questions
+from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
 EXAMPLES = data_dir("examples")
@@ -192,3 +193,14 @@ def test_any_rule_file_loads_or_reports_file_line_errors(tmp_path, patterns, rul
     if not errors:
         for rule in rules:  # an accepted pattern has no nested unbounded repeat
             assert rule.any is None or not nested_quantifier(rule.any.pattern)
+
+
+def test_a_run_while_an_ingest_writes_the_index_warns_in_one_line(tmp_path, index):
+    with ingest_running(index):
+        result = qa_run(EXAMPLES / "questions.json", "--index", index)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert result.returncode == 0 and len(warnings) == 1 and "an ingest is writing" in warnings[0]
+    assert len(result.stdout.splitlines()) == len(json.loads((EXAMPLES / "questions.json").read_text()))
+    result = qa_run(EXAMPLES / "questions.json", "--index", index)
+    assert result.returncode == 0 and "warning:" not in result.stderr
+

@@ -1,10 +1,15 @@
 """search/tokenize.py: one tokenizer for index and queries, Chinese (both scripts), Japanese, numbers and dates."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from core.errors import InputError
 from core.records import Chunk
+from core.rulefile import PROJECT_ROOT
 from search.backend import SearchQuery
 from search.index_terms import (
     EMPTY_FIELD,
@@ -241,3 +246,27 @@ def test_words_added_later_split_a_short_text_seen_before_anew():
     after = tokenizer.tokens("光寶科技營收")
     assert "光宝科技" in after and "光宝科技" not in before
     assert tokenizer.tokens("光寶科技營收") == after
+
+
+_ONE_DICTIONARY = """
+from search import tokenize as t
+first = t.Tokenizer(t.TokenizerSettings(words=("保單借款", "资产负债", "示例科技")))
+assert "保单借款" in first.tokens("保單借款的可借金額上限")
+assert "jieba" not in t._SHARED, "a second jieba dictionary was loaded"
+fresh = t._load_jieba()
+for word in ("保单借款", "保单", "资产负债", "资产", "示例科技", "示例", "科技"):
+    assert t.base_frequency(word) == fresh.FREQ.get(word, 0), word
+original = t._base_jieba()
+assert original.FREQ == fresh.FREQ and original.total == fresh.total
+second = t.Tokenizer(t.TokenizerSettings(use_fields_file=False))
+assert "保单借款" not in second.tokens("保單借款的可借金額上限")
+assert "保单借款" in first.tokens("保單借款的上限")
+print("ok")
+"""
+
+
+def test_one_tokenizer_keeps_one_jieba_dictionary_and_the_original_stays_known():
+    # A fresh process: which tokenizer loaded the dictionary first is the point.
+    result = subprocess.run([sys.executable, "-c", _ONE_DICTIONARY], env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+                            capture_output=True, text=True, timeout=300)
+    assert result.stdout.strip() == "ok", result.stderr[-2000:]
