@@ -79,6 +79,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from core.errors import InputError
+from core.logs import add_verbosity, configure
 from eval.normalize import as_number, flat_text, ntcir_value
 from qa.questions import JsonFile, read_json
 
@@ -566,7 +567,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    ap = build_parser()
+    add_verbosity(ap)
+    args = ap.parse_args(argv)
+    configure(args)
     try:
         report = score(args.gold, args.pred, args.task)
         if args.json:

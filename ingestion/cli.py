@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from core.errors import InputError
+from core.logs import add_verbosity, configure
 from ingestion.pipeline import (
     DEFAULT_MAX_FILE_MB,
     EXIT_INTERRUPTED,
@@ -69,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, kind, help_ in LIMIT_OPTIONS:
         limits.add_argument(f"--{name.replace('_', '-')}", type=kind, default=getattr(ParseSettings, name),
                             help=f"{help_} (default: {getattr(ParseSettings, name)})")
+    add_verbosity(ap)
     args = ap.parse_args(argv)
+    configure(args)
     if args.corpus is None and not args.delete:
         ap.error("CORPUS_DIR is required (except with --delete)")
     try:

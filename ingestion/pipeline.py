@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import sys
 import time
@@ -51,6 +52,8 @@ from parser.metadata import MetadataFinder
 from parser.settings import ParseSettings
 from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FILE_MB = 200.0
 EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
@@ -307,7 +310,9 @@ class Ingester:
                 bar.update(1)
                 if outcome.document is None:
                     reports.append(failed_report(outcome.source, outcome.errors, manifest, outcome.seconds))
+                    log.warning("%s failed: %s", outcome.source.doc_id, "; ".join(outcome.errors))
                     continue
+                log.info("%s parsed in %.1f s", outcome.source.doc_id, outcome.seconds)
                 batch.append((outcome, jobs[outcome.source.doc_id]))
                 if len(batch) >= self.options.batch_size:
                     reports += writer.write(batch)

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from pathlib import Path
 from typing import Callable
 
 from core.errors import InputError
+from core.logs import add_verbosity, configure, summary
 from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
 from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
+
+log = logging.getLogger(__name__)
 
 
 def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
@@ -113,14 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("check", help="schema-check every rule file; print file:line for each problem")
     run.add_argument("--rules", type=Path, default=RULES_DIR, help="rules directory (default: %(default)s)")
     run.add_argument("--formulas", type=Path, default=FORMULAS_DIR, help="formulas directory (default: %(default)s)")
+    add_verbosity(run)
     args = parser.parse_args(argv)
+    configure(args)
     problems, notes = check(args.rules, args.formulas)
     for line in notes:
-        print(f"note: {line}", file=sys.stderr)
+        log.warning(line)
     for line in problems:
         print(line)
     count = len(list(Path(args.rules).glob("*.yaml"))) + len(list(Path(args.formulas).glob("*.yaml")))
-    print(f"{len(problems) or 'no'} problem{'s' if len(problems) != 1 else ''} in {count} files", file=sys.stderr)
+    summary(args, f"{len(problems) or 'no'} problem{'s' if len(problems) != 1 else ''} in {count} files")
     return 1 if problems else 0
 
 

@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import logging
 import os
 import sys
 import time
@@ -35,12 +36,15 @@ from tqdm import tqdm
 
 from core.budget import time_limit
 from core.errors import InputError
+from core.logs import add_verbosity, configure, summary
 from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
 from qa.question_stream import clean_text, iter_questions
 from qa.records import Analysis, Answer, Question
 from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings
+
+log = logging.getLogger(__name__)
 
 EXAMPLES_CORPUS = data_dir("examples") / "corpus"
 DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
@@ -75,11 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"time budget per question; past it the question gets an error line (0: none; "
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="ingestion processes for --docs")
+    add_verbosity(ap)
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    configure(args)
     try:
         return run(args)
     except InputError as exc:
@@ -106,12 +112,12 @@ def run(args: argparse.Namespace) -> int:
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        print(ingest(docs, index, workers=args.workers).text(), file=sys.stderr)
+        summary(args, ingest(docs, index, workers=args.workers).text())
     else:
         check_is_index(index)
         if ingest_in_progress(index.index_dir):
-            print(f"warning: an ingest is writing {index.index_dir} now: answers may miss documents it has not "
-                  "committed yet (ask again when it is done)", file=sys.stderr)
+            log.warning(f"an ingest is writing {index.index_dir} now: answers may miss documents it has not "
+                        "committed yet (ask again when it is done)")
 
     started = time.perf_counter()
     failed = total = 0
@@ -125,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
                     answer = answer_within(engine, question, args.question_seconds, analysis)
                     total += 1
                     failed += answer.route.startswith("error")
+                    log.info("%s: %s -> %s", question.id, answer.type, answer.route)
                     types[answer.type] += 1
                     routes[answer.route.split(":")[0]] += 1
                     out.write(clean_text(json.dumps(answer.to_json(), ensure_ascii=False)) + "\n")
@@ -135,9 +142,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             bar.close()
     seconds = time.perf_counter() - started
-    summary = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
-    print(f"answered {total - failed}/{total} questions in {seconds:.1f}s "
-          f"({total / max(seconds, 1e-9):.1f} q/s): {summary}", file=sys.stderr)
+    counts = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
+    summary(args, f"answered {total - failed}/{total} questions in {seconds:.1f}s "
+                  f"({total / max(seconds, 1e-9):.1f} q/s): {counts}")
     return 1 if failed else 0
 
 
