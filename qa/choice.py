@@ -40,7 +40,6 @@ from search.backend import SearchQuery, TextIndex
 CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "condition": 0.25, "term": 0.12}
 _DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
-_CITED = re.compile(r"第\d+[条項号]")
 
 
 @dataclass(frozen=True)
@@ -225,14 +224,21 @@ class ChoiceAnswerer:
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, "。")
-        # the articles the question itself cites count as words: the article that refers to them is the one asked
-        words = set(_CONTENT.findall(asked)) | set(_CITED.findall(comparable(question)))
-        if article is None or not words:
+        words = set(_CONTENT.findall(asked))
+        # the articles the question itself cites count as words: the article that refers to them is the one asked,
+        # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
+        cited = self.laws.references(question, named[0] if named else "")
+        if article is None or not (words or cited):
             return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
         body = provision_text(article, refs[0].paragraph, refs[0].item)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
-        recall = sum(w in squeezed for w in words) / len(words)
+        # an order's 法第N条 is its parent law's article: references are compared by number only
+        mentioned = self.laws.references(body, article.doc_id)
+        told = sum(w in squeezed for w in words) + sum(_within(refs[0], c) or any(_within(m, c, by_number=True)
+                                                                                   for m in mentioned)
+                                                       for c in cited)
+        recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
         sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
@@ -305,11 +311,23 @@ def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
     return out
 
 
+def _within(ref: Reference, cited: Reference, by_number: bool = False) -> bool:
+    """Whether `ref` is the cited provision or a paragraph or item inside it (`by_number`: of any law)."""
+    return (by_number or ref.doc_id == cited.doc_id) and ref.key == cited.key and \
+        cited.paragraph in (None, ref.paragraph) and cited.item in (None, ref.item)
+
+
 def provision_text(article: Article, paragraph: int | None, item: int | None) -> str:
-    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found)."""
+    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found).
+
+    An item is read with its paragraph's lead line: the lead says what the item is a case of
+    (…次に掲げる書類を提出することができる + 英語で記載されているもの).
+    """
     if paragraph is None and item is None:
         return article.text
     parts = provisions(article.text)
     wanted = paragraph or 1
-    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item == item)]
+    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item in (None, item))]
+    if item is not None and len(chosen) < 2:  # the item was not found: do not answer with the lead alone
+        return article.text
     return "\n".join(chosen) or article.text

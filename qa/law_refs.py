@@ -33,6 +33,7 @@ LAWS_SCHEMA = {
                   "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
                                  for name in ("which_article", "negative")}},
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
                                   for name in ("negation", "condition")}},
@@ -70,6 +71,8 @@ class LawRules:
     forms: dict[str, tuple[re.Pattern, ...]]
     change: dict[str, tuple[re.Pattern, ...]]
     question_words: tuple[str, ...] = ()
+    # 第2条第1項第4号、第8号及び第15号: the words joining the later numbers of one reference
+    more: re.Pattern | None = None
 
     @classmethod
     def load(cls, path: Path | None = None) -> "LawRules":
@@ -85,8 +88,10 @@ class LawRules:
                     except re.error as exc:
                         raise rules.error(f"bad regex {pattern!r}: {exc}", section, name, i) from None
                 compiled[section][name] = tuple(items)
+        joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
+        more = re.compile(rf"(?:{joiners})第(\d+)(項|号)") if joiners else None
         return cls(rules.data["abbreviations"], rules.data["orders"], compiled["forms"], compiled["change"],
-                   tuple(rules.data["question_words"]))
+                   tuple(rules.data["question_words"]), more)
 
 
 @dataclass
@@ -149,7 +154,23 @@ class LawBook:
             ref = Reference(doc_id, self.title(doc_id), key, _int(match.group("para")), _int(match.group("item")),
                             match.start())
             out.append(ref)
+            out += self._listed(text, match.end(), ref)
             last = ref
+        return out
+
+    def _listed(self, text: str, end: int, ref: Reference) -> list[Reference]:
+        """The references a list continues with: 第1項第4号、第8号及び第15号 -> items 8 and 15 of 第1項."""
+        out = []
+        while self.rules.more is not None:
+            more = self.rules.more.match(text, end)
+            if not more:
+                return out
+            number, unit = int(more.group(1)), more.group(2)
+            if unit == "項":
+                out.append(Reference(ref.doc_id, ref.law, ref.key, number, None, more.start()))
+            else:
+                out.append(Reference(ref.doc_id, ref.law, ref.key, ref.paragraph, number, more.start()))
+            end = more.end()
         return out
 
     def without_citations(self, text: str, keep_if_shorter: int = 0) -> str:

@@ -91,3 +91,13 @@ def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared
     finally:
         index.close()
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
+
+
+def test_an_item_is_read_with_its_paragraph_s_lead():
+    from qa.choice import Article, provision_text
+
+    article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
+                                              "日本語で記載された書類\n前項の書類は、写しでもよい。")
+    assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
+    assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
+    assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone
