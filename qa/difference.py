@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
 
@@ -31,8 +32,6 @@ _MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
 _NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
 _DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
 _SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
-# "must" is written with a double negative; it negates nothing.
-_OBLIGATION = re.compile(r"(?:なければ|ねば|なくては)(?:ならない|ならず)")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 
 
@@ -72,7 +71,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "condition" | "term"
+    kind: str  # "number" | "negation" | "swap" | "condition" | "term"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -128,10 +127,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         same_unit = {v for v, u in law_numbers if u == unit}
         if same_unit and value not in same_unit:
             found.append(Change("number", f"{value}{unit}", "、".join(f"{v}{unit}" for v in sorted(same_unit))))
-    option_neg = _count(change_words["negation"], _OBLIGATION.sub("", said))
-    law_neg = _count(change_words["negation"], _OBLIGATION.sub("", law_text))
+    option_neg = _count(change_words["negation"], _unframed(said, change_words))
+    law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     if (option_neg > 0) != (law_neg > 0):
         found.append(Change("negation", "否定あり" if option_neg else "否定なし", "否定あり" if law_neg else "否定なし"))
+    for said_part, law_part in swaps(squeeze(option), law_text):
+        found.append(Change("swap", said_part, law_part))
     for pattern in change_words["condition"]:
         match = pattern.search(said)
         if match and not pattern.search(article):
@@ -141,6 +142,24 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     if missing:
         found.append(Change("term", "、".join(missing[:4]), ""))
     return found
+
+
+def swaps(option: str, law: str) -> list[tuple[str, str]]:
+    """Terms the option exchanges with each other (売付け…買付け where the law says 買付け…売付け).
+
+    Two replaced spans of the alignment that mirror each other (X for Y here, Y for X there)
+    are a swap: the option keeps every word of the law but gives them to the wrong places.
+    """
+    matcher = SequenceMatcher(None, option, law, autojunk=False)
+    replaced = [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+    return [(a, b) for n, (a, b) in enumerate(replaced) if (b, a) in replaced[n + 1:]]
+
+
+def _unframed(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> str:
+    """The text without the words that frame an act rather than negate it ("must", "must not" do X)."""
+    for pattern in change_words.get("frame", ()):
+        text = pattern.sub("", text)
+    return text
 
 
 def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:

@@ -36,7 +36,7 @@ LAWS_SCHEMA = {
         "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-                                  for name in ("negation", "condition")}},
+                                  for name in ("negation", "condition", "frame")}},
     },
 }
 

@@ -45,3 +45,20 @@ def test_the_closest_of_several_sentences_is_chosen():
     other = sentence("届出者は、取引の日から三十日以内に届出書を提出しなければならない。")
     alignment = align("取引の日から30日以内に届出書を提出する", [sentence(), other], WORDS)
     assert alignment.sentence is other and not re.search("number", " ".join(alignment.kinds))
+
+
+PROHIBITION = "何人も、相場が騰貴したときには直ちにその買付けをし、相場が下落したときには直ちにその売付けをしてはならない。"
+
+
+def test_terms_exchanged_with_each_other_are_a_swap():
+    alignment = align("相場が騰貴したときには直ちにその売付けをし、相場が下落したときには直ちにその買付けをすること",
+                      [sentence(PROHIBITION)], WORDS)
+    assert alignment.kinds == ("swap",)
+    assert alignment.changes[0].option == "売" and alignment.changes[0].law == "買"
+
+
+def test_the_act_a_prohibition_names_is_not_a_negation():
+    alignment = align("相場が騰貴したときには直ちにその買付けをすること", [sentence(PROHIBITION)], WORDS)
+    assert alignment.changes == ()
+    negated = align("相場が騰貴したときには直ちにその買付けをしないこと", [sentence(PROHIBITION)], WORDS)
+    assert negated.kinds == ("negation",)
