@@ -30,6 +30,7 @@ _KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_COUNTERS}))")
 # 三月 in a statute is three months; 3か月 and 3箇月 say the same.
 _MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
 _NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
+_MONTHS_IN = {"年": 12, "月": 1}  # periods: years and months are one scale
 _DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
 _SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
@@ -123,10 +124,10 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     said, article = comparable(option), sentence.article
     law_text = window(squeeze(option), squeeze(sentence.text))
     law_numbers = _numbers(article)
-    for value, unit in _numbers(said):
-        same_unit = {v for v, u in law_numbers if u == unit}
-        if same_unit and value not in same_unit:
-            found.append(Change("number", f"{value}{unit}", "、".join(f"{v}{unit}" for v in sorted(same_unit))))
+    for value, unit, shown in sorted(_numbers(said)):
+        same_unit = {(v, w) for v, u, w in law_numbers if u == unit}
+        if same_unit and value not in {v for v, _ in same_unit}:
+            found.append(Change("number", shown, "、".join(sorted({w for _, w in same_unit}))))
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     if (option_neg > 0) != (law_neg > 0):
@@ -176,6 +177,11 @@ def _covered(word: str, text: str) -> bool:
     return False
 
 
-def _numbers(text: str) -> set[tuple[str, str]]:
-    return {(value.rstrip("0").rstrip(".") if "." in value else value, unit)
-            for value, unit in _NUMBER_UNIT.findall(text)}
+def _numbers(text: str) -> set[tuple[float, str, str]]:
+    """(value, unit, as written) of each number; periods in years count in months, so 1年 and 6月 compare."""
+    out = set()
+    for value, unit in _NUMBER_UNIT.findall(text):
+        shown = f"{value.rstrip('0').rstrip('.') if '.' in value else value}{unit}"
+        scale = _MONTHS_IN.get(unit)
+        out.add((float(value) * scale, "月", shown) if scale else (float(value), unit, shown))
+    return out

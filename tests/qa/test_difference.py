@@ -62,3 +62,12 @@ def test_the_act_a_prohibition_names_is_not_a_negation():
     assert alignment.changes == ()
     negated = align("相場が騰貴したときには直ちにその買付けをしないこと", [sentence(PROHIBITION)], WORDS)
     assert negated.kinds == ("negation",)
+
+
+def test_a_period_in_years_is_compared_with_one_in_months():
+    law = "建物の賃貸人が通知をしたときは、建物の転貸借は、その通知がされた日から六月を経過することによって終了する。"
+    alignment = align("通知がされた日から1年を経過することによって終了する", [sentence(law)], WORDS)
+    assert alignment.kinds == ("number",)
+    assert (alignment.changes[0].option, alignment.changes[0].law) == ("1年", "6月")
+    same = align("通知がされた日から6か月を経過することによって終了する", [sentence(law)], WORDS)
+    assert same.changes == ()
