@@ -72,7 +72,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "condition" | "term"
+    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "term"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -132,8 +132,13 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     if (option_neg > 0) != (law_neg > 0):
         found.append(Change("negation", "否定あり" if option_neg else "否定なし", "否定あり" if law_neg else "否定なし"))
-    for said_part, law_part in swaps(squeeze(option), law_text):
+    replaced = _replaced(squeeze(option), law_text)
+    for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
+    for said_part, law_part in replaced:
+        if any(_opposed(said_part, law_part, a, b) or _opposed(said_part, law_part, b, a)
+               for a, b in change_words.get("opposites", ())):
+            found.append(Change("opposite", said_part, law_part))
     for pattern in change_words["condition"]:
         match = pattern.search(said)
         if match and not pattern.search(article):
@@ -145,14 +150,25 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     return found
 
 
-def swaps(option: str, law: str) -> list[tuple[str, str]]:
+def _replaced(option: str, law: str) -> list[tuple[str, str]]:
+    """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
+    matcher = SequenceMatcher(None, option, law, autojunk=False)
+    return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+
+
+def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
+    """The option's span is `word` where the law's is `other`, each span little more than the word
+    (a long replaced span is a rephrasing, in which an opposite word proves nothing)."""
+    mine, theirs = word.search(said), other.search(law)
+    return bool(mine and theirs) and len(said) <= len(mine.group(0)) + 2 and len(law) <= len(theirs.group(0)) + 2
+
+
+def swaps(replaced: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Terms the option exchanges with each other (売付け…買付け where the law says 買付け…売付け).
 
     Two replaced spans of the alignment that mirror each other (X for Y here, Y for X there)
     are a swap: the option keeps every word of the law but gives them to the wrong places.
     """
-    matcher = SequenceMatcher(None, option, law, autojunk=False)
-    replaced = [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
     return [(a, b) for n, (a, b) in enumerate(replaced) if (b, a) in replaced[n + 1:]]
 
 

@@ -35,8 +35,12 @@ LAWS_SCHEMA = {
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
-                   "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-                                  for name in ("negation", "condition", "frame")}},
+                   "properties": {**{name: {"type": "array", "minItems": 1,
+                                            "items": {"type": "string", "minLength": 1}}
+                                     for name in ("negation", "condition", "frame")},
+                                  "opposites": {"type": "array", "items": {
+                                      "type": "array", "minItems": 2, "maxItems": 2,
+                                      "items": {"type": "string", "minLength": 1}}}}},
     },
 }
 
@@ -83,6 +87,9 @@ class LawRules:
             for name, patterns in rules.data[section].items():
                 items = []
                 for i, pattern in enumerate(patterns):
+                    if isinstance(pattern, list):  # a pair of opposite words, written plainly
+                        items.append(tuple(re.compile(re.escape(word)) for word in pattern))
+                        continue
                     try:
                         items.append(re.compile(pattern))
                     except re.error as exc:

@@ -71,3 +71,11 @@ def test_a_period_in_years_is_compared_with_one_in_months():
     assert (alignment.changes[0].option, alignment.changes[0].law) == ("1年", "6月")
     same = align("通知がされた日から6か月を経過することによって終了する", [sentence(law)], WORDS)
     assert same.changes == ()
+
+
+def test_an_opposite_word_in_place_of_the_law_s_is_an_opposite_change():
+    law = "先取特権は、地上権の登記より前に登記された質権及び抵当権には後れる。"
+    alignment = align("先取特権は、地上権の登記より後に登記された質権には後れる", [sentence(law)], WORDS)
+    assert "opposite" in alignment.kinds
+    rephrased = align("抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS)
+    assert "opposite" not in rephrased.kinds
