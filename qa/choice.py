@@ -204,7 +204,9 @@ class ChoiceAnswerer:
         articles = found.ranked()
         if form == "which_article":
             return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
-        sentences = [s for a in articles for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0)]
+        two_column = self.laws.rules.two_column
+        sentences = [s for a in articles
+                     for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
         out = []
         for letter, text in options.items():
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
@@ -230,7 +232,7 @@ class ChoiceAnswerer:
         cited = self.laws.references(question, named[0] if named else "")
         if article is None or not (words or cited):
             return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
-        body = provision_text(article, refs[0].paragraph, refs[0].item)
+        body = provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
@@ -297,11 +299,11 @@ class ChoiceAnswerer:
                       documents=documents, evidence=evidence)
 
 
-def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
+def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | None = None) -> list[Sentence]:
     """Each paragraph and item of the article; an item also joined to its paragraph's lead (…次に掲げる…)."""
     whole = comparable(article.text)
     out, leads = [], {}
-    for provision in provisions(article.text):
+    for provision in provisions(article.text, two_column):
         out.append(Sentence(article.doc_id, article.name, provision.text, whole, prior))
         if provision.item is None:
             leads[provision.paragraph] = provision.text
@@ -317,7 +319,8 @@ def _within(ref: Reference, cited: Reference, by_number: bool = False) -> bool:
         cited.paragraph in (None, ref.paragraph) and cited.item in (None, ref.item)
 
 
-def provision_text(article: Article, paragraph: int | None, item: int | None) -> str:
+def provision_text(article: Article, paragraph: int | None, item: int | None,
+                   two_column: re.Pattern | None = None) -> str:
     """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found).
 
     An item is read with its paragraph's lead line: the lead says what the item is a case of
@@ -325,7 +328,7 @@ def provision_text(article: Article, paragraph: int | None, item: int | None) ->
     """
     if paragraph is None and item is None:
         return article.text
-    parts = provisions(article.text)
+    parts = provisions(article.text, two_column)
     wanted = paragraph or 1
     chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item in (None, item))]
     if item is not None and len(chosen) < 2:  # the item was not found: do not answer with the lead alone

@@ -34,6 +34,7 @@ LAWS_SCHEMA = {
                                  for name in ("which_article", "negative")}},
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "two_column": {"type": "string", "minLength": 1},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {**{name: {"type": "array", "minItems": 1,
                                             "items": {"type": "string", "minLength": 1}}
@@ -77,6 +78,8 @@ class LawRules:
     question_words: tuple[str, ...] = ()
     # 第2条第1項第4号、第8号及び第15号: the words joining the later numbers of one reference
     more: re.Pattern | None = None
+    # a lead whose items are a case and what it is given, on two lines (parser.statutes.provisions)
+    two_column: re.Pattern | None = None
 
     @classmethod
     def load(cls, path: Path | None = None) -> "LawRules":
@@ -97,8 +100,14 @@ class LawRules:
                 compiled[section][name] = tuple(items)
         joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
         more = re.compile(rf"(?:{joiners})第(\d+)(項|号)") if joiners else None
+        two_column = None
+        if "two_column" in rules.data:
+            try:
+                two_column = re.compile(rules.data["two_column"])
+            except re.error as exc:
+                raise rules.error(f"bad regex {rules.data['two_column']!r}: {exc}", "two_column") from None
         return cls(rules.data["abbreviations"], rules.data["orders"], compiled["forms"], compiled["change"],
-                   tuple(rules.data["question_words"]), more)
+                   tuple(rules.data["question_words"]), more, two_column)
 
 
 @dataclass
