@@ -252,6 +252,8 @@ class ChoiceAnswerer:
             numeric = [j for j in judged if "number" in j.alignment.kinds]
             if negative and len(numeric) == 1:
                 return numeric[0], "rules:number"
+        else:  # an article the corpus lacks is unknown, not unrelated: choose among the articles found
+            judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
         best = ranked[0]
         tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]

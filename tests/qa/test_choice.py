@@ -30,6 +30,8 @@ QUESTIONS = [
                  "c": "取引の額が十万円未満である場合"}},
     {"id": "article", "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
      "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"}},
+    {"id": "unrelated", "question": "届出書を公衆の縦覧に供する期間と無関係の条文を教えてください。",
+     "choices": {"a": "架空取引法第2条の2", "b": "架空取引法第九十九条", "c": "架空取引法第1条"}},
 ]
 
 
@@ -67,6 +69,10 @@ def test_a_delegation_to_an_order_is_followed(answers):
 def test_which_article_questions_pick_the_article_that_says_it(answers):
     assert answers["article"]["value"] == "b"
     assert ":which_article:" in answers["article"]["route"]
+
+
+def test_an_article_missing_from_the_corpus_is_not_taken_for_an_unrelated_one(answers):
+    assert answers["unrelated"]["value"] == "c"
 
 
 def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_otherwise(answers):
