@@ -37,7 +37,7 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "condition": 0.25, "term": 0.12}
+CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "moved": 0.1, "condition": 0.25, "term": 0.12}
 _DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 

@@ -72,7 +72,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "term"
+    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "term" | "moved"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -147,6 +147,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
     if missing:
         found.append(Change("term", "、".join(missing[:4]), ""))
+    # words the article says, but in another provision: an option that joins two items' halves
+    squeezed_sentence = squeeze(sentence.text)
+    moved = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said)))
+             if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
+    if moved:
+        found.append(Change("moved", "、".join(moved[:4]), ""))
     return found
 
 

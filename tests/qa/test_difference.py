@@ -79,3 +79,13 @@ def test_an_opposite_word_in_place_of_the_law_s_is_an_opposite_change():
     assert "opposite" in alignment.kinds
     rephrased = align("抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS)
     assert "opposite" not in rephrased.kinds
+
+
+def test_words_from_another_provision_of_the_article_are_moved():
+    first = "重要な事項について虚偽の表示がある文書を使用して金銭を取得すること。"
+    second = "取引を誘引する目的をもつて、虚偽の相場を利用すること。"
+    article = comparable(first + "\n" + second)
+    sentences = [Sentence("d", "架空取引法 第三条", text, article) for text in (first, second)]
+    alignment = align("取引を誘引する目的をもって、金銭を取得すること", sentences, WORDS)
+    assert alignment.sentence.text == second and "moved" in alignment.kinds
+    assert align("取引を誘引する目的をもって、虚偽の相場を利用すること", sentences, WORDS).changes == ()
