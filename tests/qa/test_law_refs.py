@@ -29,6 +29,7 @@ def test_question_forms():
     book = LawBook.load(REGISTER)
     assert book.form("次のうち、誤っているものを教えてください。") == "negative"
     assert book.form("該当しないものを教えてください。") == "negative"
+    assert book.form("薬局の名称を付することができないものを教えて下さい。") == "negative"
     assert book.form("正しいものを教えてください。") == "positive"
     assert book.form("期間を定めた条文を教えてください。") == "which_article"
 
