@@ -11,11 +11,14 @@
    refers to); when its best alignment is weak, or the question names several
    laws or cites several articles, the full path runs. `route` says which.
 3. Each option is aligned with its closest sentence (qa/difference.py) and
-   what it changes is classified: number, negation, condition, term.
+   what it changes is classified: number (periods in years and months on one
+   scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
+   term, moved (words from another provision of the article).
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
-   option whose cited article best covers the question. A tie the rules leave
+   option whose cited article best covers the question (an item read with its
+   paragraph's lead; an article the corpus lacks is left out). A tie the rules leave
    goes to the small model (few-shot chat, task "choice") when one is loaded;
    it never picks an option with a numeric contradiction in a positive
    question, nor passes over one in a negative question.
