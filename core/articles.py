@@ -79,7 +79,7 @@ class Provision:
     text: str
 
 
-def provisions(text: str) -> list[Provision]:
+def provisions(text: str, two_column: re.Pattern | None = None) -> list[Provision]:
     """The paragraphs and items of an article whose numbers the Markdown conversion dropped, reconstructed.
 
     A line after a lead line (次に掲げる…, 次の各号…) is an item until a line that
@@ -89,22 +89,29 @@ def provisions(text: str) -> list[Provision]:
     its paragraph or item, and a lone period (五年) is the
     second column of the item above it. Sub-items (イ, ロ) cannot be
     told from items and are counted as items; XML sources keep their numbers.
+    When the lead matches `two_column` (…の区分に応じ当該各号に定める額), each item is a
+    case and what it is given, which the conversion put on two lines: they are joined.
     """
     out: list[Provision] = []
-    paragraph, item, listing = 0, 0, False
+    paragraph, item, listing, paired, second = 0, 0, False, False, False
     for line in (raw.strip() for raw in text.splitlines()):
         if not line:
             continue
-        if out and (line.startswith(("ただし", "この場合において")) or (out[-1].item and _PERIOD_COLUMN.match(line))):
-            joiner = "　" if _PERIOD_COLUMN.match(line) else ""
+        if out and (line.startswith(("ただし", "この場合において")) or (out[-1].item and _PERIOD_COLUMN.match(line))
+                    or (second and not line.endswith("。") and not _NEW_PARAGRAPH.match(line))):
+            joiner = "　" if _PERIOD_COLUMN.match(line) or second else ""
             out[-1] = Provision(out[-1].paragraph, out[-1].item, out[-1].text + joiner + line)
+            second = False
             continue
         sentence_like = line.endswith("。") and ("は、" in line or "ときは" in line) and not line.endswith(("こと。", "もの。", "とき。"))
         if listing and not _NEW_PARAGRAPH.match(line) and not sentence_like:
             item += 1
             out.append(Provision(paragraph, item, line))
+            second = paired and not line.endswith("。")
             continue
         paragraph, item = paragraph + 1, 0
         out.append(Provision(paragraph, None, line))
         listing = bool(_LEAD.search(line))
+        paired = listing and two_column is not None and bool(two_column.search(line))
+        second = False
     return out

@@ -11,11 +11,14 @@
    refers to); when its best alignment is weak, or the question names several
    laws or cites several articles, the full path runs. `route` says which.
 3. Each option is aligned with its closest sentence (qa/difference.py) and
-   what it changes is classified: number, negation, condition, term.
+   what it changes is classified: number (periods in years and months on one
+   scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
+   term, moved (words from another provision of the article).
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
-   option whose cited article best covers the question. A tie the rules leave
+   option whose cited article best covers the question (an item read with its
+   paragraph's lead; an article the corpus lacks is left out). A tie the rules leave
    goes to the small model (few-shot chat, task "choice") when one is loaded;
    it never picks an option with a numeric contradiction in a positive
    question, nor passes over one in a negative question.
@@ -37,10 +40,9 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "condition": 0.25, "term": 0.12}
+CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "moved": 0.1, "condition": 0.25, "term": 0.12}
 _DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
-_CITED = re.compile(r"第\d+[条項号]")
 
 
 @dataclass(frozen=True)
@@ -205,7 +207,9 @@ class ChoiceAnswerer:
         articles = found.ranked()
         if form == "which_article":
             return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
-        sentences = [s for a in articles for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0)]
+        two_column = self.laws.rules.two_column
+        sentences = [s for a in articles
+                     for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
         out = []
         for letter, text in options.items():
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
@@ -225,14 +229,21 @@ class ChoiceAnswerer:
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, "。")
-        # the articles the question itself cites count as words: the article that refers to them is the one asked
-        words = set(_CONTENT.findall(asked)) | set(_CITED.findall(comparable(question)))
-        if article is None or not words:
+        words = set(_CONTENT.findall(asked))
+        # the articles the question itself cites count as words: the article that refers to them is the one asked,
+        # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
+        cited = self.laws.references(question, named[0] if named else "")
+        if article is None or not (words or cited):
             return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
-        body = provision_text(article, refs[0].paragraph, refs[0].item)
+        body = provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
-        recall = sum(w in squeezed for w in words) / len(words)
+        # an order's 法第N条 is its parent law's article: references are compared by number only
+        mentioned = self.laws.references(body, article.doc_id)
+        told = sum(w in squeezed for w in words) + sum(_within(refs[0], c) or any(_within(m, c, by_number=True)
+                                                                                   for m in mentioned)
+                                                       for c in cited)
+        recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
         sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
@@ -244,6 +255,8 @@ class ChoiceAnswerer:
             numeric = [j for j in judged if "number" in j.alignment.kinds]
             if negative and len(numeric) == 1:
                 return numeric[0], "rules:number"
+        else:  # an article the corpus lacks is unknown, not unrelated: choose among the articles found
+            judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
         best = ranked[0]
         tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]
@@ -291,11 +304,11 @@ class ChoiceAnswerer:
                       documents=documents, evidence=evidence)
 
 
-def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
+def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | None = None) -> list[Sentence]:
     """Each paragraph and item of the article; an item also joined to its paragraph's lead (…次に掲げる…)."""
     whole = comparable(article.text)
     out, leads = [], {}
-    for provision in provisions(article.text):
+    for provision in provisions(article.text, two_column):
         out.append(Sentence(article.doc_id, article.name, provision.text, whole, prior))
         if provision.item is None:
             leads[provision.paragraph] = provision.text
@@ -305,11 +318,24 @@ def _sentences(article: Article, prior: float = 0.0) -> list[Sentence]:
     return out
 
 
-def provision_text(article: Article, paragraph: int | None, item: int | None) -> str:
-    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found)."""
+def _within(ref: Reference, cited: Reference, by_number: bool = False) -> bool:
+    """Whether `ref` is the cited provision or a paragraph or item inside it (`by_number`: of any law)."""
+    return (by_number or ref.doc_id == cited.doc_id) and ref.key == cited.key and \
+        cited.paragraph in (None, ref.paragraph) and cited.item in (None, ref.item)
+
+
+def provision_text(article: Article, paragraph: int | None, item: int | None,
+                   two_column: re.Pattern | None = None) -> str:
+    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found).
+
+    An item is read with its paragraph's lead line: the lead says what the item is a case of
+    (…次に掲げる書類を提出することができる + 英語で記載されているもの).
+    """
     if paragraph is None and item is None:
         return article.text
-    parts = provisions(article.text)
+    parts = provisions(article.text, two_column)
     wanted = paragraph or 1
-    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item == item)]
+    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item in (None, item))]
+    if item is not None and len(chosen) < 2:  # the item was not found: do not answer with the lead alone
+        return article.text
     return "\n".join(chosen) or article.text

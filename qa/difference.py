@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz
 
@@ -29,10 +30,9 @@ _KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_COUNTERS}))")
 # 三月 in a statute is three months; 3か月 and 3箇月 say the same.
 _MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
 _NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
+_MONTHS_IN = {"年": 12, "月": 1}  # periods: years and months are one scale
 _DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
 _SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
-# "must" is written with a double negative; it negates nothing.
-_OBLIGATION = re.compile(r"(?:なければ|ねば|なくては)(?:ならない|ならず)")
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 
 
@@ -72,7 +72,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "condition" | "term"
+    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "term" | "moved"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -124,14 +124,21 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     said, article = comparable(option), sentence.article
     law_text = window(squeeze(option), squeeze(sentence.text))
     law_numbers = _numbers(article)
-    for value, unit in _numbers(said):
-        same_unit = {v for v, u in law_numbers if u == unit}
-        if same_unit and value not in same_unit:
-            found.append(Change("number", f"{value}{unit}", "、".join(f"{v}{unit}" for v in sorted(same_unit))))
-    option_neg = _count(change_words["negation"], _OBLIGATION.sub("", said))
-    law_neg = _count(change_words["negation"], _OBLIGATION.sub("", law_text))
+    for value, unit, shown in sorted(_numbers(said)):
+        same_unit = {(v, w) for v, u, w in law_numbers if u == unit}
+        if same_unit and value not in {v for v, _ in same_unit}:
+            found.append(Change("number", shown, "、".join(sorted({w for _, w in same_unit}))))
+    option_neg = _count(change_words["negation"], _unframed(said, change_words))
+    law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     if (option_neg > 0) != (law_neg > 0):
         found.append(Change("negation", "否定あり" if option_neg else "否定なし", "否定あり" if law_neg else "否定なし"))
+    replaced = _replaced(squeeze(option), law_text)
+    for said_part, law_part in swaps(replaced):
+        found.append(Change("swap", said_part, law_part))
+    for said_part, law_part in replaced:
+        if any(_opposed(said_part, law_part, a, b) or _opposed(said_part, law_part, b, a)
+               for a, b in change_words.get("opposites", ())):
+            found.append(Change("opposite", said_part, law_part))
     for pattern in change_words["condition"]:
         match = pattern.search(said)
         if match and not pattern.search(article):
@@ -140,7 +147,42 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
     if missing:
         found.append(Change("term", "、".join(missing[:4]), ""))
+    # words the article says, but in another provision: an option that joins two items' halves
+    squeezed_sentence = squeeze(sentence.text)
+    moved = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said)))
+             if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
+    if moved:
+        found.append(Change("moved", "、".join(moved[:4]), ""))
     return found
+
+
+def _replaced(option: str, law: str) -> list[tuple[str, str]]:
+    """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
+    matcher = SequenceMatcher(None, option, law, autojunk=False)
+    return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+
+
+def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
+    """The option's span is `word` where the law's is `other`, each span little more than the word
+    (a long replaced span is a rephrasing, in which an opposite word proves nothing)."""
+    mine, theirs = word.search(said), other.search(law)
+    return bool(mine and theirs) and len(said) <= len(mine.group(0)) + 2 and len(law) <= len(theirs.group(0)) + 2
+
+
+def swaps(replaced: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Terms the option exchanges with each other (売付け…買付け where the law says 買付け…売付け).
+
+    Two replaced spans of the alignment that mirror each other (X for Y here, Y for X there)
+    are a swap: the option keeps every word of the law but gives them to the wrong places.
+    """
+    return [(a, b) for n, (a, b) in enumerate(replaced) if (b, a) in replaced[n + 1:]]
+
+
+def _unframed(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> str:
+    """The text without the words that frame an act rather than negate it ("must", "must not" do X)."""
+    for pattern in change_words.get("frame", ()):
+        text = pattern.sub("", text)
+    return text
 
 
 def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:
@@ -157,6 +199,11 @@ def _covered(word: str, text: str) -> bool:
     return False
 
 
-def _numbers(text: str) -> set[tuple[str, str]]:
-    return {(value.rstrip("0").rstrip(".") if "." in value else value, unit)
-            for value, unit in _NUMBER_UNIT.findall(text)}
+def _numbers(text: str) -> set[tuple[float, str, str]]:
+    """(value, unit, as written) of each number; periods in years count in months, so 1年 and 6月 compare."""
+    out = set()
+    for value, unit in _NUMBER_UNIT.findall(text):
+        shown = f"{value.rstrip('0').rstrip('.') if '.' in value else value}{unit}"
+        scale = _MONTHS_IN.get(unit)
+        out.add((float(value) * scale, "月", shown) if scale else (float(value), unit, shown))
+    return out

@@ -33,9 +33,15 @@ LAWS_SCHEMA = {
                   "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
                                  for name in ("which_article", "negative")}},
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "two_column": {"type": "string", "minLength": 1},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
-                   "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-                                  for name in ("negation", "condition")}},
+                   "properties": {**{name: {"type": "array", "minItems": 1,
+                                            "items": {"type": "string", "minLength": 1}}
+                                     for name in ("negation", "condition", "frame")},
+                                  "opposites": {"type": "array", "items": {
+                                      "type": "array", "minItems": 2, "maxItems": 2,
+                                      "items": {"type": "string", "minLength": 1}}}}},
     },
 }
 
@@ -70,6 +76,10 @@ class LawRules:
     forms: dict[str, tuple[re.Pattern, ...]]
     change: dict[str, tuple[re.Pattern, ...]]
     question_words: tuple[str, ...] = ()
+    # 第2条第1項第4号、第8号及び第15号: the words joining the later numbers of one reference
+    more: re.Pattern | None = None
+    # a lead whose items are a case and what it is given, on two lines (parser.statutes.provisions)
+    two_column: re.Pattern | None = None
 
     @classmethod
     def load(cls, path: Path | None = None) -> "LawRules":
@@ -80,13 +90,24 @@ class LawRules:
             for name, patterns in rules.data[section].items():
                 items = []
                 for i, pattern in enumerate(patterns):
+                    if isinstance(pattern, list):  # a pair of opposite words, written plainly
+                        items.append(tuple(re.compile(re.escape(word)) for word in pattern))
+                        continue
                     try:
                         items.append(re.compile(pattern))
                     except re.error as exc:
                         raise rules.error(f"bad regex {pattern!r}: {exc}", section, name, i) from None
                 compiled[section][name] = tuple(items)
+        joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
+        more = re.compile(rf"(?:{joiners})第(\d+)(項|号)") if joiners else None
+        two_column = None
+        if "two_column" in rules.data:
+            try:
+                two_column = re.compile(rules.data["two_column"])
+            except re.error as exc:
+                raise rules.error(f"bad regex {rules.data['two_column']!r}: {exc}", "two_column") from None
         return cls(rules.data["abbreviations"], rules.data["orders"], compiled["forms"], compiled["change"],
-                   tuple(rules.data["question_words"]))
+                   tuple(rules.data["question_words"]), more, two_column)
 
 
 @dataclass
@@ -149,7 +170,23 @@ class LawBook:
             ref = Reference(doc_id, self.title(doc_id), key, _int(match.group("para")), _int(match.group("item")),
                             match.start())
             out.append(ref)
+            out += self._listed(text, match.end(), ref)
             last = ref
+        return out
+
+    def _listed(self, text: str, end: int, ref: Reference) -> list[Reference]:
+        """The references a list continues with: 第1項第4号、第8号及び第15号 -> items 8 and 15 of 第1項."""
+        out = []
+        while self.rules.more is not None:
+            more = self.rules.more.match(text, end)
+            if not more:
+                return out
+            number, unit = int(more.group(1)), more.group(2)
+            if unit == "項":
+                out.append(Reference(ref.doc_id, ref.law, ref.key, number, None, more.start()))
+            else:
+                out.append(Reference(ref.doc_id, ref.law, ref.key, ref.paragraph, number, more.start()))
+            end = more.end()
         return out
 
     def without_citations(self, text: str, keep_if_shorter: int = 0) -> str:

@@ -1,3 +1,4 @@
+import re
 
 import pytest
 
@@ -71,3 +72,16 @@ def test_real_corpus_law_parses_into_its_articles(shared_data):
     keys = [article_key(c.titles[-1]) for c in document.chunks]
     assert "11" in keys and "附則1" in keys
     assert not document.warnings
+
+
+def test_two_column_items_are_joined_when_the_lead_says_each_item_gives_a_value():
+    from core.articles import provisions
+
+    text = ("発行者は、次の各号に掲げる場合の区分に応じ、当該各号に定める額の課徴金を納付しなければならない。\n"
+            "募集により有価証券を取得させた場合\n発行価額の総額の百分の二\n"
+            "売出しにより有価証券を売り付けた場合\n売出価額の総額の百分の三\n"
+            "前項の規定は、役員について準用する。")
+    paired = provisions(text, re.compile("当該各号に定める"))
+    assert [(p.paragraph, p.item) for p in paired] == [(1, None), (1, 1), (1, 2), (2, None)]
+    assert paired[2].text == "売出しにより有価証券を売り付けた場合　売出価額の総額の百分の三"
+    assert len(provisions(text)) == 6  # without the lead pattern every line stays an item

@@ -30,6 +30,8 @@ QUESTIONS = [
                  "c": "取引の額が十万円未満である場合"}},
     {"id": "article", "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
      "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"}},
+    {"id": "unrelated", "question": "届出書を公衆の縦覧に供する期間と無関係の条文を教えてください。",
+     "choices": {"a": "架空取引法第2条の2", "b": "架空取引法第九十九条", "c": "架空取引法第1条"}},
 ]
 
 
@@ -69,6 +71,10 @@ def test_which_article_questions_pick_the_article_that_says_it(answers):
     assert ":which_article:" in answers["article"]["route"]
 
 
+def test_an_article_missing_from_the_corpus_is_not_taken_for_an_unrelated_one(answers):
+    assert answers["unrelated"]["value"] == "c"
+
+
 def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_otherwise(answers):
     assert answers["number"]["route"].startswith("multiple_choice:short:positive")
     assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
@@ -91,3 +97,13 @@ def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared
     finally:
         index.close()
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
+
+
+def test_an_item_is_read_with_its_paragraph_s_lead():
+    from qa.choice import Article, provision_text
+
+    article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
+                                              "日本語で記載された書類\n前項の書類は、写しでもよい。")
+    assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
+    assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
+    assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone

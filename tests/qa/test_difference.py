@@ -45,3 +45,47 @@ def test_the_closest_of_several_sentences_is_chosen():
     other = sentence("届出者は、取引の日から三十日以内に届出書を提出しなければならない。")
     alignment = align("取引の日から30日以内に届出書を提出する", [sentence(), other], WORDS)
     assert alignment.sentence is other and not re.search("number", " ".join(alignment.kinds))
+
+
+PROHIBITION = "何人も、相場が騰貴したときには直ちにその買付けをし、相場が下落したときには直ちにその売付けをしてはならない。"
+
+
+def test_terms_exchanged_with_each_other_are_a_swap():
+    alignment = align("相場が騰貴したときには直ちにその売付けをし、相場が下落したときには直ちにその買付けをすること",
+                      [sentence(PROHIBITION)], WORDS)
+    assert alignment.kinds == ("swap",)
+    assert alignment.changes[0].option == "売" and alignment.changes[0].law == "買"
+
+
+def test_the_act_a_prohibition_names_is_not_a_negation():
+    alignment = align("相場が騰貴したときには直ちにその買付けをすること", [sentence(PROHIBITION)], WORDS)
+    assert alignment.changes == ()
+    negated = align("相場が騰貴したときには直ちにその買付けをしないこと", [sentence(PROHIBITION)], WORDS)
+    assert negated.kinds == ("negation",)
+
+
+def test_a_period_in_years_is_compared_with_one_in_months():
+    law = "建物の賃貸人が通知をしたときは、建物の転貸借は、その通知がされた日から六月を経過することによって終了する。"
+    alignment = align("通知がされた日から1年を経過することによって終了する", [sentence(law)], WORDS)
+    assert alignment.kinds == ("number",)
+    assert (alignment.changes[0].option, alignment.changes[0].law) == ("1年", "6月")
+    same = align("通知がされた日から6か月を経過することによって終了する", [sentence(law)], WORDS)
+    assert same.changes == ()
+
+
+def test_an_opposite_word_in_place_of_the_law_s_is_an_opposite_change():
+    law = "先取特権は、地上権の登記より前に登記された質権及び抵当権には後れる。"
+    alignment = align("先取特権は、地上権の登記より後に登記された質権には後れる", [sentence(law)], WORDS)
+    assert "opposite" in alignment.kinds
+    rephrased = align("抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS)
+    assert "opposite" not in rephrased.kinds
+
+
+def test_words_from_another_provision_of_the_article_are_moved():
+    first = "重要な事項について虚偽の表示がある文書を使用して金銭を取得すること。"
+    second = "取引を誘引する目的をもつて、虚偽の相場を利用すること。"
+    article = comparable(first + "\n" + second)
+    sentences = [Sentence("d", "架空取引法 第三条", text, article) for text in (first, second)]
+    alignment = align("取引を誘引する目的をもって、金銭を取得すること", sentences, WORDS)
+    assert alignment.sentence.text == second and "moved" in alignment.kinds
+    assert align("取引を誘引する目的をもって、虚偽の相場を利用すること", sentences, WORDS).changes == ()

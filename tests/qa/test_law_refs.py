@@ -29,5 +29,13 @@ def test_question_forms():
     book = LawBook.load(REGISTER)
     assert book.form("次のうち、誤っているものを教えてください。") == "negative"
     assert book.form("該当しないものを教えてください。") == "negative"
+    assert book.form("薬局の名称を付することができないものを教えて下さい。") == "negative"
     assert book.form("正しいものを教えてください。") == "positive"
     assert book.form("期間を定めた条文を教えてください。") == "which_article"
+
+
+def test_a_listed_reference_continues_its_article_and_paragraph():
+    book = LawBook.load(REGISTER)
+    refs = book.references("架空取引法第二条第一項第四号、第八号及び第十五号並びに第3項に掲げるもの")
+    assert [(r.key, r.paragraph, r.item) for r in refs] == [
+        ("2", 1, 4), ("2", 1, 8), ("2", 1, 15), ("2", 3, None)]
