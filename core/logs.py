@@ -16,6 +16,9 @@ import argparse
 import logging
 import sys
 
+# finqa's loggers; "__main__" is the module a command runs as (python -m qa.run)
+PACKAGES = ("core", "parser", "search", "ingestion", "qa", "eval", "finqa", "__main__")
+
 
 def add_verbosity(ap: argparse.ArgumentParser) -> None:
     """-v (repeatable) and -q on a command's parser."""
@@ -35,15 +38,22 @@ class _OneLine(logging.Formatter):
     """`warning: text`, as the commands' own `error:` lines read; the module's name from -vv on."""
 
     def format(self, record: logging.LogRecord) -> str:
-        where = f" ({record.name})" if logging.getLogger().level <= logging.DEBUG else ""
+        where = f" ({record.name})" if logging.getLogger("qa").level <= logging.DEBUG else ""
         return f"{record.levelname.lower()}: {record.getMessage()}{where}"
 
 
 def configure(args: argparse.Namespace) -> None:
-    """Send log records at the level the arguments ask for to stderr, one line each."""
+    """Send log records at the level the arguments ask for to stderr, one line each.
+
+    Other libraries (the Elasticsearch client retrying a node, pdfminer) stay one step quieter than
+    finqa's own modules: their warnings show from -v on.
+    """
+    ours = level(args)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine())
-    logging.basicConfig(handlers=[handler], level=level(args), force=True)
+    logging.basicConfig(handlers=[handler], level=min(logging.ERROR, ours + 10), force=True)
+    for package in PACKAGES:
+        logging.getLogger(package).setLevel(ours)
 
 
 def summary(args: argparse.Namespace, text: str) -> None:
