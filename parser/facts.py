@@ -133,7 +133,9 @@ def _label_column(frame) -> int:
 
 
 def _last_part_unit(label: str) -> str:
-    last = label.rsplit("/", 1)[-1].strip()
+    last = nfkc(label.rsplit("/", 1)[-1].strip())
+    if last.endswith("%") and not is_unit(last):
+        return "%"  # 占比% / 增减%: a header ending in the sign states its column's unit, as 占比(%) does
     return last if is_unit(last) else find_unit(label)
 
 

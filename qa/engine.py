@@ -147,7 +147,8 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        if analysis.type in STATISTICS_TYPES and analysis.company is None:
+        # Over companies: none named, or a ranking among several named (one named is that company's own figure).
+        if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
             answer = self.statistics.run(analysis)
         elif analysis.type not in DATA_TYPES:
             return self.text.run(analysis)
