@@ -56,6 +56,11 @@ DITTO = "〃"
 _PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
 
 
+def is_per_share(label: str) -> bool:
+    """Whether a row label names a per-share figure (1株当たり純資産額, 每股收益), a different quantity from its total."""
+    return bool(_PER_SHARE.search(label))
+
+
 @dataclass(frozen=True)
 class _Column:
     index: int

@@ -34,6 +34,7 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from parser.errors import InputError
+from parser.facts import is_per_share
 from parser.records import Chunk
 from parser.rulefile import RULES_DIR, RuleFile
 from parser.statements import STATEMENTS
@@ -280,6 +281,8 @@ class CellAnswerer:
         statement, scope = fact["statement"], fact["scope"]
         if statement in _PRIMARY:
             parts["statement"] = 0.8
+        if is_per_share(asked.label) != is_per_share(str(fact["field"])):
+            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
         if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
             parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
