@@ -85,7 +85,7 @@ class Engine:
         self.data = DataAnswerer(self.store, formulas, templates)
         self.statistics = StatisticsAnswerer(self.store, formulas, templates,
                                              place_fields=self.analyzer.statistics.place_fields)
-        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
+        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
                                  identities=IdentityMatcher(self.identities))
         laws = LawRegister(settings.index.laws_dir).load()

@@ -35,7 +35,8 @@ def _report() -> str:
 <h1>第１【企業の概況】</h1>
 <h2>１【主要な経営指標等の推移】</h2>
 {_table("TEST0001-0101010-tab2", ["回次", "第9期/2019年３月", "第10期/2020年３月"],
-        [("当期純利益", "4,000", "5,000"), ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45")])}
+        [("当期純利益", "4,000", "5,000"), ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45"),
+         ("株主総利回り", "90.4", "95.0"), ("(比較指標：配当込みTOPIX)", "89.2", "102.3")])}
 <h1>第４【提出会社の状況】</h1>
 <h2>(2)【役員の状況】</h2>
 {_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
@@ -198,3 +199,9 @@ def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(small_e
 def test_a_total_is_not_answered_from_the_per_share_row_whose_label_holds_it(small_engine):
     answer = _ask(small_engine, f"{COMPANY}の2020年における「当期純利益又は当期純損失（△）、経営指標等」は？", "TEST0001")
     assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r2c3"
+
+
+def test_a_label_finds_the_row_the_field_list_words_otherwise(small_engine):
+    # rules/fields.yaml: the index's return 株価指数における総利回り is printed as the comparison line (比較指標：…).
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「株価指数における総利回り」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r5c3"
