@@ -383,6 +383,9 @@ def _label_similarity(label: str, fact: dict) -> float:
     name = _norm(str(fact["field"]))
     columns = [_norm(p) for p in str(fact["period"] or "").split("/") if p.strip()]
     best = max(fuzz.ratio(wanted, name), fuzz.ratio(wanted, _TOTAL_SUFFIX.sub("", name)))
+    head, colon, qualifier = unicodedata.normalize("NFKC", label).partition(":")
+    if colon:  # an XBRL label puts its qualifier after a colon; the report prints it first
+        best = max(best, fuzz.ratio(_norm(qualifier + head), name))
     parts = [p for p in re.split(r"[-―]", unicodedata.normalize("NFKC", label)) if _norm(p)]
     if len(parts) > 1:
         terms = [name, *columns]
