@@ -59,8 +59,6 @@ class Quantity:
         return plain(self.number)
 
 
-
-
 def scale_of(unit: str) -> tuple[Decimal, str] | None:
     """(multiplier, base unit) of a unit as printed, or None if it is not a unit.
 
@@ -171,3 +169,10 @@ def plain(number: Decimal) -> str:
     return format(number.normalize(), "f")
 
 
+# Per-share figures are never in thousands or millions, whatever the table's unit says.
+_PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
+
+
+def is_per_share(label: str) -> bool:
+    """Whether a row label names a per-share figure (1株当たり純資産額, 每股收益), a different quantity from its total."""
+    return bool(_PER_SHARE.search(label))

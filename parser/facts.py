@@ -26,7 +26,7 @@ from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
-from core.units import find_unit, is_dash, is_unit, is_unit_statement, parse_quantity, plain, scale_of
+from core.units import find_unit, is_dash, is_per_share, is_unit, is_unit_statement, parse_quantity, plain, scale_of
 from parser.tables import column_period
 
 _CHANGE = re.compile(r"比上年|比上期|较上年|較上年|前期比|前年比|前年同期比|増減|增减|增減|変動率|変化率|同比")
@@ -53,8 +53,6 @@ _PART = re.compile(r"の部$")
 # "〃" under a unit ("百万円") repeats it; DITTO marks that in a unit column.
 _DITTO = frozenset(("〃", "″", "同上", "\"", "々"))
 DITTO = "〃"
-# Per-share figures are never in thousands or millions, whatever the table's unit says.
-_PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -134,7 +132,9 @@ def _label_column(frame) -> int:
 
 
 def _last_part_unit(label: str) -> str:
-    last = label.rsplit("/", 1)[-1].strip()
+    last = nfkc(label.rsplit("/", 1)[-1].strip())
+    if last.endswith("%") and not is_unit(last):
+        return "%"  # 占比% / 增减%: a header ending in the sign states its column's unit, as 占比(%) does
     return last if is_unit(last) else find_unit(label)
 
 
@@ -286,7 +286,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         if len(texts) == 1 and is_unit(texts[0]):
             unit_row = texts[0]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
         row_unit = unit_above or unit_row or find_unit(label)
-        per_share = bool(_PER_SHARE.search(label))
+        per_share = is_per_share(label)
         if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
             section = (field, find_unit(label), per_share)
             _open_heading(headings, clean_field(label))

@@ -34,9 +34,11 @@ from pathlib import Path
 from rapidfuzz import fuzz
 
 from core.errors import InputError
+from core.fields import FieldDictionary
 from core.records import Chunk
 from core.rulefile import RULES_DIR, RuleFile
 from core.statements import STATEMENTS
+from core.units import is_per_share
 from qa.answers import AnswerTemplates
 from qa.data_answer import TRACED
 from qa.readings import name_likeness, person_key
@@ -177,10 +179,14 @@ class CellAnswerer:
 
     def __init__(self, index: TextIndex, store: FactStore, tokenizer: Tokenizer,
                  templates: AnswerTemplates | None = None, settings: CellSettings | None = None,
-                 members: MemberWords | None = None):
+                 members: MemberWords | None = None, fields: FieldDictionary | None = None):
         if index is None or store is None:
             raise InputError("CellAnswerer needs a text index and a facts store")
         self.members = members or _shared_members()
+        # A label and a row the field list (rules/fields.yaml) names as one field match whole, however they are
+        # worded (株価指数における総利回り is the row 比較指標:配当込みTOPIX).
+        self.fields = fields or FieldDictionary.load()
+        self.canonical = lru_cache(maxsize=65536)(self.fields.canonical)
         self.index = index
         self.store = store
         self.tokenizer = tokenizer
@@ -197,11 +203,18 @@ class CellAnswerer:
         if asked is None:
             return None
         cells = self.candidates(asked, question.sources)
+        # A report that does not print the asked label may print a wording of it from the field list
+        # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
+        # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
+        printed = any(_norm(str(c.fact["field"])) == _norm(asked.label) for c in cells)
+        wordings = () if printed else self._wordings(asked.label)
+        if wordings:
+            cells = self.candidates(asked, question.sources, wordings)
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
         for cell in cells:
-            self._score(asked, cell, persons)
+            self._score(asked, cell, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
@@ -210,13 +223,20 @@ class CellAnswerer:
 
     # -- candidates --------------------------------------------------------------------------------
 
-    def candidates(self, asked: CellQuestion, sources: tuple[str, ...]) -> list[_Cell]:
+    def _wordings(self, label: str) -> tuple[str, ...]:
+        """The wordings rules/fields.yaml lists for a field the label is the name of; () for any other label (a
+        label that is only a synonym, 売上収益 of 营业收入, is one wording of several a report tells apart)."""
+        field = self.fields.fields.get(self.canonical(label) or "")
+        return tuple(field.synonyms) if field and _norm(field.name) == _norm(label) else ()
+
+    def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = ()) -> list[_Cell]:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + (("財務諸表",) if asked.individual else (_CONSOLIDATED,))
         # A short label ("その他") heads many rows: look further down the hits for the right one.
         limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
-        hits = self.index.search(SearchQuery(text=" ".join(words), phrases=(asked.label,), titles=titles,
+        phrases = (asked.label, *wordings)
+        hits = self.index.search(SearchQuery(text=" ".join(words), phrases=phrases, titles=titles,
                                              doc_ids=sources, kinds=("table",), limit=limit))
         if not hits:
             return []
@@ -261,11 +281,15 @@ class CellAnswerer:
             reading = self._readings[text] = self.tokenizer.reading(text)
         return reading
 
-    def _score(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]] = frozenset()) -> None:
+    def _score(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]] = frozenset(),
+               by_wording: bool = False) -> None:
         fact, titles = cell.fact, " ".join(cell.chunk.titles)
         period = str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
         readings = [(label, context, _label_similarity(label, fact)) for label, context in asked.readings()]
+        field = self.canonical(asked.label) if by_wording else None
+        if field is not None and field == self.canonical(str(fact["field"])):
+            readings[0] = (readings[0][0], readings[0][1], 1.0)
         cell.label = max(similarity for _, _, similarity in readings)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
@@ -280,6 +304,8 @@ class CellAnswerer:
         statement, scope = fact["statement"], fact["scope"]
         if statement in _PRIMARY:
             parts["statement"] = 0.8
+        if is_per_share(asked.label) != is_per_share(str(fact["field"])):
+            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
         if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
             parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
@@ -357,6 +383,9 @@ def _label_similarity(label: str, fact: dict) -> float:
     name = _norm(str(fact["field"]))
     columns = [_norm(p) for p in str(fact["period"] or "").split("/") if p.strip()]
     best = max(fuzz.ratio(wanted, name), fuzz.ratio(wanted, _TOTAL_SUFFIX.sub("", name)))
+    head, colon, qualifier = unicodedata.normalize("NFKC", label).partition(":")
+    if colon:  # an XBRL label puts its qualifier after a colon; the report prints it first
+        best = max(best, fuzz.ratio(_norm(qualifier + head), name))
     parts = [p for p in re.split(r"[-―]", unicodedata.normalize("NFKC", label)) if _norm(p)]
     if len(parts) > 1:
         terms = [name, *columns]

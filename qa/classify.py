@@ -21,7 +21,7 @@ from core.patterns import nested_quantifier
 from core.rulefile import RULES_DIR, RuleFile
 from qa.records import QUESTION_TYPES
 
-ENTITIES = ("company", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
+ENTITIES = ("company", "companies", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
 
 # What a rule may say the answer's value is: "difference" (compare_years: the later year's value minus the earlier's).
 ASKS = ("difference",)
@@ -64,6 +64,7 @@ class Entities:
     """What extraction found, as the rules see it."""
 
     company: bool = False
+    companies: int = 0  # distinct companies named
     years: int = 0
     fields: int = 0
     formula: bool = False
@@ -76,7 +77,7 @@ class Entities:
     def present(self) -> frozenset[str]:
         """The entity names (as rules write them) that were found."""
         found = {
-            "company": self.company, "year": self.years >= 1, "years": self.years >= 2, "field": self.fields >= 1,
+            "company": self.company, "companies": self.companies >= 2, "year": self.years >= 1, "years": self.years >= 2, "field": self.fields >= 1,
             "fields": self.fields >= 2, "formula": self.formula, "growth": self.growth, "quoted": self.quoted,
             "sources": self.sources, "ranking": self.ranking,
             "statistics": self.statistics,

@@ -84,7 +84,7 @@ class Engine:
         self.data = DataAnswerer(self.store, formulas, templates)
         self.statistics = StatisticsAnswerer(self.store, formulas, templates,
                                              place_fields=self.analyzer.statistics.place_fields)
-        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates)
+        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
                                  identities=IdentityMatcher(self.identities))
         laws = LawRegister(settings.index.laws_dir).load()
@@ -146,7 +146,8 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        if analysis.type in STATISTICS_TYPES and analysis.company is None:
+        # Over companies: none named, or a ranking among several named (one named is that company's own figure).
+        if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
             answer = self.statistics.run(analysis)
         elif analysis.type not in DATA_TYPES:
             return self.text.run(analysis)

@@ -94,7 +94,11 @@ class StatisticsAnswerer:
         if request.places:
             names = [n for f in (request.place_fields or self.place_fields) for n in self._names(f)]
             companies = sorted(self.store.companies_with_text(names, request.places))
-        job = _Job(self, analysis, request, measure, years, companies, lang)
+        named = list(dict.fromkeys(c.name for c in analysis.companies))
+        latest_each = analysis.type == "ranking" and len(named) >= 2
+        if latest_each:
+            companies = named
+        job = _Job(self, analysis, request, measure, years, companies, lang, latest_each)
         return job.answer()
 
     # -- shared with _Job ----------------------------------------------------------------------------
@@ -136,10 +140,14 @@ class _Job:
     """One question's work: values from the store, then the asked operation."""
 
     def __init__(self, owner: StatisticsAnswerer, analysis: Analysis, request: StatisticsRequest, measure: _Measure,
-                 years: list[int], companies: list[str] | None, lang: str):
+                 years: list[int], companies: list[str] | None, lang: str, latest_each: bool = False):
         self.o, self.a, self.r, self.m = owner, analysis, request, measure
         self.years, self.companies, self.lang, self.words = years, companies, lang, _WORDS[lang]
         self.year = years[-1]
+        # The companies named are ranked each by its latest asked year with a value (各公司最新一期年报:
+        # the years asked belong to different companies, so no one year holds them all).
+        self.latest_each = latest_each
+        self.shown_year = f"{years[0]}-{years[-1]}" if latest_each and len(years) > 1 else str(self.year)
 
     def answer(self) -> Answer:
         r = self.r
@@ -191,13 +199,23 @@ class _Job:
     def _ranked(self, year: int, limit: int) -> list[tuple[int, _Value]]:
         """(place, value) of the first `limit` places (ties share a place and all stay in)."""
         m, r = self.m, self.r
-        if m.formula is None and self.companies is None and r.threshold is None:
+        if self.latest_each:
+            values = self._ordered(self._latest_values())
+        elif m.formula is None and self.companies is None and r.threshold is None:
             frame = self.o.store.ranking(list(m.names), year, limit, r.descending, unit=m.unit or None)
             values = [_Value(row["company"], row["number"], row) for row in _records(frame)]
         else:
             values = sorted(self._values(year), key=lambda v: (-v.number if r.descending else v.number, v.company))
         places = _places([v.number for v in values])
         return [(p, v) for p, v in zip(places, values) if p <= limit]
+
+    def _latest_values(self) -> list[_Value]:
+        """Each company's value in the latest asked year that has one."""
+        latest: dict[str, _Value] = {}
+        for year in sorted(self.years, reverse=True):
+            for value in self._values(year):
+                latest.setdefault(value.company, value)
+        return list(latest.values())
 
     # -- operations ----------------------------------------------------------------------------------
 
@@ -214,12 +232,12 @@ class _Job:
             if place != r.rank and len(at) < r.rank:  # fewer companies than the place asked
                 return self._fewer(len(listed))
             chosen = [v for p, v in at if p == place]
-            text = self.o.templates.render("statistics_place", self.lang, year=self.year, field=self.m.shown,
+            text = self.o.templates.render("statistics_place", self.lang, year=self.shown_year, field=self.m.shown,
                                            order=order, rank=r.rank, companies=w["list"].join(v.company for v in chosen),
                                            value=self._show(chosen[0].number)) + self._scope()
             return self._answered(text, "ranking:facts", w["list"].join(v.company for v in chosen), chosen)
         ranking = w["list"].join(f"{p}.{v.company}（{self._show(v.number)}）" for p, v in listed)
-        text = self.o.templates.render("ranking", self.lang, year=self.year, field=self.m.shown, order=order,
+        text = self.o.templates.render("ranking", self.lang, year=self.shown_year, field=self.m.shown, order=order,
                                        top_n=len(listed), ranking=ranking) + self._scope()
         if r.top_n and len(listed) < r.top_n:
             text += self.o.templates.render("statistics_fewer", self.lang, count=len(listed), year=self.year,

@@ -94,6 +94,7 @@ class TextSettings:
     passage_chunks: int = 3  # best chunks of a document joined into the passage the exact-phrase bonus looks in
     thin_margin: float = 1.05  # the best document must score this many times the second, else the evidence is thin
     reformulations: int = 3  # most reformulation attempts when the evidence is thin (0: none)
+    topic_bonus: float = 2.0  # sentence score per key word written whole in the sentence or its section's headings
 
     def __post_init__(self):
         if self.doc_score not in DOC_SCORES:
@@ -345,21 +346,40 @@ class TextAnswerer:
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
     def best_sentences(self, analysis: Analysis, passages: list[Hit]) -> list[str]:
-        """The sentences sharing most question terms (key words count double), kept in reading order."""
+        """The sentences sharing most question terms (key words count double), kept in reading order.
+
+        A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
+        holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
+        while notes elsewhere share only some of its words."""
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
+        phrases = [_fold(k) for k in analysis.keywords if len(k) >= 2]
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
+        bonus = self.settings.topic_bonus
         candidates = []
         for rank, hit in enumerate(passages):
+            headings = _fold(" ".join(hit.chunk.titles))
+            titled = bonus * sum(p in headings for p in phrases)
+            # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
+            point = hit.chunk.titles[-1] if titled and hit.chunk.titles and not any(
+                p in _fold(hit.chunk.titles[-1]) for p in phrases) else ""
             for pos, sentence in enumerate(_sentences(hit.chunk.text)):
                 if len(sentence) < 4:
                     continue
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
-                if overlap:
-                    candidates.append((overlap - rank / 10, rank, pos, sentence))
+                whole = bonus * sum(p in _fold(sentence) for p in phrases)
+                sentence = f"{point} {sentence}" if point and pos == 0 else sentence
+                if overlap or titled:
+                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled)))
         if not candidates:  # nothing shares a term: the start of the best passage
             return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
-        best = sorted(candidates, key=lambda c: -c[0])[: self.settings.answer_sentences]
+        ordered = sorted(candidates, key=lambda c: -c[0])
+        # A section about the topic states it first: the lead sentence of each such section comes first; then
+        # each passage's best sentence (an answer listing several points, 核心竞争力有哪些, finds them in several
+        # sections); then the best of the rest.
+        leads = [c for c in candidates if c[4] and c[2] == min(d[2] for d in candidates if d[1] == c[1])]
+        firsts = sorted({c[1]: c for c in reversed(ordered)}.values(), key=lambda c: -c[0])
+        best = list(dict.fromkeys(leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
 
     def _answer(self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]) -> Answer:

@@ -162,10 +162,13 @@ class QuestionAnalyzer:
         # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
         amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
         named = company.company is not None or bool(company.candidates)
-        # Questions over many companies name none (every ranking and statistics rule says `absent: [company]`).
-        request = None if named else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
+        several = len({c.name for c in ((company.company,) if company.company else ()) + company.others})
+        # Questions over many companies name none (ranking and statistics rules say `absent: [company]`), or
+        # several: a ranking among the companies named (rule ranking_named_companies).
+        request = (None if named and several < 2
+                   else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts)))
         entities = Entities(
-            company=named, years=len(year_match.years),
+            company=named, companies=several, years=len(year_match.years),
             fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
             quoted=bool(quoted), sources=bool(question.sources),
             ranking=request is not None and request.is_ranking,

@@ -19,6 +19,11 @@ def test_synonyms_in_three_scripts_map_to_one_canonical_field(fields):
         assert fields.canonical(word) == "资产总计", word
 
 
+def test_the_auditor_is_one_field_whether_asked_as_audit_firm_or_read_from_the_engagement_table(fields):
+    for word in ("会计师事务所", "审计机构", "境内会计师事务所名称", "会计师事务所名称"):
+        assert fields.canonical(word) == "会计师事务所", word
+
+
 def test_traditional_forms_of_simplified_names_come_free(fields):
     # 營業成本 is listed nowhere: the Traditional form is made from 营业成本 at load time.
     assert fields.canonical("營業成本") == "营业成本"

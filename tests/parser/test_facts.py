@@ -245,3 +245,12 @@ def test_a_unit_in_one_header_and_units_alone_in_rows_apply_to_the_rows_below():
     assert got[("営業収益", "第30期/2017年３月")] == ("1600000000000", "円")
     assert got[("配当性向", "第30期/2017年３月")] == ("38.3", "%")
     assert got[("従業員数", "第29期/2016年３月/百万円")] == ("26555", "人")
+
+
+def test_a_header_ending_in_the_percent_sign_makes_its_column_percent_not_the_table_unit():
+    frame = pd.DataFrame([["资产总额", "5,769,270", "100.0"]],
+                         columns=["项目", "2024年12月31日/余额", "2024年12月31日/占比%"], dtype=object)
+    facts, _ = table_facts(Table("t1", 22, frame, unit="百万元"), ZH, 2024)
+    got = {f.period: (f.value, f.unit) for f in facts}
+    assert got["2024年12月31日/余额"] == ("5769270000000", "元")
+    assert got["2024年12月31日/占比%"] == ("100", "%")

@@ -31,6 +31,13 @@ def _report() -> str:
     periods = ["", "前連結会計年度(2019年３月31日)", "当連結会計年度(2020年３月31日)"]
     own = ["", "前事業年度(2019年３月31日)", "当事業年度(2020年３月31日)"]
     return f"""<html><head><meta charset="utf-8"></head><body>
+<h1>第１【企業の概況】</h1>
+<h2>１【主要な経営指標等の推移】</h2>
+{_table("TEST0001-0101010-tab2", ["回次", "第9期/2019年３月", "第10期/2020年３月"],
+        [("当期純利益", "4,000", "5,000"), ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45"),
+         ("株主総利回り", "90.4", "95.0"), ("(比較指標：配当込みTOPIX)", "89.2", "102.3"),
+         ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"), ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
+         ("親会社の所有者に帰属する持分", "30,000", "32,000")])}
 <h1>第４【提出会社の状況】</h1>
 <h2>(2)【役員の状況】</h2>
 {_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
@@ -188,3 +195,19 @@ def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(small_e
     answer = _ask(small_engine, f"{COMPANY}の2020年時点の{member}Memberにおける「{label}、役員の状況（取締役（及び監査役））」は？",
                   "TEST0001")
     assert answer.value == expected
+
+
+def test_a_total_is_not_answered_from_the_per_share_row_whose_label_holds_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「当期純利益又は当期純損失（△）、経営指標等」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r2c3"
+
+
+def test_a_label_finds_the_row_the_field_list_words_otherwise(small_engine):
+    # rules/fields.yaml: the index's return 株価指数における総利回り is printed as the comparison line (比較指標：…).
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「株価指数における総利回り」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r5c3"
+
+
+def test_a_qualifier_after_the_colon_of_an_xbrl_label_is_read_where_the_report_prints_it_first(small_engine):
+    text = f"{COMPANY}の2020年における「当期利益又は当期損失（△）：親会社の所有者に帰属、経営指標等」は？"
+    assert _ask(small_engine, text, "TEST0001").evidence[0].cell_id == "TEST0001-0101010-tab2-r7c3"

@@ -38,6 +38,7 @@ HAND_COMPUTED = {
     "投资收益占营业收入比率": ({"投资收益": "12", "营业收入": "800"}, "1.50%"),
     "企业研发经费与利润比值": ({"研发费用": "30", "净利润": "90"}, "0.33"),  # 0.333...
     "企业研发经费与营业收入比值": ({"研发费用": "30", "营业收入": "800"}, "0.04"),  # 0.0375 rounds half up
+    "研发费用率": ({"研发费用": "30", "营业收入": "800"}, "3.75%"),  # the same share, as a percentage
     "企业研发经费占费用比例": ({"研发费用": "30", "销售费用": "20", "财务费用": "-8", "管理费用": "40"}, "0.37"),  # 30/82
     "研发人员占职工人数比例": ({"研发人员数": "55", "职工总数": "400"}, "0.14"),  # 0.1375
     "企业硕士及以上人员占职工人数比例": ({"硕士人数": "21", "博士及以上人数": "6", "职工总数": "515"}, "0.05"),  # 27/515
@@ -110,6 +111,7 @@ def test_operands_resolve_synonyms_to_canonical_fields_and_keep_the_written_name
 def test_aliases_and_growth_wordings_find_their_formula(book):
     assert book.get("资产负债率").name == "资产负债比率"
     assert book.get("研发人员占职工人数的比例").name == "研发人员占职工人数比例"
+    assert book.get("研发费用占营业收入的比例").name == "研发费用率"
     assert book.get("营业收入同比增长率").operands()[0].field == "营业收入"
     assert book.get("總資產增長率").operands()[0].field == "资产总计"  # Traditional wording of 总资产
     assert book.get("增长率", field_name="净利润").name == "净利润增长率"

@@ -30,7 +30,7 @@ def _facts():
             doc = f"{name}/{year}"
             facts.append(Fact(name, year, "营业收入", str(value), Decimal(value), "元", str(value), doc_id=doc))
             facts.append(Fact(name, year, "注册地址", address, None, "", address, doc_id=doc))
-            reports.append(ReportYear(name, year, doc_id=doc))
+            reports.append(ReportYear(name, year, short_name=name[:3], doc_id=doc))
         facts.append(Fact(name, 2021, "净利润", str(profit), Decimal(profit), "元", str(profit), doc_id=f"{name}/2021"))
     return facts, reports
 
@@ -131,3 +131,17 @@ def test_a_bad_regex_in_the_statistics_rules_names_its_file_and_line(tmp_path):
     line = next(i for i, row in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "'最高('" in row)
     rules, errors = load_statistics_rules(broken)
     assert rules is None and errors and str(errors[0]).startswith(f"{broken}:{line}: bad regex '最高('")
+
+
+
+
+def test_a_ranking_among_named_companies_compares_only_those_each_at_its_latest_asked_year(engine):
+    analyzer, _ = engine
+    asked = "按各公司年报(甲科技2020年、丁能源2020年)，营业收入最高的公司是哪家?"
+    analysis = analyzer.run(Question("q", asked))
+    assert (analysis.type, analysis.rule_id) == ("ranking", "ranking_named_companies")
+    assert ask(engine, asked).value == "甲科技股份有限公司"  # 乙 (5000 in 2020) is not named
+    tie = ask(engine, "按最新一期年报(丙电子2021年、丁能源2021年)，营业收入最低的公司是哪家?")
+    assert set(tie.value.split("、")) == {"丙电子股份有限公司", "丁能源股份有限公司"}  # 700 each in 2021: the tie shares the place
+    latest = ask(engine, "按最新一期年报(丙电子2019年、乙制造2021年)，营业收入最高的公司是哪家?")
+    assert latest.value == "乙制造股份有限公司" and "2021年" in latest.evidence[0].text  # 6000 in 2021

@@ -226,3 +226,20 @@ def test_thin_evidence_tries_at_most_three_reformulations_each_in_the_trace(inde
     assert 2 <= len(attempts) <= 4 and trace[-1].startswith("kept: ")
     assert [a.split("]")[0] for a in attempts[1:]] == ["search [synonyms", "search [relaxed terms", "search [period dropped"]
     assert trace[-1] == "kept: period dropped"
+
+
+def _passage(n: int, titles: tuple[str, ...], text: str) -> Hit:
+    return Hit(Chunk(f"annual/x#t{n}", "annual/x", text, titles, page_start=7, page_end=7), 10.0 - n)
+
+
+def test_sections_headed_by_the_topic_give_their_lead_sentences_first_each_with_its_point(answerer):
+    passages = [
+        _passage(1, ("第三节 管理层讨论与分析", "四、报告期内核心竞争力分析"),
+                 "公司拥有独特的酿造工艺和长期贮存的基酒资源。报告期内公司核心竞争力未发生重大变化。"),
+        _passage(2, ("四、报告期内核心竞争力分析", "1、研发平台优势"), "公司建成国家工程实验室。实验室共有研究人员二百人。"),
+        _passage(3, ("九、员工情况", "(三) 培训计划"), "为提高公司核心竞争力，报告期内公司核心竞争力培训计划开展培训167项。"),
+    ]
+    sentences = answerer.best_sentences(_analysis("公司的核心竞争力是什么?", keywords=["核心竞争力"]), passages)
+    assert sentences[0] == "公司拥有独特的酿造工艺和长期贮存的基酒资源。"
+    assert "1、研发平台优势 公司建成国家工程实验室。" in sentences
+    assert not any("培训" in s for s in sentences)  # three sentences: two leads and the first section's best
