@@ -22,41 +22,34 @@ from functools import lru_cache
 
 from parser.metadata import DocumentRules
 from parser.numerals import cjk_number
+from parser.vocabulary import vocabulary
 
+_WORDS = vocabulary("numbers")  # rules/numbers.yaml: what each pattern below matches is described there
 # Multipliers written in front of a unit, longest first so 百万 wins over 万.
-_MULTIPLIERS = (
-    ("千万", 10**7), ("千萬", 10**7), ("百万", 10**6), ("百萬", 10**6), ("十亿", 10**9), ("十億", 10**9),
-    ("千", 10**3), ("仟", 10**3), ("万", 10**4), ("萬", 10**4), ("亿", 10**8), ("億", 10**8), ("兆", 10**12),
-)
+_MULTIPLIERS = tuple((prefix, factor) for prefix, factor in _WORDS["multipliers"])
 # Base units a table value may carry after scaling (currencies, counts, ratios).
-BASE_UNITS = frozenset({
-    "元", "円", "美元", "港元", "欧元", "日元", "米ドル", "ドル", "ユーロ",
-    "株", "股", "人", "名", "個", "个", "倍", "単元", "户", "戶", "家", "社", "件", "年", "ヶ月", "か月",
-    "㎡", "m2", "%", "‰", "次", "天", "日", "台", "吨", "噸", "銘柄",
-})
+BASE_UNITS = frozenset(_WORDS["base_units"])
 # Currency words that qualify but do not change a unit: 人民币千元 is 千元.
-_CURRENCY_WORDS = re.compile(r"^(?:人民币|人民幣|新台幣|新臺幣|新台币|台幣|台币|币种[:：]?\S*)")
-_DASHES = frozenset({"-", "－", "—", "―", "–", "−", "‐", "ー", "─", "━", "…", "*", "＊"})
-_MINUS = "-−－–▲△▴▵"
-_NOTE_PREFIX = re.compile(r"^(?:(?:※|\*|＊)\s*\d*|\(注\s*\d*\)\s*\d*|注\s*\d+)\s*[,、，]?\s+")
+_CURRENCY_WORDS = re.compile(_WORDS["currency_words"])
+_DASHES = frozenset(_WORDS["dashes"])
+_MINUS = _WORDS["minus_signs"]
+_NOTE_PREFIX = re.compile(_WORDS["note_prefix"])
 _NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
-_YEN_SEN = re.compile(r"^(\d+)円(\d{2})銭$")
-_UNIT_STATEMENT = re.compile(
-    r"(?:单位|單位|単位)\s*[:：]?\s*(?:人民币|人民幣|新台幣|新臺幣)?\s*([^\s,，;；、)）]+)"
-    r"|均以\s*(\S+?)\s*為單位"
-)
-_BRACKETED = re.compile(r"[（(]\s*([^()（）]{1,8}?)\s*[)）]")
-_DATE = (r"^(?:(?P<era>{eras})\s*(?P<eyear>元|\d{{1,3}})|(?P<year>(?:19|20)\d{{2}}))\s*年\s*"
-         r"(?P<month>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*日\s*(?:生|現在|现在)?$")
+_YEN_SEN = re.compile(_WORDS["yen_sen"])
+_UNIT_STATEMENT = re.compile(_WORDS["unit_statement"])
+_BRACKETED = re.compile(_WORDS["bracketed_unit"])
+_CURRENCY_NOTE = re.compile(_WORDS["currency_note"])
+_OPENING, _CLOSING = tuple(_WORDS["brackets"][0]), tuple(_WORDS["brackets"][1])
+_YEN = _WORDS["yen_unit"]
+_MONTH_FOLLOWS = re.compile(_WORDS["month_follows"])
+_UNTIL = tuple(_WORDS["range_until"])
 
 
 # Words that make a column "this period" or "the period before" (the report's year, or the one before).
-PRIOR_PERIOD = re.compile(
-    r"上期|上年|前期|前年|期初|年初|期首|上半年同期|前事業年度|前連結会計年度|前連結|前事業|前第\d*|前四半期|上季|去年")
-CURRENT_PERIOD = re.compile(
-    r"本期|本年|当期|當期|期末|年末|本报告期|本報告期|报告期|報告期|当事業年度|当連結会計年度|当第|本季|当年|今期|現在$")
+PRIOR_PERIOD = re.compile(_WORDS["prior_period"])
+CURRENT_PERIOD = re.compile(_WORDS["current_period"])
 # Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
-_CN_YEAR = re.compile(r"([〇零一二三四五六七八九十百]{2,6})(?=\s*年)")
+_CN_YEAR = re.compile(_WORDS["cjk_year"])
 
 
 @dataclass(frozen=True)
@@ -84,7 +77,7 @@ def scale_of(unit: str) -> tuple[Decimal, str] | None:
     ((Decimal('1000000'), '円'), (Decimal('1000'), '元'), (Decimal('1000'), '株'), (Decimal('1'), '%'), None)
     """
     text = nfkc(unit).strip().replace(" ", "")
-    text = _CURRENCY_WORDS.sub("", text) or ("元" if text else "")
+    text = _CURRENCY_WORDS.sub("", text) or (_WORDS["default_currency"] if text else "")
     if not text:
         return None
     if text in BASE_UNITS:
@@ -106,7 +99,7 @@ def find_unit(text: str) -> str:
     text = nfkc(text)
     for match in _UNIT_STATEMENT.finditer(text):
         unit = match.group(1) or match.group(2)
-        unit = re.sub(r"[）)]+$", "", unit)
+        unit = re.sub(r"\)+$", "", unit)  # text is NFKC: full-width brackets are ASCII here
         if is_unit(unit):
             return _CURRENCY_WORDS.sub("", unit.replace(" ", "")) or unit
     for match in _BRACKETED.finditer(text):
@@ -123,14 +116,14 @@ def is_unit_statement(text: str) -> bool:
         return False
     rest = _UNIT_STATEMENT.sub("", flat)
     rest = _BRACKETED.sub(lambda m: "" if is_unit(m.group(1)) else m.group(0), rest)
-    rest = re.sub(r"币种[:：]?(?:人民币|人民幣|美元|港元)?|[()（）:：,，;；]", "", rest)
+    rest = _CURRENCY_NOTE.sub("", rest)
     return rest == "" or is_unit(rest)
 
 
 def is_dash(text: str) -> bool:
     """A cell that says "nothing here" ("－", "—", "-")."""
     flat = text.strip()
-    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
     return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
 
@@ -146,9 +139,9 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     flat = nfkc(raw).strip()
     while _NOTE_PREFIX.match(flat):  # "※1 , ※2 60,976": note marks before the number
         flat = _NOTE_PREFIX.sub("", flat, count=1)
-    flat = re.sub(r"^(?:NT\$|US\$|\$|¥|￥|RMB)\s*", "", flat)
+    flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
     negative = False
-    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
         negative = parentheses_negative
     if flat[:1] and flat[0] in _MINUS:
@@ -157,7 +150,7 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     flat = re.sub(r"^(?:\$|¥)\s*", "", flat)
     yen_sen = _YEN_SEN.match(flat)
     if yen_sen:
-        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}円"
+        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}{_YEN}"
     match = _NUMBER.match(flat)
     if not match:
         return None
@@ -206,7 +199,7 @@ def western_year(era: str, number: int) -> int | None:
 
 @lru_cache(maxsize=1)
 def _date_regex() -> re.Pattern:
-    return re.compile(_DATE.format(eras=era_pattern()))
+    return re.compile(_WORDS["date"].replace("{eras}", era_pattern()))
 
 
 def iso_date(text: str) -> str | None:
@@ -227,9 +220,8 @@ def iso_date(text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _year_regex() -> re.Pattern:
-    return re.compile(rf"(?P<era>{era_pattern()})\s*(?P<n>元|\d{{1,3}})\s*年"
-                      r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])"
-                      r"|(?<![\d.,])(?P<roc>\d{2,3})\s*年")
+    return re.compile(_WORDS["era_year"].replace("{eras}", era_pattern())
+                      + r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])|" + _WORDS["roc_year"])
 
 
 def explicit_year(label: str) -> int | None:
@@ -248,11 +240,11 @@ def explicit_year(label: str) -> int | None:
         if year is None or not 1900 <= year <= 2100:
             continue
         rest = text[match.end():]
-        month = bool(re.match(r"\s*(?:年\s*)?\d{1,2}\s*月|[-/.]\d{1,2}(?!\d)", rest))
+        month = bool(_MONTH_FOLLOWS.match(rest))
         found.append((year, match.start(), month))
     if not found:
         return None
-    until = max(text.rfind("至"), text.rfind("~"), text.rfind("〜"), text.rfind("～"))
+    until = max(text.rfind(mark) for mark in _UNTIL)
     if until >= 0 and any(pos > until for _, pos, _ in found):
         found = [f for f in found if f[1] > until]
     with_month = [f for f in found if f[2]]

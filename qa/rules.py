@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 
 from parser.errors import InputError
 from parser.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
+from parser.vocabulary import SCHEMAS as VOCABULARIES
 
 FEWSHOT_TASKS = ("keywords", "report_text", "open")
 FEWSHOT_SCHEMA = {
@@ -140,6 +141,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "statements.yaml": _foreign("parser.statements", "StatementRules.load"),
         "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
+        **{f"{name}.yaml": _foreign("parser.vocabulary", "load") for name in VOCABULARIES},
     }
 
 

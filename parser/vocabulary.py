@@ -1,0 +1,66 @@
+"""Language words the code matches or writes, read from rules/*.yaml instead of Python literals.
+
+Each vocabulary file named in SCHEMAS is schema-checked (a regular expression is compiled by the
+check, so a bad one is reported as `file:line`) and read once per process:
+
+>>> numbers = vocabulary("numbers")
+>>> numbers["dashes"][:2]
+['-', '－']
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from parser.rulefile import RULES_DIR, RuleFile
+
+WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+PATTERN = {"type": "string", "minLength": 1, "format": "regex"}
+TEXT = {"type": "string", "minLength": 1}
+
+
+def _section(**properties: dict) -> dict:
+    """A mapping that must hold exactly these keys."""
+    return {"type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}
+
+
+SCHEMAS: dict[str, dict] = {
+    # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
+    "numbers": _section(
+        multipliers={"type": "array", "minItems": 1, "items": {
+            "type": "array", "prefixItems": [TEXT, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2}},
+        base_units=WORDS,
+        currency_words=PATTERN,
+        dashes=WORDS,
+        minus_signs=TEXT,
+        note_prefix=PATTERN,
+        yen_sen=PATTERN,
+        unit_statement=PATTERN,
+        bracketed_unit=PATTERN,
+        currency_note=PATTERN,
+        date=PATTERN,
+        prior_period=PATTERN,
+        current_period=PATTERN,
+        cjk_year=PATTERN,
+        era_year=PATTERN,
+        roc_year=PATTERN,
+        month_follows=PATTERN,
+        range_until=WORDS,
+        default_currency=TEXT,
+        yen_unit=TEXT,
+        brackets={"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2},
+    ),
+}
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read and validate one vocabulary file (its schema is chosen by its name); InputError "file:line: …"."""
+    path = Path(path)
+    return RuleFile.load(path, SCHEMAS[path.stem]).data
+
+
+@lru_cache(maxsize=None)
+def vocabulary(name: str) -> dict[str, Any]:
+    """rules/NAME.yaml, validated, loaded once per process."""
+    return load(RULES_DIR / f"{name}.yaml")
