@@ -50,6 +50,17 @@ SCHEMAS: dict[str, dict] = {
         default_currency=TEXT,
         yen_unit=TEXT,
         brackets={"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2},
+        # qa/years.py: years a question names, relative years (去年, 上年, 前期).
+        years=_section(
+            cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
+            quarter=PATTERN, quarter_after=PATTERN,
+            relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
+        ),
+        # qa/output.py: decimals, percent or ratio, unit and rounding place a question asks for.
+        requests=_section(
+            count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
+            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, unit=PATTERN,
+        ),
     ),
 }
 

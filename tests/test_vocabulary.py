@@ -25,9 +25,9 @@ NOT_YET_MOVED = {
     "parser/statutes.py": 30, "parser/tables.py": 6, "parser/workbook.py": 1,
     "qa/answers.py": 1, "qa/cell_answer.py": 18, "qa/choice.py": 16, "qa/companies.py": 6,
     "qa/data_answer.py": 22, "qa/difference.py": 14, "qa/fact_choice.py": 1, "qa/fields.py": 3,
-    "qa/formulas.py": 10, "qa/law_refs.py": 9, "qa/llm.py": 4, "qa/output.py": 13, "qa/questions.py": 6,
+    "qa/formulas.py": 10, "qa/law_refs.py": 9, "qa/llm.py": 4, "qa/questions.py": 6,
     "qa/readings.py": 7, "qa/rounding.py": 5, "qa/statistics.py": 14, "qa/statistics_request.py": 7,
-    "qa/text_answer.py": 6, "qa/understand.py": 3, "qa/years.py": 12, "qa/rules.py": 1,
+    "qa/text_answer.py": 6, "qa/understand.py": 3, "qa/rules.py": 1,
     "search/tokenize.py": 15,
 }
 
