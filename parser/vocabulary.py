@@ -25,7 +25,12 @@ def _section(**properties: dict) -> dict:
     return {"type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}
 
 
+_PAIR = {"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2}
+
 SCHEMAS: dict[str, dict] = {
+    # Quotes, list and digit-group marks read in questions and cells.
+    "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
+                            list_separators=WORDS, thousands_separators=WORDS),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
     "numbers": _section(
         multipliers={"type": "array", "minItems": 1, "items": {
@@ -49,7 +54,7 @@ SCHEMAS: dict[str, dict] = {
         range_until=WORDS,
         default_currency=TEXT,
         yen_unit=TEXT,
-        brackets={"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2},
+        brackets=_PAIR,
         # qa/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,

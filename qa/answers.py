@@ -18,11 +18,19 @@ REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same",
                   "negative_report", "negative_value", "report_text_extractive", "report_text_extractive_unpaged",
                   "open_no_model")
 NEGATIVE_KINDS = ("negative_report", "negative_value")
-NEGATIVE_WORDS = ("未", "无", "不", "没有")
+
+WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year")
+COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence")
+
+
+def _names(names: tuple[str, ...]) -> dict:
+    return {"type": "object", "required": list(names), "additionalProperties": False,
+            "properties": {name: {"type": "string", "minLength": 1} for name in names}}
+
 
 ANSWERS_SCHEMA = {
     "type": "object",
-    "required": ["templates"],
+    "required": ["templates", "negative_words", "words", "common"],
     "additionalProperties": False,
     "properties": {
         "templates": {
@@ -35,7 +43,11 @@ ANSWERS_SCHEMA = {
                 "additionalProperties": False,
                 "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGUAGES},
             },
-        }
+        },
+        "negative_words": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
+                  "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES}},
+        "common": _names(COMMON_NAMES),
     },
 }
 
@@ -52,9 +64,10 @@ def answer_errors(path: Path) -> list[InputError]:
     return _parse(path)[1]
 
 
-def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputError]]:
+def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputError], RuleFile]:
     rules = RuleFile.load(path, ANSWERS_SCHEMA)
     templates, errors = {}, []
+    negative_words = rules.data["negative_words"]
     for kind, by_lang in rules.data["templates"].items():
         for lang, text in by_lang.items():
             at = ("templates", kind, lang)
@@ -70,10 +83,10 @@ def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputErro
             except ValueError as exc:
                 errors.append(rules.error(f"template {kind}/{lang}: {exc}", *at))
                 continue
-            if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in NEGATIVE_WORDS):
-                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(NEGATIVE_WORDS)}", *at))
+            if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in negative_words):
+                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(negative_words)}", *at))
             templates[(kind, lang)] = _Template(text, frozenset(names), rules.line(*at))
-    return templates, errors
+    return templates, errors, rules
 
 
 class AnswerTemplates:
@@ -83,17 +96,20 @@ class AnswerTemplates:
     placeholder has no value, and when the kind or language is unknown.
     """
 
-    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path):
+    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path,
+                 words: dict[str, dict[str, str]], common: dict[str, str]):
         self._templates = templates
         self.path = path
+        self.words = words  # language -> joining words (WORD_NAMES)
+        self.common = common  # words that are the same in every language (COMMON_NAMES)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "AnswerTemplates":
         path = Path(path or RULES_DIR / "answers.yaml")
-        templates, errors = _parse(path)
+        templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]
-        return cls(templates, path)
+        return cls(templates, path, rules.data["words"], rules.data["common"])
 
     @property
     def kinds(self) -> list[str]:
