@@ -31,6 +31,13 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
                             list_separators=WORDS, thousands_separators=WORDS),
+    # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
+    "tokens": _section(
+        stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
+        ja_drop_pos=WORDS, ja_only_kanji=TEXT, long_vowel=TEXT, ordinal=PATTERN, date=PATTERN,
+        unit_aliases={"type": "object", "additionalProperties": TEXT},
+        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, bare_era=TEXT, sentence_ends=WORDS,
+    ),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
     "numbers": _section(
         multipliers={"type": "array", "minItems": 1, "items": {
