@@ -30,7 +30,7 @@ _PAIR = {"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems"
 SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
-                            list_separators=WORDS, thousands_separators=WORDS),
+                            quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
         stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
@@ -62,6 +62,7 @@ SCHEMAS: dict[str, dict] = {
         default_currency=TEXT,
         yen_unit=TEXT,
         brackets=_PAIR,
+        clause=PATTERN,
         # qa/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,

@@ -27,7 +27,7 @@ NOT_YET_MOVED = {
     "qa/difference.py": 14, "qa/fact_choice.py": 1, "qa/fields.py": 3,
     "qa/formulas.py": 10, "qa/law_refs.py": 9, "qa/llm.py": 4, "qa/questions.py": 6,
     "qa/readings.py": 7, "qa/rounding.py": 5, "qa/statistics.py": 14, "qa/statistics_request.py": 7,
-    "qa/text_answer.py": 6, "qa/understand.py": 3, "qa/rules.py": 1,
+    "qa/understand.py": 3, "qa/rules.py": 1,
 }
 
 
