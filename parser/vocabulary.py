@@ -25,6 +25,7 @@ def _section(**properties: dict) -> dict:
     return {"type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}
 
 
+_COUNTS = {"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer", "minimum": 0}}
 _PAIR = {"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2}
 
 SCHEMAS: dict[str, dict] = {
@@ -63,6 +64,14 @@ SCHEMAS: dict[str, dict] = {
         yen_unit=TEXT,
         brackets=_PAIR,
         clause=PATTERN,
+        # parser/numerals.py: Chinese numerals read and written.
+        numerals=_section(
+            digits=_COUNTS, units=_COUNTS, first_year=TEXT, written_digits={**TEXT, "minLength": 10, "maxLength": 10},
+            written_units={"type": "array", "minItems": 1, "items": {
+                "type": "array", "prefixItems": [{"type": "integer", "minimum": 1}, TEXT], "minItems": 2, "maxItems": 2}},
+        ),
+        # qa/rounding.py: units an answer converts between and places it rounds at.
+        rounding=_section(unit_powers=_COUNTS, base_units=WORDS, places=_COUNTS, place_suffixes=WORDS),
         # qa/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
