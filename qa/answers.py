@@ -20,7 +20,9 @@ REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same",
 NEGATIVE_KINDS = ("negative_report", "negative_value")
 
 WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year")
-COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence")
+COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence", "statistics_evidence", "unknown_measure",
+                "either")
+STATISTICS_NAMES = ("currency", "high", "low", "average", "sum", "median", "up", "down", "none", "places", "registered")
 
 
 def _names(names: tuple[str, ...]) -> dict:
@@ -28,9 +30,16 @@ def _names(names: tuple[str, ...]) -> dict:
             "properties": {name: {"type": "string", "minLength": 1} for name in names}}
 
 
+def _statistics_names() -> dict:
+    schema = _names(STATISTICS_NAMES)
+    ops = {"type": "object", "required": [">", ">=", "<", "<="], "additionalProperties": False,
+           "properties": {op: {"type": "string", "minLength": 1} for op in (">", ">=", "<", "<=")}}
+    return {**schema, "required": [*schema["required"], "ops"], "properties": {**schema["properties"], "ops": ops}}
+
+
 ANSWERS_SCHEMA = {
     "type": "object",
-    "required": ["templates", "negative_words", "words", "common"],
+    "required": ["templates", "negative_words", "words", "common", "statistics_words"],
     "additionalProperties": False,
     "properties": {
         "templates": {
@@ -48,6 +57,8 @@ ANSWERS_SCHEMA = {
         "words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
                   "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES}},
         "common": _names(COMMON_NAMES),
+        "statistics_words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
+                             "properties": {lang: _statistics_names() for lang in LANGUAGES}},
     },
 }
 
@@ -97,11 +108,12 @@ class AnswerTemplates:
     """
 
     def __init__(self, templates: dict[tuple[str, str], _Template], path: Path,
-                 words: dict[str, dict[str, str]], common: dict[str, str]):
+                 words: dict[str, dict[str, str]], common: dict[str, str], statistics_words: dict[str, dict]):
         self._templates = templates
         self.path = path
         self.words = words  # language -> joining words (WORD_NAMES)
         self.common = common  # words that are the same in every language (COMMON_NAMES)
+        self.statistics_words = statistics_words  # language -> wording over many companies (STATISTICS_NAMES, ops)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "AnswerTemplates":
@@ -109,7 +121,7 @@ class AnswerTemplates:
         templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]
-        return cls(templates, path, rules.data["words"], rules.data["common"])
+        return cls(templates, path, rules.data["words"], rules.data["common"], rules.data["statistics_words"])
 
     @property
     def kinds(self) -> list[str]:

@@ -26,7 +26,7 @@ NOT_YET_MOVED = {
     "qa/cell_answer.py": 18, "qa/choice.py": 16, "qa/companies.py": 6,
     "qa/difference.py": 14, "qa/fact_choice.py": 1, "qa/fields.py": 3,
     "qa/formulas.py": 10, "qa/law_refs.py": 9, "qa/llm.py": 4, "qa/questions.py": 6,
-    "qa/readings.py": 7, "qa/statistics.py": 14, "qa/statistics_request.py": 7,
+    "qa/readings.py": 7, "qa/statistics_request.py": 7,
     "qa/understand.py": 3, "qa/rules.py": 1,
 }
 
