@@ -31,7 +31,8 @@ _PAIR = {"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems"
 SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
-                            quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS),
+                            quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS,
+                            sentence_ends=TEXT, sentence_closers=TEXT),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
         stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
@@ -39,6 +40,8 @@ SCHEMAS: dict[str, dict] = {
         unit_aliases={"type": "object", "additionalProperties": TEXT},
         year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, bare_era=TEXT, sentence_ends=WORDS,
     ),
+    # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
+    "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
     "numbers": _section(
         multipliers={"type": "array", "minItems": 1, "items": {
