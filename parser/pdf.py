@@ -35,17 +35,12 @@ from parser.ocr import PageOcr
 from parser.records import DocumentMeta, Line, ParsedDocument, Table
 from parser.settings import ParseSettings
 from parser.tables import find_pdf_tables, merge_continued
+from parser.vocabulary import vocabulary
 
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
 EDGE_LINES = 3  # ... and among the first / last three lines of the page
 GARBLED_AGREEMENT = 0.5  # below this share of characters also found by pdfium, pdfminer misread the fonts
-_PAGE_NUMBER = re.compile(
-    r"^[-–—~－～\s]*\d{1,4}[-–—~－～\s]*$"  # 12, - 12 -, ~12~
-    r"|^第\s*\d+\s*[頁页]\s*[,，]?\s*(共\s*\d+\s*[頁页])?$"  # 第 5 頁，共 11 頁
-    r"|^\d+\s*/\s*\d+$"  # 5/11
-    r"|^(page|p\.)\s*\d+(\s*of\s*\d+)?$",
-    re.IGNORECASE,
-)
+_PAGE_NUMBER = re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)  # rules/layout.yaml
 _DIGITS = re.compile(r"\d+")
 _CID = re.compile(r"\(cid:\d+\)")
 READABLE_SHARE = 0.7  # below this share of characters in expected scripts, a text layer is unreadable

@@ -38,8 +38,10 @@ SCHEMAS: dict[str, dict] = {
         stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
         ja_drop_pos=WORDS, ja_only_kanji=TEXT, long_vowel=TEXT, ordinal=PATTERN, date=PATTERN,
         unit_aliases={"type": "object", "additionalProperties": TEXT},
-        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, bare_era=TEXT, sentence_ends=WORDS,
+        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, bare_era=TEXT, sentence_ends=WORDS, field_particles=TEXT,
     ),
+    # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
+    "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
@@ -67,6 +69,7 @@ SCHEMAS: dict[str, dict] = {
         yen_unit=TEXT,
         brackets=_PAIR,
         clause=PATTERN,
+        year_cell=PATTERN,
         # parser/numerals.py: Chinese numerals read and written.
         numerals=_section(
             digits=_COUNTS, units=_COUNTS, first_year=TEXT, written_digits={**TEXT, "minLength": 10, "maxLength": 10},

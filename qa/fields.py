@@ -21,6 +21,7 @@ from typing import Generic, Iterable, TypeVar
 
 from parser.errors import InputError
 from parser.rulefile import RULES_DIR, RuleFile
+from parser.vocabulary import vocabulary
 
 V = TypeVar("V")
 
@@ -51,6 +52,7 @@ FIELDS_SCHEMA = {
 }
 
 _DROPPED = re.compile(r"[\s()]+")
+_PARTICLES = vocabulary("tokens")["field_particles"]  # rules/tokens.yaml
 
 
 def fold(text: str) -> str:
@@ -63,7 +65,10 @@ def fold(text: str) -> str:
 
 def fold_field(text: str) -> str:
     """Field names are also matched with 的 removed (归属于母公司的净利润 = 归属于母公司净利润)."""
-    return fold(text).replace("的", "")
+    text = fold(text)
+    for particle in _PARTICLES:
+        text = text.replace(particle, "")
+    return text
 
 
 def fold_with_offsets(text: str, drop: str = "()") -> tuple[str, list[int]]:
@@ -92,7 +97,7 @@ def _dropper(drop: str) -> re.Pattern:
 
 def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
     """`fold_field(text)` with offsets into `text` (see fold_with_offsets)."""
-    return fold_with_offsets(text, "的()")
+    return fold_with_offsets(text, _PARTICLES + "()")
 
 
 @dataclass(frozen=True)
@@ -208,7 +213,7 @@ def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef],
             at = ("fields", i, "name") if j == 0 else ("fields", i, "synonyms", j - 1)
             key = fold_field(word)
             if not key:
-                errors.append(rules.error(f"{word!r} is empty once spaces and 的 are removed", *at))
+                errors.append(rules.error(f"{word!r} is empty once spaces and {_PARTICLES} are removed", *at))
             elif key in owner and owner[key][0] != item["name"]:
                 other, other_line = owner[key]
                 errors.append(rules.error(f"{word!r} of {item['name']} is also listed under {other} (line {other_line})", *at))

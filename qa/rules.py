@@ -99,7 +99,8 @@ class FewShot:
             text = text.replace(name, "<company>")
         for written in years:
             if written:
-                text = text.replace(written, "<year>年" if written.endswith("年") else "<year>")
+                mark = vocabulary("numbers")["years"]["year"]
+                text = text.replace(written, "<year>" + mark if written.endswith(mark) else "<year>")
         return _UNMASKED_YEAR.sub("<year>", text)
 
 
