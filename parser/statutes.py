@@ -28,16 +28,24 @@ from pathlib import Path
 from parser.errors import InputError
 from parser.numerals import cjk_number, kanji_number
 from parser.records import Chunk, DocumentMeta, LawRecord, ParsedDocument
+from parser.vocabulary import vocabulary
 
 ARTICLE_KIND = "article"
-_NUM = r"[0-9〇一二三四五六七八九十百千]+"
+_WORDS = vocabulary("statutes")  # rules/statutes.yaml
+
+
+def _pattern(name: str) -> re.Pattern:
+    return re.compile(_WORDS[name].replace("{num}", _WORDS["number"]))
+
+
 # 第二十四条の二の三, 第5条第6項第2号: an article reference with its branch numbers, paragraph and item.
-_REFERENCE = re.compile(rf"第({_NUM})(条|項|号)((?:の{_NUM})*)")
-_ARTICLE_LABEL = re.compile(rf"^(附則\s*)?第({_NUM})条((?:の{_NUM})*)")
-_PART = re.compile(rf"^第{_NUM}(編|章|節|款|目)(?:の{_NUM})*[\s　]")
-_PART_RANK = {"編": 0, "章": 1, "節": 2, "款": 3, "目": 4}
+_REFERENCE = _pattern("reference")
+_ARTICLE_LABEL = _pattern("article_label")
+_PART = _pattern("part")
+_PART_RANK: dict[str, int] = _WORDS["part_ranks"]
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
-_MD_FIELD = re.compile(r"^(法令番号|法令ID|種別)\s*[:：]\s*(.+)$")
+_MD_FIELD = _pattern("markdown_field")
+_ORDINAL, _BRANCH, _SUPPLEMENTARY = _WORDS["ordinal"], _WORDS["branch"], _WORDS["supplementary"]
 
 
 @dataclass(frozen=True)
@@ -59,19 +67,19 @@ def article_key(label: str) -> str:
     match = _ARTICLE_LABEL.match(text)
     if not match:
         return ""
-    branches = "".join(f"の{cjk_number(b)}" for b in match.group(3).split("の") if b)
-    return f"{'附則' if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
+    branches = "".join(f"{_BRANCH}{cjk_number(b)}" for b in match.group(3).split(_BRANCH) if b)
+    return f"{_SUPPLEMENTARY if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
 
 
 def _numbers(text: str, convert) -> str:
-    return "の".join(convert(part) for part in text.split("の"))
+    return _BRANCH.join(convert(part) for part in text.split(_BRANCH))
 
 
 def arabic_articles(text: str) -> str:
     """Article, paragraph and item numbers in Arabic digits: 第二十四条の二第一項 -> 第24条の2第1項."""
     def arabic(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: str(cjk_number(n)) if n else "")
-        return f"第{cjk_number(match.group(1))}{match.group(2)}{branches}"
+        return f"{_ORDINAL}{cjk_number(match.group(1))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(arabic, unicodedata.normalize("NFKC", text))
 
@@ -80,7 +88,7 @@ def kanji_articles(text: str) -> str:
     """Article, paragraph and item numbers as statutes write them: 第24条の2第1項 -> 第二十四条の二第一項."""
     def kanji(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: kanji_number(cjk_number(n)) if n else "")
-        return f"第{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
+        return f"{_ORDINAL}{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(kanji, unicodedata.normalize("NFKC", text))
 
@@ -94,7 +102,7 @@ def looks_like_statute(path: Path) -> bool:
         return False
     lines = [line.strip() for line in head if line.strip()]
     return bool(lines) and lines[0].startswith("# ") and any(
-        _MD_FIELD.match(line) or line.startswith(("## 第", "## 附則")) for line in lines[1:])
+        _MD_FIELD.match(line) or line.startswith(("## " + _ORDINAL, "## " + _SUPPLEMENTARY)) for line in lines[1:])
 
 
 def parse_statute_markdown(text: str, source: str = "") -> Statute:
@@ -119,10 +127,10 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
             if article_key(name):
                 close()
                 label, body = name, []
-                supplementary = name.startswith("附則")
-                if supplementary and not (parts and parts[-1][1] == "附則"):
-                    parts = [(-1, "附則")]
-                elif not supplementary and parts and parts[0][1] == "附則":
+                supplementary = name.startswith(_SUPPLEMENTARY)
+                if supplementary and not (parts and parts[-1][1] == _SUPPLEMENTARY):
+                    parts = [(-1, _SUPPLEMENTARY)]
+                elif not supplementary and parts and parts[0][1] == _SUPPLEMENTARY:
                     parts = []
                 continue
             close()
@@ -137,15 +145,19 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
     close()
     if not title:
         raise InputError("not a statute: no `# law title` line", source)
-    law = LawRecord(title=title, law_num=fields.get("法令番号", ""), law_id=fields.get("法令ID", ""),
-                    kind=fields.get("種別", ""))
+    names = _WORDS["markdown_fields"]
+    law = LawRecord(title=title, law_num=fields.get(names["law_num"], ""), law_id=fields.get(names["law_id"], ""),
+                    kind=fields.get(names["kind"], ""))
     return Statute(law, tuple(articles))
 
 
 def _enter_part(parts: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
     """The heading path after a part heading: a 章 closes the previous 章 and everything below it."""
-    if name.replace(" ", "").replace("　", "") == "附則":
-        return [(-1, "附則")]
+    bare = name
+    for space in _WORDS["spaces"]:
+        bare = bare.replace(space, "")
+    if bare == _SUPPLEMENTARY:
+        return [(-1, _SUPPLEMENTARY)]
     match = _PART.match(name + " ")
     if not match:
         return parts
@@ -171,7 +183,7 @@ def parse_statute_xml(path: Path) -> Statute:
     title_node = root.find("./LawBody/LawTitle")
     if root.tag != "Law" or title_node is None:
         raise InputError("not an e-Gov law XML file (no <Law><LawBody><LawTitle>)", str(path))
-    abbreviations = tuple(a for a in re.split(r"[,、，]", title_node.get("Abbrev", "")) if a)
+    abbreviations = tuple(a for a in re.split(_WORDS["abbreviation_separators"], title_node.get("Abbrev", "")) if a)
     law = LawRecord(title=_text(title_node), law_num=_text(root.find("./LawNum")), kind=root.get("LawType", ""),
                     abbreviations=abbreviations)
     articles: list[Article] = []
@@ -180,7 +192,7 @@ def parse_statute_xml(path: Path) -> Statute:
     if main is not None:
         _xml_articles(main, (), articles)
     for suppl in body.findall("./SupplProvision"):
-        _xml_articles(suppl, ("附則",), articles, prefix="附則 ")
+        _xml_articles(suppl, (_SUPPLEMENTARY,), articles, prefix=_SUPPLEMENTARY + " ")
     return Statute(law, tuple(articles))
 
 
@@ -197,7 +209,8 @@ def _xml_articles(node: ET.Element, parts: tuple[str, ...], out: list[Article], 
             out.append(Article(prefix + _text(child.find("ArticleTitle")), parts, "\n".join(lines)))
         elif child.tag == "Paragraph" and prefix:  # supplementary provisions without articles: one per paragraph
             paragraphs += 1
-            out.append(Article(f"{prefix}第{kanji_number(paragraphs)}条", parts, "\n".join(_xml_paragraph(child))))
+            label = f"{prefix}{_ORDINAL}{kanji_number(paragraphs)}{_WORDS['article']}"
+            out.append(Article(label, parts, "\n".join(_xml_paragraph(child))))
 
 
 def _xml_paragraph(paragraph: ET.Element) -> list[str]:
@@ -235,16 +248,17 @@ def statute_document(statute: Statute, meta: DocumentMeta) -> ParsedDocument:
     chunks = [Chunk(chunk_id=f"{meta.doc_id}#a{n}", doc_id=meta.doc_id, text=article.text or article.label,
                     titles=(law.title, *article.parts, article.label), kind=ARTICLE_KIND)
               for n, article in enumerate(statute.articles)]
-    warnings = [] if chunks else ["no articles found (expected `## 第一条` headings or <Article> elements)"]
+    expected = f"## {_ORDINAL}{kanji_number(1)}{_WORDS['article']}"
+    warnings = [] if chunks else [f"no articles found (expected `{expected}` headings or <Article> elements)"]
     return ParsedDocument(meta=meta, chunks=chunks, law=law, warnings=warnings)
 
 
 # -- paragraphs and items of the Markdown form --------------------------------------------------------
 
-_LEAD = re.compile(r"次に掲げる|次の各号|次のいずれか|次のとおり")
+_LEAD = _pattern("lead")
 # The second column of a two-column item (書類　五年) that the conversion put on a line of its own.
-_PERIOD_COLUMN = re.compile(rf"^{_NUM}(年|月|日|箇月|か月)(間)?$")
-_NEW_PARAGRAPH = re.compile(r"^(前[各二三四五六七八九十]*項|第[一二三四五六七八九十百]+項|前条|同項|この法律|この条)")
+_PERIOD_COLUMN = _pattern("period_column")
+_NEW_PARAGRAPH = _pattern("new_paragraph")
 
 
 @dataclass(frozen=True)
@@ -270,11 +284,12 @@ def provisions(text: str) -> list[Provision]:
     for line in (raw.strip() for raw in text.splitlines()):
         if not line:
             continue
-        if out and (line.startswith(("ただし", "この場合において")) or (out[-1].item and _PERIOD_COLUMN.match(line))):
-            joiner = "　" if _PERIOD_COLUMN.match(line) else ""
+        if out and (line.startswith(tuple(_WORDS["continuations"])) or (out[-1].item and _PERIOD_COLUMN.match(line))):
+            joiner = _WORDS["column_joiner"] if _PERIOD_COLUMN.match(line) else ""
             out[-1] = Provision(out[-1].paragraph, out[-1].item, out[-1].text + joiner + line)
             continue
-        sentence_like = line.endswith("。") and ("は、" in line or "ときは" in line) and not line.endswith(("こと。", "もの。", "とき。"))
+        sentence_like = (line.endswith(_WORDS["sentence_end"]) and any(mark in line for mark in _WORDS["topic_marks"])
+                         and not line.endswith(tuple(_WORDS["clause_endings"])))
         if listing and not _NEW_PARAGRAPH.match(line) and not sentence_like:
             item += 1
             out.append(Provision(paragraph, item, line))

@@ -42,6 +42,14 @@ SCHEMAS: dict[str, dict] = {
     ),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
+    # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
+    "statutes": _section(
+        number=PATTERN, reference=PATTERN, article_label=PATTERN, part=PATTERN, part_ranks=_COUNTS,
+        markdown_field=PATTERN, markdown_fields=_section(law_num=TEXT, law_id=TEXT, kind=TEXT),
+        ordinal=TEXT, article=TEXT, branch=TEXT, supplementary=TEXT, abbreviation_separators=PATTERN,
+        lead=PATTERN, period_column=PATTERN, new_paragraph=PATTERN, continuations=WORDS, column_joiner=TEXT,
+        sentence_end=TEXT, topic_marks=WORDS, clause_endings=WORDS, spaces=WORDS,
+    ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.
