@@ -49,6 +49,15 @@ SCHEMAS: dict[str, dict] = {
         ordinal=TEXT, article=TEXT, branch=TEXT, supplementary=TEXT, abbreviation_separators=PATTERN,
         lead=PATTERN, period_column=PATTERN, new_paragraph=PATTERN, continuations=WORDS, column_joiner=TEXT,
         sentence_end=TEXT, topic_marks=WORDS, clause_endings=WORDS, spaces=WORDS,
+        # qa/law_refs.py: article references in questions and options.
+        references=_section(reference=PATTERN, same_article=TEXT, next_article=TEXT, paragraph=TEXT, item=TEXT,
+                            regulation_suffixes=PATTERN),
+        # qa/difference.py: what an option changes in its law sentence.
+        differences=_section(
+            kanji=TEXT, counters=PATTERN, percent=PATTERN, decimal_point=TEXT, months=PATTERN, month=TEXT,
+            number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT, obligation=PATTERN,
+            negated=TEXT, not_negated=TEXT, list=TEXT,
+        ),
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
