@@ -38,8 +38,13 @@ SCHEMAS: dict[str, dict] = {
         stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
         ja_drop_pos=WORDS, ja_only_kanji=TEXT, long_vowel=TEXT, ordinal=PATTERN, date=PATTERN,
         unit_aliases={"type": "object", "additionalProperties": TEXT},
-        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, bare_era=TEXT, sentence_ends=WORDS, field_particles=TEXT,
+        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, sentence_ends=WORDS, field_particles=TEXT,
     ),
+    # parser/identity.py, qa/companies.py: legal forms and the words around company names.
+    "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
+    # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
+    "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
+                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT)),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
     # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
@@ -87,6 +92,8 @@ SCHEMAS: dict[str, dict] = {
         brackets=_PAIR,
         clause=PATTERN,
         year_cell=PATTERN,
+        bare_era=TEXT,
+        identity_dates=_section(date_numeral=PATTERN, quarter=PATTERN, ordinal=TEXT, space_in_date=PATTERN),
         # parser/numerals.py: Chinese numerals read and written.
         numerals=_section(
             digits=_COUNTS, units=_COUNTS, first_year=TEXT, written_digits={**TEXT, "minLength": 10, "maxLength": 10},

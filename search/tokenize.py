@@ -393,7 +393,7 @@ def _western_year(number: int, before: str, lang: str) -> int | None:
             return number + offset
     # Taiwanese reports often write ROC years bare ("112 年 1 月 1 日"); 60..150 is 1971..2061.
     if lang == ZH and 60 <= number <= 150:
-        return western_year(_WORDS["bare_era"], number)
+        return western_year(vocabulary("numbers")["bare_era"], number)
     return None
 
 
