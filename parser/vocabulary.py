@@ -40,6 +40,8 @@ SCHEMAS: dict[str, dict] = {
         unit_aliases={"type": "object", "additionalProperties": TEXT},
         year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, sentence_ends=WORDS, field_particles=TEXT,
     ),
+    # qa/llm.py: the text around passages and questions in a model's prompt.
+    "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT),
     # parser/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
     # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
@@ -93,6 +95,8 @@ SCHEMAS: dict[str, dict] = {
         clause=PATTERN,
         year_cell=PATTERN,
         bare_era=TEXT,
+        amounts=_section(amount=PATTERN, percent_of=PATTERN, percent_signs=WORDS, decimal_point=TEXT,
+                         bare_multipliers=WORDS, optional_particle=TEXT),
         identity_dates=_section(date_numeral=PATTERN, quarter=PATTERN, ordinal=TEXT, space_in_date=PATTERN),
         # parser/numerals.py: Chinese numerals read and written.
         numerals=_section(
