@@ -32,7 +32,8 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
                             quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS,
-                            sentence_ends=TEXT, sentence_closers=TEXT),
+                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR,
+                            formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT}),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
         stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
@@ -90,6 +91,7 @@ SCHEMAS: dict[str, dict] = {
         month_follows=PATTERN,
         range_until=WORDS,
         default_currency=TEXT,
+        previous_year=TEXT,
         yen_unit=TEXT,
         brackets=_PAIR,
         clause=PATTERN,
