@@ -41,6 +41,11 @@ SCHEMAS: dict[str, dict] = {
         unit_aliases={"type": "object", "additionalProperties": TEXT},
         year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, sentence_ends=WORDS, field_particles=TEXT,
     ),
+    # qa/readings.py: katakana romanised.
+    "kana": _section(rows={"type": "object", "minProperties": 1,
+                           "additionalProperties": {**TEXT, "minLength": 5, "maxLength": 5}},
+                     extra={"type": "object", "additionalProperties": TEXT},
+                     small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT),
     # parser/identity.py, qa/companies.py: legal forms and the words around company names.
