@@ -48,6 +48,12 @@ SCHEMAS: dict[str, dict] = {
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT),
+    # qa/cell_answer.py: questions about one table cell (labels, context words, totals, evidence).
+    "cells": _section(
+        quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
+        consolidated_title=TEXT, dropped=PATTERN, total_suffix=PATTERN, total=PATTERN, accumulated=PATTERN,
+        later_section=PATTERN, negation=TEXT, us_gaap=PATTERN, percent_units=WORDS, evidence=TEXT,
+    ),
     # parser/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
     # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
