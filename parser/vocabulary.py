@@ -77,6 +77,8 @@ SCHEMAS: dict[str, dict] = {
             number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT, obligation=PATTERN,
             negated=TEXT, not_negated=TEXT, list=TEXT,
         ),
+        # qa/choice.py: delegations to orders and cited articles.
+        choices=_section(delegation=PATTERN, orders=WORDS, cited=PATTERN),
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),

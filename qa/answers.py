@@ -22,6 +22,8 @@ NEGATIVE_KINDS = ("negative_report", "negative_value")
 WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year")
 COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence", "statistics_evidence", "unknown_measure",
                 "either")
+CHOICE_NAMES = ("no_article", "describe", "no_changes", "change", "law_says", "which_article", "negative", "positive",
+                "least_like", "kinds", "list", "options")
 STATISTICS_NAMES = ("currency", "high", "low", "average", "sum", "median", "up", "down", "none", "places", "registered")
 
 
@@ -39,7 +41,7 @@ def _statistics_names() -> dict:
 
 ANSWERS_SCHEMA = {
     "type": "object",
-    "required": ["templates", "negative_words", "words", "common", "statistics_words"],
+    "required": ["templates", "negative_words", "words", "common", "statistics_words", "choice_words"],
     "additionalProperties": False,
     "properties": {
         "templates": {
@@ -57,6 +59,7 @@ ANSWERS_SCHEMA = {
         "words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
                   "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES}},
         "common": _names(COMMON_NAMES),
+        "choice_words": _names(CHOICE_NAMES),
         "statistics_words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
                              "properties": {lang: _statistics_names() for lang in LANGUAGES}},
     },
@@ -108,12 +111,14 @@ class AnswerTemplates:
     """
 
     def __init__(self, templates: dict[tuple[str, str], _Template], path: Path,
-                 words: dict[str, dict[str, str]], common: dict[str, str], statistics_words: dict[str, dict]):
+                 words: dict[str, dict[str, str]], common: dict[str, str], statistics_words: dict[str, dict],
+                 choice_words: dict[str, str]):
         self._templates = templates
         self.path = path
         self.words = words  # language -> joining words (WORD_NAMES)
         self.common = common  # words that are the same in every language (COMMON_NAMES)
         self.statistics_words = statistics_words  # language -> wording over many companies (STATISTICS_NAMES, ops)
+        self.choice_words = choice_words  # wording of multiple-choice answers (CHOICE_NAMES)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "AnswerTemplates":
@@ -121,7 +126,8 @@ class AnswerTemplates:
         templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]
-        return cls(templates, path, rules.data["words"], rules.data["common"], rules.data["statistics_words"])
+        return cls(templates, path, rules.data["words"], rules.data["common"], rules.data["statistics_words"],
+                   rules.data["choice_words"])
 
     @property
     def kinds(self) -> list[str]:
