@@ -80,6 +80,15 @@ SCHEMAS: dict[str, dict] = {
         # qa/choice.py: delegations to orders and cited articles.
         choices=_section(delegation=PATTERN, orders=WORDS, cited=PATTERN),
     ),
+    # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
+    "facts": _section(
+        change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,
+        note_refs=PATTERN, trailing_unit=PATTERN, sign_note=PATTERN, expense=PATTERN, triangles=TEXT,
+        total_row=PATTERN, part=PATTERN, ditto=WORDS, ditto_mark=TEXT, per_share=PATTERN, label_strip=TEXT,
+        label_brackets=_PAIR, wordy=PATTERN, bracket_chars=TEXT, percent_units=WORDS,
+        sentence=_section(ja=TEXT, zh=TEXT), sentence_unperiod=_section(ja=TEXT),
+        sentence_joiner=_section(ja=TEXT, zh=TEXT), sentence_end=TEXT,
+    ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
     # parser/units.py: units, multipliers, dashes, negative marks, dates and period words.

@@ -17,11 +17,6 @@ PACKAGES = ("parser", "search", "qa")
 # CJK ideographs, kana, CJK symbols and punctuation, half- and full-width forms. Written as \u escapes,
 # which the scan below does not flag: a character class is structure, not vocabulary.
 CJK = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
-# Modules whose words have not moved to rules/ yet, with the number of lines they still hold.
-# A module leaves this list when its count reaches 0; a count may only go down.
-NOT_YET_MOVED = {
-    "parser/facts.py": 25,
-}
 
 
 def _docstring_lines(tree: ast.AST) -> set[int]:
@@ -53,16 +48,9 @@ def _modules() -> dict[str, list[int]]:
             for package in PACKAGES for path in sorted((PROJECT_ROOT / package).rglob("*.py"))}
 
 
-def test_no_module_outside_the_list_holds_cjk_string_literals():
-    offenders = {name: lines for name, lines in _modules().items() if lines and name not in NOT_YET_MOVED}
+def test_no_module_holds_cjk_string_literals():
+    offenders = {name: lines for name, lines in _modules().items() if lines}
     assert offenders == {}, "move these words to rules/*.yaml (parser/vocabulary.py): " + repr(offenders)
-
-
-def test_listed_modules_hold_no_more_cjk_literal_lines_than_listed():
-    modules = _modules()
-    grown = {name: len(modules.get(name, [])) for name, most in NOT_YET_MOVED.items()
-             if len(modules.get(name, [])) > most}
-    assert grown == {}
 
 
 def test_the_scan_finds_a_literal_but_not_a_docstring_comment_or_escape(tmp_path):
