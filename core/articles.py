@@ -16,18 +16,25 @@ import unicodedata
 from dataclasses import dataclass
 
 from core.numerals import cjk_number, kanji_number
+from core.vocabulary import vocabulary
 
 ARTICLE_KIND = "article"
-# An article, paragraph or item number in either numeral form.
-NUMERAL = r"[0-9〇一二三四五六七八九十百千]+"
+_WORDS = vocabulary("statutes")  # rules/statutes.yaml
+
+
+def pattern(name: str) -> re.Pattern:
+    """A pattern of rules/statutes.yaml, with {num} standing for an article number in either numeral form."""
+    return re.compile(_WORDS[name].replace("{num}", _WORDS["number"]))
 
 
 # 第二十四条の二の三, 第5条第6項第2号: an article reference with its branch numbers, paragraph and item.
-_REFERENCE = re.compile(rf"第({NUMERAL})(条|項|号)((?:の{NUMERAL})*)")
-
-
-_ARTICLE_LABEL = re.compile(rf"^(附則\s*)?第({NUMERAL})条((?:の{NUMERAL})*)")
-
+_REFERENCE = pattern("reference")
+_ARTICLE_LABEL = pattern("article_label")
+_ORDINAL, _BRANCH, _SUPPLEMENTARY = _WORDS["ordinal"], _WORDS["branch"], _WORDS["supplementary"]
+_LEAD = pattern("lead")
+# The second column of a two-column item (書類　五年) that the conversion put on a line of its own.
+_PERIOD_COLUMN = pattern("period_column")
+_NEW_PARAGRAPH = pattern("new_paragraph")
 
 
 def article_key(label: str) -> str:
@@ -36,19 +43,19 @@ def article_key(label: str) -> str:
     match = _ARTICLE_LABEL.match(text)
     if not match:
         return ""
-    branches = "".join(f"の{cjk_number(b)}" for b in match.group(3).split("の") if b)
-    return f"{'附則' if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
+    branches = "".join(f"{_BRANCH}{cjk_number(b)}" for b in match.group(3).split(_BRANCH) if b)
+    return f"{_SUPPLEMENTARY if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
 
 
 def _numbers(text: str, convert) -> str:
-    return "の".join(convert(part) for part in text.split("の"))
+    return _BRANCH.join(convert(part) for part in text.split(_BRANCH))
 
 
 def arabic_articles(text: str) -> str:
     """Article, paragraph and item numbers in Arabic digits: 第二十四条の二第一項 -> 第24条の2第1項."""
     def arabic(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: str(cjk_number(n)) if n else "")
-        return f"第{cjk_number(match.group(1))}{match.group(2)}{branches}"
+        return f"{_ORDINAL}{cjk_number(match.group(1))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(arabic, unicodedata.normalize("NFKC", text))
 
@@ -57,19 +64,9 @@ def kanji_articles(text: str) -> str:
     """Article, paragraph and item numbers as statutes write them: 第24条の2第1項 -> 第二十四条の二第一項."""
     def kanji(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: kanji_number(cjk_number(n)) if n else "")
-        return f"第{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
+        return f"{_ORDINAL}{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(kanji, unicodedata.normalize("NFKC", text))
-
-
-_LEAD = re.compile(r"次に掲げる|次の各号|次のいずれか|次のとおり")
-
-
-# The second column of a two-column item (書類　五年) that the conversion put on a line of its own.
-_PERIOD_COLUMN = re.compile(rf"^{NUMERAL}(年|月|日|箇月|か月)(間)?$")
-
-
-_NEW_PARAGRAPH = re.compile(r"^(前[各二三四五六七八九十]*項|第[一二三四五六七八九十百]+項|前条|同項|この法律|この条)")
 
 
 @dataclass(frozen=True)
@@ -92,22 +89,24 @@ def provisions(text: str, two_column: re.Pattern | None = None) -> list[Provisio
     When the lead matches `two_column` (…の区分に応じ当該各号に定める額), each item is a
     case and what it is given, which the conversion put on two lines: they are joined.
     """
+    end = _WORDS["sentence_end"]
     out: list[Provision] = []
     paragraph, item, listing, paired, second = 0, 0, False, False, False
     for line in (raw.strip() for raw in text.splitlines()):
         if not line:
             continue
-        if out and (line.startswith(("ただし", "この場合において")) or (out[-1].item and _PERIOD_COLUMN.match(line))
-                    or (second and not line.endswith("。") and not _NEW_PARAGRAPH.match(line))):
-            joiner = "　" if _PERIOD_COLUMN.match(line) or second else ""
+        if out and (line.startswith(tuple(_WORDS["continuations"])) or (out[-1].item and _PERIOD_COLUMN.match(line))
+                    or (second and not line.endswith(end) and not _NEW_PARAGRAPH.match(line))):
+            joiner = _WORDS["column_joiner"] if _PERIOD_COLUMN.match(line) or second else ""
             out[-1] = Provision(out[-1].paragraph, out[-1].item, out[-1].text + joiner + line)
             second = False
             continue
-        sentence_like = line.endswith("。") and ("は、" in line or "ときは" in line) and not line.endswith(("こと。", "もの。", "とき。"))
+        sentence_like = (line.endswith(end) and any(mark in line for mark in _WORDS["topic_marks"])
+                         and not line.endswith(tuple(_WORDS["clause_endings"])))
         if listing and not _NEW_PARAGRAPH.match(line) and not sentence_like:
             item += 1
             out.append(Provision(paragraph, item, line))
-            second = paired and not line.endswith("。")
+            second = paired and not line.endswith(end)
             continue
         paragraph, item = paragraph + 1, 0
         out.append(Provision(paragraph, None, line))

@@ -11,26 +11,22 @@ from functools import lru_cache
 from core.folding import nfkc
 from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
+_WORDS = vocabulary("numbers")  # rules/numbers.yaml
 # The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
 _ERAS_SCHEMA = {"type": "object", "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}}}
 
 
-_DATE = (r"^(?:(?P<era>{eras})\s*(?P<eyear>元|\d{{1,3}})|(?P<year>(?:19|20)\d{{2}}))\s*年\s*"
-         r"(?P<month>\d{{1,2}})\s*月\s*(?P<day>\d{{1,2}})\s*日\s*(?:生|現在|现在)?$")
+_MONTH_FOLLOWS = re.compile(_WORDS["month_follows"])
+_UNTIL = tuple(_WORDS["range_until"])
 
 
 # Words that make a column "this period" or "the period before" (the report's year, or the one before).
-PRIOR_PERIOD = re.compile(
-    r"上期|上年|前期|前年|期初|年初|期首|上半年同期|前事業年度|前連結会計年度|前連結|前事業|前第\d*|前四半期|上季|去年")
-
-
-CURRENT_PERIOD = re.compile(
-    r"本期|本年|当期|當期|期末|年末|本报告期|本報告期|报告期|報告期|当事業年度|当連結会計年度|当第|本季|当年|今期|現在$")
-
-
+PRIOR_PERIOD = re.compile(_WORDS["prior_period"])
+CURRENT_PERIOD = re.compile(_WORDS["current_period"])
 # Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
-_CN_YEAR = re.compile(r"([〇零一二三四五六七八九十百]{2,6})(?=\s*年)")
+_CN_YEAR = re.compile(_WORDS["cjk_year"])
 
 
 @lru_cache(maxsize=1)
@@ -52,7 +48,7 @@ def western_year(era: str, number: int) -> int | None:
 
 @lru_cache(maxsize=1)
 def _date_regex() -> re.Pattern:
-    return re.compile(_DATE.format(eras=era_pattern()))
+    return re.compile(_WORDS["date"].replace("{eras}", era_pattern()))
 
 
 def iso_date(text: str) -> str | None:
@@ -73,9 +69,8 @@ def iso_date(text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _year_regex() -> re.Pattern:
-    return re.compile(rf"(?P<era>{era_pattern()})\s*(?P<n>元|\d{{1,3}})\s*年"
-                      r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])"
-                      r"|(?<![\d.,])(?P<roc>\d{2,3})\s*年")
+    return re.compile(_WORDS["era_year"].replace("{eras}", era_pattern())
+                      + r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])|" + _WORDS["roc_year"])
 
 
 def explicit_year(label: str) -> int | None:
@@ -94,14 +89,12 @@ def explicit_year(label: str) -> int | None:
         if year is None or not 1900 <= year <= 2100:
             continue
         rest = text[match.end():]
-        month = bool(re.match(r"\s*(?:年\s*)?\d{1,2}\s*月|[-/.]\d{1,2}(?!\d)", rest))
+        month = bool(_MONTH_FOLLOWS.match(rest))
         found.append((year, match.start(), month))
     if not found:
         return None
-    until = max(text.rfind("至"), text.rfind("~"), text.rfind("〜"), text.rfind("～"))
+    until = max(text.rfind(mark) for mark in _UNTIL)
     if until >= 0 and any(pos > until for _, pos, _ in found):
         found = [f for f in found if f[1] > until]
     with_month = [f for f in found if f[2]]
     return with_month[-1][0] if with_month else found[0][0]
-
-

@@ -20,7 +20,7 @@ from typing import Generic, Iterable, TypeVar
 from rapidfuzz import fuzz, process
 
 from core.errors import InputError
-from core.folding import fold_field, fold_field_with_offsets, opencc
+from core.folding import field_particles, fold_field, fold_field_with_offsets, opencc
 from core.rulefile import RULES_DIR, RuleFile
 
 V = TypeVar("V")
@@ -176,7 +176,7 @@ def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef],
             at = ("fields", i, "name") if j == 0 else ("fields", i, "synonyms", j - 1)
             key = fold_field(word)
             if not key:
-                errors.append(rules.error(f"{word!r} is empty once spaces and 的 are removed", *at))
+                errors.append(rules.error(f"{word!r} is empty once spaces and {field_particles()} are removed", *at))
             elif key in owner and owner[key][0] != item["name"]:
                 other, other_line = owner[key]
                 errors.append(rules.error(f"{word!r} of {item['name']} is also listed under {other} (line {other_line})", *at))

@@ -15,6 +15,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from core.vocabulary import vocabulary
+
 _DROPPED = re.compile(r"[\s()]+")
 
 
@@ -28,7 +30,10 @@ def fold(text: str) -> str:
 
 def fold_field(text: str) -> str:
     """Field names are also matched with 的 removed (归属于母公司的净利润 = 归属于母公司净利润)."""
-    return fold(text).replace("的", "")
+    text = fold(text)
+    for particle in field_particles():
+        text = text.replace(particle, "")
+    return text
 
 
 def fold_with_offsets(text: str, drop: str = "()") -> tuple[str, list[int]]:
@@ -57,7 +62,12 @@ def _dropper(drop: str) -> re.Pattern:
 
 def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
     """`fold_field(text)` with offsets into `text` (see fold_with_offsets)."""
-    return fold_with_offsets(text, "的()")
+    return fold_with_offsets(text, field_particles() + "()")
+
+
+def field_particles() -> str:
+    """The particles field names are matched without (rules/tokens.yaml field_particles)."""
+    return vocabulary("tokens")["field_particles"]
 
 
 @lru_cache(maxsize=2)

@@ -33,6 +33,7 @@ from pathlib import Path
 from core.numerals import cjk_number
 from core.records import DocumentMeta
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
@@ -63,11 +64,13 @@ SCHEMA = {"type": "object", "properties": {"identity": IDENTITY_SCHEMA}, "requir
 
 _CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
 _SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t\u3000]+(?=[{_CJK}])")
-_DATE_NUMERAL = re.compile(r"(?<![第〇零○一二三四五六七八九十百])([〇零○一二三四五六七八九十百]{1,5})(?=\s*[年月日及])")
-_ORDINAL = re.compile(r"第\s*([一二三四1-4])\s*(?=季)")
-_SPACE_IN_DATE = re.compile(r"(?<=[\d年月日至及])\s+(?=[\d年月日至及])")  # also a line break inside a date range
+_NUMBERS = vocabulary("numbers")  # rules/numbers.yaml
+_DATES = _NUMBERS["identity_dates"]
+_DATE_NUMERAL = re.compile(_DATES["date_numeral"])
+_ORDINAL = re.compile(_DATES["quarter"])
+_SPACE_IN_DATE = re.compile(_DATES["space_in_date"])  # also a line break inside a date range
 # Legal-form endings; without them a name is its core name (山东阳谷华泰化工股份有限公司 -> 山东阳谷华泰化工).
-LEGAL_SUFFIXES = ("股份有限公司", "有限责任公司", "有限責任公司", "有限公司", "股份公司", "株式会社")
+LEGAL_SUFFIXES = tuple(vocabulary("companies")["legal_suffixes"])  # rules/companies.yaml
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,7 @@ def normalise_dates(text: str) -> str:
     text = _SPACE_BETWEEN_CJK.sub("", text)
     text = _DATE_NUMERAL.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)),
                              text)
-    text = _ORDINAL.sub(lambda m: f"第{cjk_number(m.group(1))}", text)
+    text = _ORDINAL.sub(lambda m: f"{_DATES['ordinal']}{cjk_number(m.group(1))}", text)
     return _SPACE_IN_DATE.sub("", text)
 
 
@@ -318,7 +321,7 @@ def _year_number(written: str | None, era: str, era_year: str | None, eras: dict
     if number is None:
         return None
     if number < 200:  # a bare short year in a Chinese report counts from 民國 (rules/documents.yaml eras)
-        base = eras.get(era) if era else eras.get("民國")
+        base = eras.get(era) if era else eras.get(_NUMBERS["bare_era"])
         if base is None:
             return None
         number += base

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import unicodedata
 
-_DIGITS = {"〇": 0, "零": 0, "○": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-           "八": 8, "九": 9}
-_UNITS = {"十": 10, "百": 100, "千": 1000}
-_KANJI_DIGITS = "〇一二三四五六七八九"
+from core.vocabulary import vocabulary
+
+_WORDS = vocabulary("numbers")["numerals"]  # rules/numbers.yaml
+_DIGITS: dict[str, int] = _WORDS["digits"]
+_UNITS: dict[str, int] = _WORDS["units"]
+_KANJI_DIGITS: str = _WORDS["written_digits"]
+_KANJI_UNITS = tuple((value, unit) for value, unit in _WORDS["written_units"])
 
 
 def cjk_number(text: str) -> int | None:
@@ -16,7 +19,7 @@ def cjk_number(text: str) -> int | None:
     (112, 2019, 1203, None)
     """
     text = unicodedata.normalize("NFKC", text).strip()
-    if text == "元":
+    if text == _WORDS["first_year"]:
         return 1
     if text.isdigit():
         return int(text)
@@ -41,11 +44,11 @@ def kanji_number(number: int) -> str:
     ('二十四', '百十', '〇')
     """
     if number == 0:
-        return "〇"
+        return _KANJI_DIGITS[0]
     if not 0 < number < 10000:
         raise ValueError(f"{number} is outside 1-9999")
     out = []
-    for value, unit in ((1000, "千"), (100, "百"), (10, "十")):
+    for value, unit in _KANJI_UNITS:
         digit, number = divmod(number, value)
         if digit:
             out.append(("" if digit == 1 else _KANJI_DIGITS[digit]) + unit)

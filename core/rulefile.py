@@ -77,7 +77,8 @@ class RuleFile:
             raise InputError(str(exc), str(path), exc.line) from None
         rule_file = cls(path, data, lines)
         if schema is not None:
-            validator = jsonschema.Draft202012Validator(schema)
+            # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
+            validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
             errors = sorted(validator.iter_errors(data), key=lambda e: rule_file.line(*e.absolute_path))
             if errors:
                 err = errors[0]

@@ -12,13 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-SENTENCE_END = "。！？；!?"
+from core.vocabulary import vocabulary
 
-
+_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
+SENTENCE_END: str = _PUNCTUATION["sentence_ends"]
 # Closing quotes and brackets right after a sentence end belong to that sentence: 「……。」
-_SENTENCE = re.compile(rf"[{SENTENCE_END}]+[」』）)】〕”’\"']*")
-
-
+_SENTENCE = re.compile(rf"[{re.escape(SENTENCE_END)}]+[{re.escape(_PUNCTUATION['sentence_closers'])}]*")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 
 

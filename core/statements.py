@@ -44,6 +44,9 @@ SCHEMA = {
         "scopes": {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": _BY_LANGUAGE},
         "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
         "periods": {"type": "object", "propertyNames": {"enum": list(PERIOD_KINDS)}, "additionalProperties": _WORDS},
+        "asked_parent": _WORDS,
+        "search_titles": {"type": "object", "propertyNames": {"enum": list(STATEMENTS)}, "additionalProperties": {
+            "type": "object", "additionalProperties": False, "properties": {"zh": _WORDS, "ja": _WORDS}}},
     },
 }
 
@@ -64,6 +67,8 @@ class StatementRules:
     scopes: tuple[tuple[str, re.Pattern], ...]
     periods: tuple[tuple[str, re.Pattern], ...]
     parent_when_bare: frozenset[str]
+    search_titles: dict[str, dict[str, tuple[str, ...]]]  # statement -> question language -> titles
+    asked_parent: tuple[str, ...]  # words of a question asking for the parent company's figures
 
     @classmethod
     def load(cls, path: Path | None = None) -> "StatementRules":
@@ -83,7 +88,11 @@ class StatementRules:
                          for name, words in data[section].items())
 
         periods = tuple((name, compiled("periods", words, name)) for name, words in data["periods"].items())
-        return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())))
+        search_titles = {statement: {lang: tuple(titles) for lang, titles in by_lang.items()}
+                         for statement, by_lang in data.get("search_titles", {}).items()}
+        asked_parent = tuple(data.get("asked_parent", ()))
+        return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())),
+                   search_titles, asked_parent)
 
     def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "") -> TableKind:
         """Kind and scope of a table from its titles (outermost first, the table's own title last) and first rows."""

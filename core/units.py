@@ -19,30 +19,25 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from core.folding import nfkc
+from core.vocabulary import vocabulary
 
+_WORDS = vocabulary("numbers")  # rules/numbers.yaml: what each pattern below matches is described there
 # Multipliers written in front of a unit, longest first so 百万 wins over 万.
-_MULTIPLIERS = (
-    ("千万", 10**7), ("千萬", 10**7), ("百万", 10**6), ("百萬", 10**6), ("十亿", 10**9), ("十億", 10**9),
-    ("千", 10**3), ("仟", 10**3), ("万", 10**4), ("萬", 10**4), ("亿", 10**8), ("億", 10**8), ("兆", 10**12),
-)
+_MULTIPLIERS = tuple((prefix, factor) for prefix, factor in _WORDS["multipliers"])
 # Base units a table value may carry after scaling (currencies, counts, ratios).
-BASE_UNITS = frozenset({
-    "元", "円", "美元", "港元", "欧元", "日元", "米ドル", "ドル", "ユーロ",
-    "株", "股", "人", "名", "個", "个", "倍", "単元", "户", "戶", "家", "社", "件", "年", "ヶ月", "か月",
-    "㎡", "m2", "%", "‰", "次", "天", "日", "台", "吨", "噸", "銘柄",
-})
+BASE_UNITS = frozenset(_WORDS["base_units"])
 # Currency words that qualify but do not change a unit: 人民币千元 is 千元.
-_CURRENCY_WORDS = re.compile(r"^(?:人民币|人民幣|新台幣|新臺幣|新台币|台幣|台币|币种[:：]?\S*)")
-_DASHES = frozenset({"-", "－", "—", "―", "–", "−", "‐", "ー", "─", "━", "…", "*", "＊"})
-_MINUS = "-−－–▲△▴▵"
-_NOTE_PREFIX = re.compile(r"^(?:(?:※|\*|＊)\s*\d*|\(注\s*\d*\)\s*\d*|注\s*\d+)\s*[,、，]?\s+")
+_CURRENCY_WORDS = re.compile(_WORDS["currency_words"])
+_DASHES = frozenset(_WORDS["dashes"])
+_MINUS = _WORDS["minus_signs"]
+_NOTE_PREFIX = re.compile(_WORDS["note_prefix"])
 _NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
-_YEN_SEN = re.compile(r"^(\d+)円(\d{2})銭$")
-_UNIT_STATEMENT = re.compile(
-    r"(?:单位|單位|単位)\s*[:：]?\s*(?:人民币|人民幣|新台幣|新臺幣)?\s*([^\s,，;；、)）]+)"
-    r"|均以\s*(\S+?)\s*為單位"
-)
-_BRACKETED = re.compile(r"[（(]\s*([^()（）]{1,8}?)\s*[)）]")
+_YEN_SEN = re.compile(_WORDS["yen_sen"])
+_UNIT_STATEMENT = re.compile(_WORDS["unit_statement"])
+_BRACKETED = re.compile(_WORDS["bracketed_unit"])
+_CURRENCY_NOTE = re.compile(_WORDS["currency_note"])
+_OPENING, _CLOSING = tuple(_WORDS["brackets"][0]), tuple(_WORDS["brackets"][1])
+_YEN = _WORDS["yen_unit"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +61,7 @@ def scale_of(unit: str) -> tuple[Decimal, str] | None:
     ((Decimal('1000000'), '円'), (Decimal('1000'), '元'), (Decimal('1000'), '株'), (Decimal('1'), '%'), None)
     """
     text = nfkc(unit).strip().replace(" ", "")
-    text = _CURRENCY_WORDS.sub("", text) or ("元" if text else "")
+    text = _CURRENCY_WORDS.sub("", text) or (_WORDS["default_currency"] if text else "")
     if not text:
         return None
     if text in BASE_UNITS:
@@ -88,7 +83,7 @@ def find_unit(text: str) -> str:
     text = nfkc(text)
     for match in _UNIT_STATEMENT.finditer(text):
         unit = match.group(1) or match.group(2)
-        unit = re.sub(r"[）)]+$", "", unit)
+        unit = re.sub(r"\)+$", "", unit)  # text is NFKC: full-width brackets are ASCII here
         if is_unit(unit):
             return _CURRENCY_WORDS.sub("", unit.replace(" ", "")) or unit
     for match in _BRACKETED.finditer(text):
@@ -105,14 +100,14 @@ def is_unit_statement(text: str) -> bool:
         return False
     rest = _UNIT_STATEMENT.sub("", flat)
     rest = _BRACKETED.sub(lambda m: "" if is_unit(m.group(1)) else m.group(0), rest)
-    rest = re.sub(r"币种[:：]?(?:人民币|人民幣|美元|港元)?|[()（）:：,，;；]", "", rest)
+    rest = _CURRENCY_NOTE.sub("", rest)
     return rest == "" or is_unit(rest)
 
 
 def is_dash(text: str) -> bool:
     """A cell that says "nothing here" ("－", "—", "-")."""
     flat = text.strip()
-    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
     return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
 
@@ -128,9 +123,9 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     flat = nfkc(raw).strip()
     while _NOTE_PREFIX.match(flat):  # "※1 , ※2 60,976": note marks before the number
         flat = _NOTE_PREFIX.sub("", flat, count=1)
-    flat = re.sub(r"^(?:NT\$|US\$|\$|¥|￥|RMB)\s*", "", flat)
+    flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
     negative = False
-    if flat[:1] in ("(", "（") and flat[-1:] in (")", "）"):
+    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
         negative = parentheses_negative
     if flat[:1] and flat[0] in _MINUS:
@@ -139,7 +134,7 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     flat = re.sub(r"^(?:\$|¥)\s*", "", flat)
     yen_sen = _YEN_SEN.match(flat)
     if yen_sen:
-        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}円"
+        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}{_YEN}"
     match = _NUMBER.match(flat)
     if not match:
         return None
@@ -170,7 +165,7 @@ def plain(number: Decimal) -> str:
 
 
 # Per-share figures are never in thousands or millions, whatever the table's unit says.
-_PER_SHARE = re.compile(r"1株当たり|１株当たり|一株当たり|每股|每股|每單位|per share", re.IGNORECASE)
+_PER_SHARE = re.compile(vocabulary("facts")["per_share"], re.IGNORECASE)  # rules/facts.yaml
 
 
 def is_per_share(label: str) -> bool:

@@ -27,32 +27,33 @@ from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
 from core.units import find_unit, is_dash, is_per_share, is_unit, is_unit_statement, parse_quantity, plain, scale_of
+from core.vocabulary import vocabulary
 from parser.tables import column_period
 
-_CHANGE = re.compile(r"比上年|比上期|较上年|較上年|前期比|前年比|前年同期比|増減|增减|增減|変動率|変化率|同比")
-_OPENING = re.compile(r"期首残高|期首|期初余额|期初餘額|年初余额|年初餘額|上年年末余额|上年年末餘額|期初")
-_NOTE_HEADER = re.compile(r"^(?:注記|注記番号|附注|附註|注释|注釋|注|註|notes?)$", re.IGNORECASE)
-_NUMBERING = re.compile(
-    r"^(?:\d{1,2}\s*[.．、)）]\s*(?!\d)|[(（]\s*\d{1,2}\s*[)）]|[一二三四五六七八九十]{1,3}\s*[、.．]"
-    r"|[(（]\s*[一二三四五六七八九十]{1,3}\s*[)）]|[A-Za-z]\s*[.)]\s+|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ]+\s*[、.．]?)\s*")
+_WORDS = vocabulary("facts")  # rules/facts.yaml
+_CHANGE = re.compile(_WORDS["change"])
+_OPENING = re.compile(_WORDS["opening"])
+_NOTE_HEADER = re.compile(_WORDS["note_header"], re.IGNORECASE)
+_NUMBERING = re.compile(_WORDS["numbering"])
 _CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
-_LEAD_WORDS = re.compile(r"^(?:其中|其中[:：]|加|减|減|Less|Add)\s*[:：]\s*|^其中[:：]?\s*(?=\S)")
+_LEAD_WORDS = re.compile(_WORDS["lead_words"])
 _ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}\s+(?=\D)")
-_NOTE_REFS = re.compile(r"[(（]\s*(?:注|註)\s*[\d一二三四五六七八九十]*\s*[)）]\s*\d*|※\s*\d*|\*\d+|(?:注|註)\s*\d+$")
-_TRAILING_UNIT = re.compile(r"[(（]([^()（）]{1,8})[)）]$")
+_NOTE_REFS = re.compile(_WORDS["note_refs"])
+_TRAILING_UNIT = re.compile(_WORDS["trailing_unit"])
 # A trailing note on how the row is signed: "营业利润（亏损以“－”号填列）", "…当期純損失（△）".
-_SIGN_NOTE = re.compile(r"[(（][^()（）]*[\"“”'‘’\-－—–△▲][^()（）]*[)）]$")
+_SIGN_NOTE = re.compile(_WORDS["sign_note"])
 # Japanese statements may print expense lines with △ as deductions; the expense itself is a
 # positive amount (as XBRL records it), so in tables that do that for most expense lines the
 # △ on an expense line is presentation, not sign.
-_EXPENSE = re.compile(r"(?:費|費用|原価|賃借料)$")
-_TRIANGLES = "▲△▴▵"
+_EXPENSE = re.compile(_WORDS["expense"])
+_TRIANGLES = _WORDS["triangles"]
 _HEADING_DEPTH = 3  # heading rows kept above a row (負債の部 > 流動負債 > …): deeper ones are rarely closed
-_TOTAL_ROW = re.compile(r"(?:合計|計|総額|合计|總計|总计)$")
-_PART = re.compile(r"の部$")
+_TOTAL_ROW = re.compile(_WORDS["total_row"])
+_PART = re.compile(_WORDS["part"])
 # "〃" under a unit ("百万円") repeats it; DITTO marks that in a unit column.
-_DITTO = frozenset(("〃", "″", "同上", "\"", "々"))
-DITTO = "〃"
+_DITTO = frozenset(_WORDS["ditto"])
+DITTO = _WORDS["ditto_mark"]
+_PERCENT_UNITS = tuple(_WORDS["percent_units"])
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,8 @@ def clean_field(label: str) -> str:
         if text == before:
             break
     text = _NOTE_REFS.sub("", text)
-    text = re.sub(r"\s+", "", text).strip(":：、,，")
-    if text.startswith("【") and text.endswith("】"):
+    text = re.sub(r"\s+", "", text).strip(_WORDS["label_strip"])
+    if text.startswith(_WORDS["label_brackets"][0]) and text.endswith(_WORDS["label_brackets"][1]):
         text = text[1:-1]
     match = _TRAILING_UNIT.search(text)
     if match and is_unit(match.group(1)) and match.start() > 0:
@@ -125,7 +126,7 @@ def _label_column(frame) -> int:
         if not cells:
             continue
         wordy = sum(1 for v in cells if parse_quantity(v) is None and not is_dash(v)
-                    and re.search(r"[^\dX\s.,()（）\-]", v))
+                    and re.search(_WORDS["wordy"], v))
         if wordy * 2 >= len(cells):
             return j
     return 0
@@ -162,7 +163,7 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
 def _unit_cell(text: str) -> str | None:
     """The unit a cell of a unit column states ("百万円", "（千株）"), DITTO for "〃", None for anything else."""
     flat = nfkc(text).strip()
-    if flat.strip("()（） ") in _DITTO:
+    if flat.strip(_WORDS["bracket_chars"]) in _DITTO:
         return DITTO
     if is_unit_statement(flat):
         return find_unit(flat)
@@ -172,12 +173,12 @@ def _unit_cell(text: str) -> str | None:
 def _header_unit(value_cols: list[_Column]) -> str:
     """The one amount unit some column headers state ("第29期/2016年３月/百万円" beside "第30期/2017年３月"): the
     unit of every year column that states none; "" when the headers state none or several."""
-    units = {c.unit for c in value_cols if c.unit and c.unit not in ("%", "％")}
+    units = {c.unit for c in value_cols if c.unit and c.unit not in _PERCENT_UNITS}
     return next(iter(units)) if len(units) == 1 else ""
 
 
 def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool) -> str:
-    if column.unit in ("%", "％"):
+    if column.unit in _PERCENT_UNITS:
         return column.unit
     unit = row_unit or column.unit or table_unit
     if per_share and not row_unit:
@@ -344,10 +345,10 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         facts.extend(row_facts)
         _close_heading(headings, clean_field(label))
         if sentences:
-            end = "。" if language == "ja" else "；"
+            end = _WORDS["sentence_joiner"]["ja" if language == "ja" else "zh"]
             chunks.append(Chunk(
                 chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
-                text=end.join(sentences) + "。", titles=row_titles, page_start=page, page_end=page,
+                text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
                 company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
     return facts, chunks
 
@@ -410,5 +411,6 @@ def _mostly_text(frame, value_cols: list[_Column]) -> bool:
 
 def _sentence(language: str, field: str, period: str, value: str) -> str:
     if language == "ja":
-        return f"{field}（{period}）は{value}" if period else f"{field}は{value}"
-    return f"{field}{period}为{value}"
+        wording = _WORDS["sentence"]["ja"] if period else _WORDS["sentence_unperiod"]["ja"]
+        return wording.format(field=field, period=period, value=value)
+    return _WORDS["sentence"]["zh"].format(field=field, period=period, value=value)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 _PATTERN = {"type": "string", "minLength": 1}
 
@@ -67,7 +68,8 @@ _SPACES = re.compile(r"\s+")
 _CJK = r"\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
-_ORDINAL = re.compile(r"第\s*([〇零一二三四五六七八九十百千\d０-９]+)\s*([條条章节節部篇編编款項项])")
+_LAYOUT = vocabulary("layout")  # rules/layout.yaml
+_ORDINAL = re.compile(_LAYOUT["spaced_ordinal"])
 # CJK compatibility ideographs (U+F900..U+FAFF: 列 for 列) and Kangxi radicals (U+2F00..: ⼀ for 一)
 # that PDF fonts map some characters to; a search for 列 must find them.
 _CJK_VARIANTS = {
@@ -96,7 +98,7 @@ def tidy_line(text: str) -> str:
     >>> tidy_line("合 併 資 產 負 債 表"), tidy_line("第 七 條 契約的終止")
     ('合併資產負債表', '第七條 契約的終止')
     """
-    text = _ORDINAL.sub(r"第\1\2", _SPACES.sub(" ", text).strip())
+    text = _ORDINAL.sub(lambda m: _LAYOUT["ordinal_mark"] + m.group(1) + m.group(2), _SPACES.sub(" ", text).strip())
     gaps = len(_CJK_GAP.findall(text))
     if gaps >= 2 and gaps * 2 >= len(_CJK_CHAR.findall(text)) - 1:
         text = _CJK_GAP.sub("", text)

@@ -26,6 +26,7 @@ import lxml.html
 from core.errors import InputError
 from core.records import DocumentMeta, Line, ParsedDocument, Table
 from core.units import find_unit, is_unit_statement
+from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
@@ -38,7 +39,7 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _MAX_SPAN = 1000
 _PARSER_DEPTH = 256  # libxml2 stops building the tree there (lxml without huge_tree)
 # A paragraph that is only a bracketed caption ("①【連結財政状態計算書】") is a heading.
-_CAPTION_HEADING = re.compile(r"^[^\s【]{0,4}【[^】]{1,40}】$")
+_CAPTION_HEADING = re.compile(vocabulary("layout")["caption_heading"])  # rules/layout.yaml
 MAX_CAPTION_CHARS = 60
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 

@@ -33,6 +33,7 @@ from core.identity import IDENTITY_SCHEMA
 from core.numerals import cjk_number
 from core.records import DocumentMeta
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 SIDECAR_NAME = "metadata.csv"
 FIELDS = ("company", "short_name", "code", "year", "title")
@@ -265,7 +266,7 @@ def _read_sidecar(path: Path, folder: str):
         key = key.replace("\\", "/").strip("/")
         values = {k: v for k, v in row.items() if v}
         if "year" in values:
-            year = cjk_number(values["year"].removesuffix("年"))
+            year = cjk_number(values["year"].removesuffix(vocabulary("numbers")["years"]["year"]))
             if year is None or not 1900 <= year <= 2100:
                 raise InputError(f"year {values['year']!r} is not a year", str(path), line)
             values["year"] = year

@@ -30,6 +30,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 from core.errors import InputError
 from core.records import DocumentMeta, Line, ParsedDocument, Table
 from core.sentences import SENTENCE_END, join_text
+from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
@@ -40,13 +41,7 @@ from parser.tables import find_pdf_tables, merge_continued
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
 EDGE_LINES = 3  # ... and among the first / last three lines of the page
 GARBLED_AGREEMENT = 0.5  # below this share of characters also found by pdfium, pdfminer misread the fonts
-_PAGE_NUMBER = re.compile(
-    r"^[-–—~－～\s]*\d{1,4}[-–—~－～\s]*$"  # 12, - 12 -, ~12~
-    r"|^第\s*\d+\s*[頁页]\s*[,，]?\s*(共\s*\d+\s*[頁页])?$"  # 第 5 頁，共 11 頁
-    r"|^\d+\s*/\s*\d+$"  # 5/11
-    r"|^(page|p\.)\s*\d+(\s*of\s*\d+)?$",
-    re.IGNORECASE,
-)
+_PAGE_NUMBER = re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)  # rules/layout.yaml
 _DIGITS = re.compile(r"\d+")
 _CID = re.compile(r"\(cid:\d+\)")
 READABLE_SHARE = 0.7  # below this share of characters in expected scripts, a text layer is unreadable

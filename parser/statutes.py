@@ -19,15 +19,18 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.articles import ARTICLE_KIND, NUMERAL, article_key
+from core.articles import ARTICLE_KIND, article_key, pattern
 from core.errors import InputError
 from core.numerals import kanji_number
 from core.records import Chunk, DocumentMeta, LawRecord, ParsedDocument
+from core.vocabulary import vocabulary
 
-_PART = re.compile(rf"^第{NUMERAL}(編|章|節|款|目)(?:の{NUMERAL})*[\s　]")
-_PART_RANK = {"編": 0, "章": 1, "節": 2, "款": 3, "目": 4}
+_WORDS = vocabulary("statutes")  # rules/statutes.yaml
+_PART = pattern("part")
+_PART_RANK: dict[str, int] = _WORDS["part_ranks"]
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
-_MD_FIELD = re.compile(r"^(法令番号|法令ID|種別)\s*[:：]\s*(.+)$")
+_MD_FIELD = pattern("markdown_field")
+_ORDINAL, _BRANCH, _SUPPLEMENTARY = _WORDS["ordinal"], _WORDS["branch"], _WORDS["supplementary"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ def looks_like_statute(path: Path) -> bool:
         return False
     lines = [line.strip() for line in head if line.strip()]
     return bool(lines) and lines[0].startswith("# ") and any(
-        _MD_FIELD.match(line) or line.startswith(("## 第", "## 附則")) for line in lines[1:])
+        _MD_FIELD.match(line) or line.startswith(("## " + _ORDINAL, "## " + _SUPPLEMENTARY)) for line in lines[1:])
 
 
 def parse_statute_markdown(text: str, source: str = "") -> Statute:
@@ -85,10 +88,10 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
             if article_key(name):
                 close()
                 label, body = name, []
-                supplementary = name.startswith("附則")
-                if supplementary and not (parts and parts[-1][1] == "附則"):
-                    parts = [(-1, "附則")]
-                elif not supplementary and parts and parts[0][1] == "附則":
+                supplementary = name.startswith(_SUPPLEMENTARY)
+                if supplementary and not (parts and parts[-1][1] == _SUPPLEMENTARY):
+                    parts = [(-1, _SUPPLEMENTARY)]
+                elif not supplementary and parts and parts[0][1] == _SUPPLEMENTARY:
                     parts = []
                 continue
             close()
@@ -103,15 +106,19 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
     close()
     if not title:
         raise InputError("not a statute: no `# law title` line", source)
-    law = LawRecord(title=title, law_num=fields.get("法令番号", ""), law_id=fields.get("法令ID", ""),
-                    kind=fields.get("種別", ""))
+    names = _WORDS["markdown_fields"]
+    law = LawRecord(title=title, law_num=fields.get(names["law_num"], ""), law_id=fields.get(names["law_id"], ""),
+                    kind=fields.get(names["kind"], ""))
     return Statute(law, tuple(articles))
 
 
 def _enter_part(parts: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
     """The heading path after a part heading: a 章 closes the previous 章 and everything below it."""
-    if name.replace(" ", "").replace("　", "") == "附則":
-        return [(-1, "附則")]
+    bare = name
+    for space in _WORDS["spaces"]:
+        bare = bare.replace(space, "")
+    if bare == _SUPPLEMENTARY:
+        return [(-1, _SUPPLEMENTARY)]
     match = _PART.match(name + " ")
     if not match:
         return parts
@@ -137,7 +144,7 @@ def parse_statute_xml(path: Path) -> Statute:
     title_node = root.find("./LawBody/LawTitle")
     if root.tag != "Law" or title_node is None:
         raise InputError("not an e-Gov law XML file (no <Law><LawBody><LawTitle>)", str(path))
-    abbreviations = tuple(a for a in re.split(r"[,、，]", title_node.get("Abbrev", "")) if a)
+    abbreviations = tuple(a for a in re.split(_WORDS["abbreviation_separators"], title_node.get("Abbrev", "")) if a)
     law = LawRecord(title=_text(title_node), law_num=_text(root.find("./LawNum")), kind=root.get("LawType", ""),
                     abbreviations=abbreviations)
     articles: list[Article] = []
@@ -146,7 +153,7 @@ def parse_statute_xml(path: Path) -> Statute:
     if main is not None:
         _xml_articles(main, (), articles)
     for suppl in body.findall("./SupplProvision"):
-        _xml_articles(suppl, ("附則",), articles, prefix="附則 ")
+        _xml_articles(suppl, (_SUPPLEMENTARY,), articles, prefix=_SUPPLEMENTARY + " ")
     return Statute(law, tuple(articles))
 
 
@@ -163,7 +170,8 @@ def _xml_articles(node: ET.Element, parts: tuple[str, ...], out: list[Article], 
             out.append(Article(prefix + _text(child.find("ArticleTitle")), parts, "\n".join(lines)))
         elif child.tag == "Paragraph" and prefix:  # supplementary provisions without articles: one per paragraph
             paragraphs += 1
-            out.append(Article(f"{prefix}第{kanji_number(paragraphs)}条", parts, "\n".join(_xml_paragraph(child))))
+            label = f"{prefix}{_ORDINAL}{kanji_number(paragraphs)}{_WORDS['article']}"
+            out.append(Article(label, parts, "\n".join(_xml_paragraph(child))))
 
 
 def _xml_paragraph(paragraph: ET.Element) -> list[str]:
@@ -201,7 +209,8 @@ def statute_document(statute: Statute, meta: DocumentMeta) -> ParsedDocument:
     chunks = [Chunk(chunk_id=f"{meta.doc_id}#a{n}", doc_id=meta.doc_id, text=article.text or article.label,
                     titles=(law.title, *article.parts, article.label), kind=ARTICLE_KIND)
               for n, article in enumerate(statute.articles)]
-    warnings = [] if chunks else ["no articles found (expected `## 第一条` headings or <Article> elements)"]
+    expected = f"## {_ORDINAL}{kanji_number(1)}{_WORDS['article']}"
+    warnings = [] if chunks else [f"no articles found (expected `{expected}` headings or <Article> elements)"]
     return ParsedDocument(meta=meta, chunks=chunks, law=law, warnings=warnings)
 
 

@@ -28,6 +28,7 @@ from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
 from core.folding import nfkc
 from core.records import Table
 from core.units import find_unit, is_dash, is_unit_statement, parse_quantity
+from core.vocabulary import vocabulary
 from parser.headings import tidy_line
 from parser.settings import ParseSettings
 
@@ -50,12 +51,13 @@ CONTINUED_BOTTOM = 0.55  # ... and the table it continues ends below this share 
 
 # Characters between which a line break is no word break (not full-width digits or letters: "※１" + "1,056").
 _CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff08\uff09\uff0c\uff1a\uff1b"
-_PERIOD_LIKE = re.compile(r"^(?:FY)?\s*(?:(?:19|20)\d{2}|\d{2,3}\s*年)\s*(?:年度?|年末|年初)?$")
+_WORDS = vocabulary("tables")  # rules/tables.yaml
+_PERIOD_LIKE = re.compile(_WORDS["period_like"])
 _PLACEHOLDER = re.compile(r"#\d+$")
-_HEADER_WORDS = re.compile(r"^(?:项目|項目|科目|区分|區分|名称|名稱|内容|內容|摘要|種類|种类|回次|決算年月|年度|期间|期間|"
-                           r"代码|代碼|附注|附註|注記|注记)$")
-_NTH_PERIOD = re.compile(r"^第\s*\d+\s*期")
-_ASIDE = re.compile(r"^[(（].*[)）]$")  # "(僅經核閱，未依審計準則查核)": a remark, not a title
+_HEADER_WORDS = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
+_NTH_PERIOD = re.compile(_WORDS["nth_period"])
+_ASIDE = re.compile(_WORDS["aside"])  # a remark in brackets, not a title
+_UNIT_WORDS = re.compile(_WORDS["unit_words"])
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,7 @@ def _is_data_cell(text: str) -> bool:
 
 def _states_unit(text: str) -> bool:
     """A cell that states the table's unit ("（単位：百万円）", "单位：元"), not a column's ("（％）")."""
-    return is_unit_statement(text) and bool(re.search("单位|單位|単位", text))
+    return is_unit_statement(text) and bool(_UNIT_WORDS.search(text))
 
 
 def _find_header_rows(rows: list[list[GridCell]]) -> int:

@@ -35,6 +35,7 @@ from core.errors import InputError
 from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
 from core.units import is_dash, parse_quantity, scale_of
+from core.vocabulary import vocabulary
 
 INDEX_SHEET = "index"
 REPORTS_SHEET = "reports"
@@ -44,7 +45,7 @@ REPORT_COLUMNS = ("company", "year")
 OPTIONAL_REPORT_COLUMNS = ("short_name", "code")
 _SHEET_NAME_MAX = 31  # Excel's limit
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
-_YEAR = re.compile(r"^\s*((?:19|20)\d{2})(?:\.0+)?\s*年?(?:度)?\s*$")
+_YEAR = re.compile(vocabulary("numbers")["year_cell"])  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 

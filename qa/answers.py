@@ -26,14 +26,33 @@ REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same",
                   "negative_report", "negative_value", "report_text_extractive", "report_text_extractive_unpaged",
                   "open_no_model")
 NEGATIVE_KINDS = ("negative_report", "negative_value")
-NEGATIVE_WORDS = ("未", "无", "不", "没有")
 # Negative answers are given when the question named no company or year (or it was not understood).
 NEGATIVE_OPTIONAL = ("company", "year")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 
+WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year")
+COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence", "statistics_evidence", "unknown_measure",
+                "either")
+CHOICE_NAMES = ("no_article", "describe", "no_changes", "change", "law_says", "which_article", "negative", "positive",
+                "least_like", "kinds", "list", "options")
+STATISTICS_NAMES = ("currency", "high", "low", "average", "sum", "median", "up", "down", "none", "places", "registered")
+
+
+def _names(names: tuple[str, ...]) -> dict:
+    return {"type": "object", "required": list(names), "additionalProperties": False,
+            "properties": {name: {"type": "string", "minLength": 1} for name in names}}
+
+
+def _statistics_names() -> dict:
+    schema = _names(STATISTICS_NAMES)
+    ops = {"type": "object", "required": [">", ">=", "<", "<="], "additionalProperties": False,
+           "properties": {op: {"type": "string", "minLength": 1} for op in (">", ">=", "<", "<=")}}
+    return {**schema, "required": [*schema["required"], "ops"], "properties": {**schema["properties"], "ops": ops}}
+
+
 ANSWERS_SCHEMA = {
     "type": "object",
-    "required": ["templates"],
+    "required": ["templates", "negative_words", "words", "common", "statistics_words", "choice_words"],
     "additionalProperties": False,
     "properties": {
         "templates": {
@@ -46,7 +65,14 @@ ANSWERS_SCHEMA = {
                 "additionalProperties": False,
                 "properties": {lang: {"type": "string", "minLength": 1} for lang in LANGUAGES},
             },
-        }
+        },
+        "negative_words": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
+                  "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES}},
+        "common": _names(COMMON_NAMES),
+        "choice_words": _names(CHOICE_NAMES),
+        "statistics_words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
+                             "properties": {lang: _statistics_names() for lang in LANGUAGES}},
     },
 }
 
@@ -79,9 +105,10 @@ def answer_errors(path: Path) -> list[InputError]:
     return _parse(path)[1]
 
 
-def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputError]]:
+def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputError], RuleFile]:
     rules = RuleFile.load(path, ANSWERS_SCHEMA)
     templates, errors = {}, []
+    negative_words = rules.data["negative_words"]
     for kind, by_lang in rules.data["templates"].items():
         for lang, text in by_lang.items():
             at = ("templates", kind, lang)
@@ -95,10 +122,10 @@ def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputErro
                 if bare:
                     errors.append(rules.error(f"template {kind}/{lang}: {', '.join('{' + n + '}' for n in bare)} can be "
                                               f"empty in a negative answer: put each, with its words, in [...]", *at))
-            if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in NEGATIVE_WORDS):
-                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(NEGATIVE_WORDS)}", *at))
+            if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in negative_words):
+                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(negative_words)}", *at))
             templates[(kind, lang)] = _Template(pieces, rules.line(*at))
-    return templates, errors
+    return templates, errors, rules
 
 
 def _pieces(text: str) -> tuple[_Piece, ...]:
@@ -136,17 +163,24 @@ class AnswerTemplates:
     empty value leaves out the [optional] part that holds it.
     """
 
-    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path):
+    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path,
+                 words: dict[str, dict[str, str]], common: dict[str, str], statistics_words: dict[str, dict],
+                 choice_words: dict[str, str]):
         self._templates = templates
         self.path = path
+        self.words = words  # language -> joining words (WORD_NAMES)
+        self.common = common  # words that are the same in every language (COMMON_NAMES)
+        self.statistics_words = statistics_words  # language -> wording over many companies (STATISTICS_NAMES, ops)
+        self.choice_words = choice_words  # wording of multiple-choice answers (CHOICE_NAMES)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "AnswerTemplates":
         path = Path(path or RULES_DIR / "answers.yaml")
-        templates, errors = _parse(path)
+        templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]
-        return cls(templates, path)
+        return cls(templates, path, rules.data["words"], rules.data["common"], rules.data["statistics_words"],
+                   rules.data["choice_words"])
 
     @property
     def kinds(self) -> list[str]:

@@ -39,6 +39,7 @@ from core.records import Chunk
 from core.rulefile import RULES_DIR, RuleFile
 from core.statements import STATEMENTS
 from core.units import is_per_share
+from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.data_answer import TRACED
 from qa.readings import name_likeness, person_key
@@ -46,20 +47,22 @@ from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
-_QUOTED = re.compile(r"「(.{1,200})」")  # greedy: the outer quotes win over any nested 「」
+_CELLS = vocabulary("cells")  # rules/cells.yaml
+_QUOTED = re.compile(_CELLS["quoted"])  # greedy: the outer quotes win over any nested ones
 _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
-_YEAR = re.compile(r"((?:19|20)\d\d)年")
-_INDIVIDUAL = re.compile(r"個別")
-_DROP = re.compile(r"[\s　△▲()（）\[\]［］【】「」『』・,，.．:：]")
+_YEAR = re.compile(_CELLS["year"])
+_INDIVIDUAL = re.compile(_CELLS["individual"])
+_DROP = re.compile(_CELLS["dropped"])
 _ROW = re.compile(r"-r(\d+)c\d+$")
-_TOTAL_SUFFIX = re.compile(r"合計$")
-_TOTAL = re.compile(r"合計|^計$|合 計")
-_CONSOLIDATED = "連結"
-_ACCUMULATED = re.compile(r"(?:償却|減損損失)累計額")
-_LATER_SECTION = re.compile(r"非流動|固定")
+_TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
+_TOTAL = re.compile(_CELLS["total"])
+_CONSOLIDATED = _CELLS["consolidated_title"]
+_ACCUMULATED = re.compile(_CELLS["accumulated"])
+_LATER_SECTION = re.compile(_CELLS["later_section"])
+_SEPARATOR, _PERCENT_UNITS = _CELLS["separator"], tuple(_CELLS["percent_units"])
 # The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
 _PRIMARY = frozenset((*STATEMENTS, "key_figures"))
-_US_GAAP = re.compile(r"US\s*GAAP|米国会計基準", re.IGNORECASE)
+_US_GAAP = re.compile(_CELLS["us_gaap"], re.IGNORECASE)
 
 MAX_READINGS = 50_000  # names whose reading is kept
 MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
@@ -122,7 +125,7 @@ class CellQuestion:
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
         parts = (self.label, *self.context)
-        return [("、".join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
+        return [(_SEPARATOR.join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
 
     @classmethod
     def parse(cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None) -> "CellQuestion | None":
@@ -130,7 +133,7 @@ class CellQuestion:
         quoted = _QUOTED.search(text)
         if quoted is None:
             return None
-        parts = [p.strip() for p in quoted.group(1).split("、") if p.strip()]
+        parts = [p.strip() for p in quoted.group(1).split(_SEPARATOR) if p.strip()]
         if not parts:
             return None
         outside = text[: quoted.start()]
@@ -232,7 +235,7 @@ class CellAnswerer:
     def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = ()) -> list[_Cell]:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
-        titles = tuple(asked.context) + (("財務諸表",) if asked.individual else (_CONSOLIDATED,))
+        titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
         # A short label ("その他") heads many rows: look further down the hits for the right one.
         limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
         phrases = (asked.label, *wordings)
@@ -339,18 +342,19 @@ class CellAnswerer:
         if number is not None and number == number and number > 0 and any(
                 _ACCUMULATED.search(p) for p in (asked.label, *asked.context)):
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
-        if unit in ("%", "％") and fact["number"] is not None:
+        if unit in _PERCENT_UNITS and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
         company = analysis.company.name if analysis.company else str(fact["company"])
-        shown_field = "、".join((asked.label, *asked.context))
+        shown_field = _SEPARATOR.join((asked.label, *asked.context))
         if fact["number"] is None:
             text = self.templates.render("lookup_text", "ja", company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value)
         else:
             text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
-                                         field=shown_field, value=value, unit="" if unit in ("%", "％") else unit)
+                                         field=shown_field, value=value, unit="" if unit in _PERCENT_UNITS else unit)
         evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
-                            text=f"{' > '.join(cell.chunk.titles)}: {fact['field']}（{fact['period']}）= {fact['raw']}",
+                            text=_CELLS["evidence"].format(titles=" > ".join(cell.chunk.titles), field=fact["field"],
+                                                           period=fact["period"], raw=fact["raw"]),
                             statement=fact["statement"], scope=fact["scope"], period=str(fact["period"] or ""))
         trace = [f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
                  f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
@@ -371,7 +375,7 @@ def _context_match(part: str, names: set[str], where: str) -> float:
         return 0.0
     if part in names:
         return 1.5
-    if re.search(f"(?<!非){re.escape(part)}", where):
+    if re.search(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}", where):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 

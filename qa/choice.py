@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
+from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.difference import Alignment, Sentence, align, comparable, squeeze
 from qa.law_refs import LawBook, Reference
@@ -41,7 +42,8 @@ from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
 CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "moved": 0.1, "condition": 0.25, "term": 0.12}
-_DELEGATION = re.compile(r"(政令|内閣府令|省令|厚生労働省令)で定める")
+_STATUTES = vocabulary("statutes")  # rules/statutes.yaml
+_DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 
 
@@ -103,8 +105,9 @@ class ArticleFinder:
 
     def fetch(self, ref: Reference) -> Article | None:
         """The article a reference names, by title search within its law and an exact key match."""
-        number = ref.key.split("の")[0]
-        hits = self.index.search(SearchQuery(titles=(f"第{number}条", kanji_articles(f"第{number}条")),
+        number = ref.key.split(_STATUTES["branch"])[0]
+        title = f"{_STATUTES['ordinal']}{number}{_STATUTES['article']}"
+        hits = self.index.search(SearchQuery(titles=(title, kanji_articles(title)),
                                              doc_ids=(ref.doc_id,), kinds=(ARTICLE_KIND,), limit=40))
         for hit in hits:
             if article_key(hit.chunk.titles[-1]) == ref.key:
@@ -131,7 +134,7 @@ class ArticleFinder:
         self._follow(cited, found, question, options, self.settings.follow_depth)
         if not full:
             return found
-        scope = tuple(dict.fromkeys(named + [o for d in named for w in ("政令", "内閣府令", "省令")
+        scope = tuple(dict.fromkeys(named + [o for d in named for w in _STATUTES["choices"]["orders"]
                                              for o in self.laws.orders_of(d, w)]))
         for text in [question] + [f"{question} {o}" for o in options.values()]:
             for article in self.search(text, scope, self.settings.per_query):
@@ -172,12 +175,16 @@ class Judged:
     goodness: float  # similarity minus weighted changes (which-article: coverage of the question)
     article: Article | None = None
 
-    def describe(self) -> str:
-        where = self.alignment.sentence.label if self.alignment.sentence else "該当条文なし"
+    def describe(self, words: dict[str, str]) -> str:
+        """This option's line in the answer, worded by rules/answers.yaml `choice_words`."""
+        where = self.alignment.sentence.label if self.alignment.sentence else words["no_article"]
         if self.alignment.sentence is None and self.article is not None:
             where = self.article.name
-        change = "、".join(f"{c.kind}({c.option}{'→' + c.law if c.law else ''})" for c in self.alignment.changes)
-        return f"[{self.letter}] {where} 一致{self.alignment.similarity:.2f} 変更:{change or 'なし'}"
+        change = words["list"].join(words["change"].format(kind=c.kind, option=c.option,
+                                                           law=words["law_says"].format(law=c.law) if c.law else "")
+                                    for c in self.alignment.changes)
+        return words["describe"].format(letter=self.letter, where=where, similarity=self.alignment.similarity,
+                                        changes=change or words["no_changes"])
 
 
 class ChoiceAnswerer:
@@ -228,7 +235,7 @@ class ChoiceAnswerer:
                            None)
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
-            asked = asked.replace(word, "。")
+            asked = asked.replace(word, _STATUTES["sentence_end"])
         words = set(_CONTENT.findall(asked))
         # the articles the question itself cites count as words: the article that refers to them is the one asked,
         # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
@@ -271,7 +278,7 @@ class ChoiceAnswerer:
         context = "\n".join(f"{j.letter}: {j.alignment.sentence.text if j.alignment.sentence else ''}" for j in tied)
         user = question + "\n" + "\n".join(f"{j.letter} {j.text}" for j in tied)
         reply = self.llm.chat("choice", user, context=context, max_new_tokens=4)
-        letters = re.findall(r"[a-dａ-ｄ]", reply.lower())
+        letters = re.findall(r"[a-d\uff41-\uff44]", reply.lower())  # ASCII or full-width a-d
         by_letter = {j.letter: j for j in tied}
         return next((by_letter[x] for x in letters if x in by_letter), None)
 
@@ -280,16 +287,17 @@ class ChoiceAnswerer:
     def _answer(self, question: Question, form: str, found: Found, judged: list[Judged], choice: Judged,
                 decided_by: str) -> Answer:
         sentence = choice.alignment.sentence
-        citation = sentence.label if sentence else (choice.article.name if choice.article else "該当条文なし")
+        words = self.templates.choice_words
+        citation = sentence.label if sentence else (choice.article.name if choice.article else words["no_article"])
         if form == "which_article":
-            reason = f"問題文の内容を最も多く含む条文（一致{choice.goodness:.2f}）"
+            reason = words["which_article"].format(goodness=choice.goodness)
         elif form == "negative":
-            kinds = "・".join(choice.alignment.kinds) or "最も一致しない"
-            reason = f"条文と異なる選択肢（{kinds}）"
+            kinds = words["kinds"].join(choice.alignment.kinds) or words["least_like"]
+            reason = words["negative"].format(kinds=kinds)
         else:
-            reason = f"条文と一致する選択肢（一致{choice.alignment.similarity:.2f}）"
+            reason = words["positive"].format(similarity=choice.alignment.similarity)
         text = self.templates.render("choice", "ja", letter=choice.letter, reason=reason, citation=citation,
-                                     options="；".join(j.describe() for j in judged))
+                                     options=words["options"].join(j.describe(words) for j in judged))
         ranked = found.ranked()
         evidence = [Evidence(a.doc_id, None, f"{a.name}: {a.text[:200]}") for a in ranked[:self.settings.evidence]]
         listed = {(a.doc_id, a.label) for a in ranked[:self.settings.evidence]}

@@ -27,16 +27,17 @@ from core.fields import PhraseMatcher
 from core.folding import fold, fold_with_offsets, opencc
 from core.identity import core_name
 from core.records import ReportYear
+from core.vocabulary import vocabulary
 from qa.records import Company
 
 # Prefixes of special-treatment share names (*ST华仪 is also asked as 华仪).
 _SHORT_NAME_PREFIX = re.compile(r"^(?:\*?s?\*?st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.IGNORECASE)
 # A span that looks like a company name (ends in a legal form), for names the register lacks.
-_COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:股份有限公司|有限责任公司|有限公司|股份公司|株式会社)")
+_WORDS = vocabulary("companies")  # rules/companies.yaml
+_COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:%s)" % "|".join(map(re.escape, _WORDS["span_suffixes"])))
 # Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
-_SPAN_LEAD = re.compile(r"^(?:请问|请|能否|根据|结合|对比|比较|相比|与|和|分析|简要|介绍|简述|概述|说明|提供|计算|告诉我|"
-                        r"我想知道|关于|年报|年度报告|年度|年|的|在|了|给我|一下|对|从|到|至|间|期间|之间)*")
-_CODE = re.compile(r"(?<![\d.])\d{4,6}(?![\d.年])")
+_SPAN_LEAD = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*")
+_CODE = re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
 # A two-character abbreviation that is also a common word (中國 of 中國鋼鐵, 統一 of 統一企業) names no company:
 # jieba's dictionary count of the word must stay below this.
 ABBREVIATION_WORD_FREQ = 200
@@ -281,9 +282,10 @@ def read_reports_list(path: Path) -> list[_Entry]:
             continue
         parts = Path(row[0].strip()).stem.split("__") if "__" in row[0] else []
         if len(parts) < 5:
-            raise InputError("expected date__full name__code__short name__year__年度报告", str(path), number)
+            raise InputError(f"expected date__full name__code__short name__year__{_WORDS['report_name']}", str(path),
+                             number)
         date, name, code, short_name, year = parts[:5]
-        entry = _entry(name, short_name, code, year.rstrip("年"))
+        entry = _entry(name, short_name, code, year.rstrip(_WORDS["year"]))
         if not entry.years:
             raise InputError(f"bad year {year!r}", str(path), number)
         # The company's current short name is the one in its latest filing; older ones stay aliases.

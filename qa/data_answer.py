@@ -26,6 +26,7 @@ previous-year column says so in its evidence.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -36,6 +37,7 @@ from core.errors import InputError
 from core.fields import FieldDictionary
 from core.folding import fold_field
 from core.units import plain
+from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.fact_choice import asks_parent, explain, rank_facts
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
@@ -44,18 +46,9 @@ from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, roun
 from search.backend import FactStore
 
 DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
-_CURRENCY = {"zh": "元", "ja": "円"}
-_QUOTES = (("「", "」"), ("“", "”"), ('"', '"'))
-
-# Wording that is not a template: how parts of an answer are joined, per language.
-_WORDS = {
-    "zh": {"is": "为", "sep": "，", "list": "、", "prev": "上年", "high": "最高", "low": "最低",
-           "missing": "未列示，按0计", "from_next": "{year}年年报中的上年数", "up": "增加", "down": "减少",
-           "vs": "较{year}年", "unknown_company": "该公司", "zero": "分母为0，无法计算"},
-    "ja": {"is": "は", "sep": "、", "list": "、", "prev": "前期", "high": "上位", "low": "下位",
-           "missing": "記載なし、0として計算", "from_next": "{year}年の報告書の前期の数値", "up": "増加", "down": "減少",
-           "vs": "{year}年比", "unknown_company": "当該企業", "zero": "分母が0のため計算できません"},
-}
+_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
+_QUOTES = tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"])
+_LIST_SEPARATORS = "|".join(map(re.escape, _PUNCTUATION["list_separators"]))
 
 
 TRACED = 3  # candidates per field an answer's trace lists
@@ -84,7 +77,10 @@ class _Found:
         stock code "002155"), else the stored value (scaled, signed: "(1,234)" in 千元 -> "-1234000")."""
         number, raw = self.number, self.row["raw"]
         if number is not None and raw:
-            flat = raw.replace(",", "").replace("，", "").strip()
+            flat = raw
+            for mark in _PUNCTUATION["thousands_separators"]:
+                flat = flat.replace(mark, "")
+            flat = flat.strip()
             try:
                 if Decimal(flat) == number:
                     return flat
@@ -129,13 +125,14 @@ class DataAnswerer:
         if kind == "compare_years":
             return self._compare(analysis, company, sorted(set(years)))
         if len(years) > 1:  # 2020年和2021年的X分别是多少: one answer per year, in order
-            return _joined(analysis, [self._lookup(analysis, company, y) for y in sorted(years)])
+            return _joined(analysis, [self._lookup(analysis, company, y) for y in sorted(years)],
+                           self.templates.common["joiner"])
         return self._lookup(analysis, company, years[0])
 
     # -- lookup ------------------------------------------------------------------------------------
 
     def _lookup(self, analysis: Analysis, company: str, year: int) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         # A row label the question quotes (「長期前払費用」) is looked up as written first: the field
         # dictionary may only know a part of it (前払費用).
         parent = asks_parent(analysis.question.text)
@@ -160,7 +157,7 @@ class DataAnswerer:
             if missing:
                 text += self.templates.render("negative_value", lang, company=shown_company, year=year,
                                               field=words["list"].join(s for _, s in missing))
-        return self._answer(analysis, text, "lookup:facts", "；".join(v for v, _ in shown), found)
+        return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found)
 
     def _show_value(self, found: _Found, output: OutputRequest) -> tuple[str, str]:
         """(value, unit) as the answer shows them: as printed, unless the question asks for a unit or precision."""
@@ -185,11 +182,11 @@ class DataAnswerer:
     # -- formula -----------------------------------------------------------------------------------
 
     def _formula(self, analysis: Analysis, company: str, year: int) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         shown_company = self._shown_company(analysis)
         formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
         if formula is None:
-            return self._not_found(analysis, company, year, [analysis.formula or "公式"])
+            return self._not_found(analysis, company, year, [analysis.formula or self.templates.common["formula"]])
         if formula.prefer_reported:
             reported = self._reported(analysis, formula, company, year)
             if reported is not None:
@@ -203,7 +200,7 @@ class DataAnswerer:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
             return self._answer(analysis, self.templates.render(
-                "negative_value", lang, company=shown_company, year=year, field=f"{formula.name}（{words['zero']}）"),
+                "negative_value", lang, company=shown_company, year=year, field=formula.name + self._aside(words["zero"])),
                 "negative:formula_undefined", None, found)
         output = analysis.output
         percent = formula.percent if output.percent is None else output.percent
@@ -248,7 +245,7 @@ class DataAnswerer:
                 continue
             found, _ = self._fetch(company, year, [(field, name)], asks_parent(analysis.question.text))
             if found:
-                lang, _ = _lang(analysis)
+                lang, _ = self._lang(analysis)
                 value, unit = self._show_value(found[0], analysis.output)
                 text = self.templates.render("lookup", lang, company=self._shown_company(analysis), year=year,
                                              field=found[0].shown, value=value, unit=unit)
@@ -258,7 +255,7 @@ class DataAnswerer:
     # -- compare years -----------------------------------------------------------------------------
 
     def _compare(self, analysis: Analysis, company: str, years: list[int]) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         wanted = self._wanted_fields(analysis)
         shown_company = self._shown_company(analysis)
         if not wanted:
@@ -274,13 +271,13 @@ class DataAnswerer:
         shown = [self._show_value(f, analysis.output) for f in found]
         text_field = any(self._is_text(f) for f in found)
         keys = [_same_key(f, text_field) for f in found]
-        years_text = words["list"].join(f"{y}年" for y in years)
+        years_text = words["list"].join(words["year"].format(year=y) for y in years)
         if len(set(keys)) == 1:
             value, unit = shown[-1]
             text = self.templates.render("compare_same", lang, company=shown_company, years=years_text,
                                          field=shown_field, value=f"{value}{unit}")
-            return self._answer(analysis, text, "compare_years:facts", "相同", found)
-        values = words["sep"].join(f"{y}年{words['is']}{v}{u}" for y, (v, u) in zip(years, shown))
+            return self._answer(analysis, text, "compare_years:facts", self.templates.common["same"], found)
+        values = words["sep"].join(f"{words['year'].format(year=y)}{words['is']}{v}{u}" for y, (v, u) in zip(years, shown))
         if analysis.asks == "difference" and not text_field:
             return self._difference(analysis, found, years, values)
         if not text_field:
@@ -288,14 +285,14 @@ class DataAnswerer:
             values += words["sep"] + words["vs"].format(year=years[0]) + (
                 f"{words['up' if change > 0 else 'down']}{fixed_point(abs(change))}{found[-1].unit}")
             if found[0].number:
-                values += f"（{NumberStyle(2, True).format(change / abs(found[0].number))}）"
+                values += self._aside(NumberStyle(2, True).format(change / abs(found[0].number)))
         text = self.templates.render("compare_changed", lang, company=shown_company, years=years_text,
                                      field=shown_field, values=values)
-        return self._answer(analysis, text, "compare_years:facts", "不相同", found)
+        return self._answer(analysis, text, "compare_years:facts", self.templates.common["changed"], found)
 
     def _difference(self, analysis: Analysis, found: list[_Found], years: list[int], values: str) -> Answer:
         """比…增加了多少: the later year's value minus the earlier's (value), with both values."""
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         change = found[-1].number - found[0].number
         unit = found[-1].unit or self._default_unit(found[-1].field)
         text = self.templates.render(
@@ -362,7 +359,7 @@ class DataAnswerer:
         """Row labels the question quotes (「…」, “…”), up to the first 、 (「原材料及び貯蔵品、流動資産」:
         the label, then where it is). Questions quoting a label within given sources go to qa.cell_answer."""
         text = analysis.question.text
-        labels = [k.split("、")[0] for k in analysis.keywords if any(o + k + c in text for o, c in _QUOTES)]
+        labels = [re.split(_LIST_SEPARATORS, k)[0] for k in analysis.keywords if any(o + k + c in text for o, c in _QUOTES)]
         return [(label, label) for label in dict.fromkeys(labels) if label]
 
     def _is_text(self, found: _Found) -> bool:
@@ -389,7 +386,7 @@ class DataAnswerer:
             return analysis.company.short_name or analysis.company.name
         if analysis.candidates:
             return "/".join(c.short_name or c.name for c in analysis.candidates)
-        return _lang(analysis)[1]["unknown_company"]
+        return self._lang(analysis)[1]["unknown_company"]
 
     def _reports_of(self) -> "_Reports":
         if self._reports is None:
@@ -404,30 +401,39 @@ class DataAnswerer:
         return self._negative_value(analysis, shown_company, year, fields)
 
     def _negative_report(self, analysis: Analysis, company: str, years) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         year = words["list"].join(str(y) for y in years) if isinstance(years, list) else str(years or "")
         text = self.templates.render("negative_report", lang, company=company, year=year)
         return self._answer(analysis, text, "negative:no_report", None, [])
 
     def _negative_value(self, analysis: Analysis, company: str, year, fields) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         year = words["list"].join(str(y) for y in year) if isinstance(year, list) else str(year or "")
         text = self.templates.render("negative_value", lang, company=company, year=year,
                                      field=words["list"].join(fields))
         return self._answer(analysis, text, "negative:no_value", None, [])
 
+    def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:
+        """The answer's language and its joining words (rules/answers.yaml `words`); zh when not known."""
+        lang = analysis.language if analysis.language in self.templates.words else "zh"
+        return lang, self.templates.words[lang]
+
+    def _aside(self, text: str) -> str:
+        return self.templates.common["aside"].format(text=text)
+
     def _answer(self, analysis: Analysis, text: str, route: str, value: str | None, found: list[_Found]) -> Answer:
-        lang, words = _lang(analysis)
+        lang, words = self._lang(analysis)
         evidence = []
         for f in found:
             row = f.row
             note = ""
             if row["report_year"] != row["year"]:
-                note = f"（{words['from_next'].format(year=row['report_year'])}）"
-            period = f"（{row['period']}）" if row["period"] else ""
+                note = self._aside(words["from_next"].format(year=row["report_year"]))
+            period = self._aside(row["period"]) if row["period"] else ""
             printed = row["raw"] or row["value"]
-            evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None,
-                                     text=f"{row['company']} {row['year']}年 {row['field']}{period}：{printed}{note}",
+            line = self.templates.common["evidence"].format(company=row["company"], year=row["year"], field=row["field"],
+                                                            period=period, printed=printed, note=note)
+            evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None, text=line,
                                      cell_id=row["cell_id"], statement=row.get("statement") or "",
                                      scope=row.get("scope") or "", period=row["period"] or ""))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
@@ -475,12 +481,12 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return [dict(zip(columns, values)) for values in frame.to_numpy(dtype=object).tolist()]
 
 
-def _joined(analysis: Analysis, answers: list[Answer]) -> Answer:
+def _joined(analysis: Analysis, answers: list[Answer], joiner: str) -> Answer:
     values = [a.value for a in answers if a.value is not None]
     routes = {a.route for a in answers}
     return Answer(id=analysis.question.id, question=analysis.question.text, answer="".join(a.answer for a in answers),
                   type=analysis.type, route=routes.pop() if len(routes) == 1 else "lookup:facts",
-                  value="；".join(values) if values else None,
+                  value=joiner.join(values) if values else None,
                   documents=list(dict.fromkeys(d for a in answers for d in a.documents)),
                   evidence=[e for a in answers for e in a.evidence])
 
@@ -490,9 +496,6 @@ def _digits(output: OutputRequest, default: int | None) -> int | None:
     return output.digits if output.digits is not None and 0 <= output.digits <= MAX_DIGITS else default
 
 
-def _lang(analysis: Analysis) -> tuple[str, dict[str, str]]:
-    lang = analysis.language if analysis.language in _WORDS else "zh"
-    return lang, _WORDS[lang]
 
 
 def _same_key(found: _Found, text: bool):

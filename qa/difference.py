@@ -22,17 +22,18 @@ from rapidfuzz import fuzz
 
 from core.articles import arabic_articles
 from core.numerals import cjk_number
+from core.vocabulary import vocabulary
 
-_KANJI = "〇一二三四五六七八九十百千"
-_COUNTERS = r"年|か月|箇月|ヶ月|カ月|月|日|週間|時間|割|倍|人|円|回|歳|営業日|以上|以下|以内|未満|分の"
-_PERCENT = re.compile(rf"百分の([{_KANJI}]+(?:・[{_KANJI}]+)?|\d+(?:\.\d+)?)")
-_KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_COUNTERS}))")
+_WORDS = vocabulary("statutes")["differences"]  # rules/statutes.yaml
+_KANJI = _WORDS["kanji"]
+_PERCENT = re.compile(_WORDS["percent"].replace("{kanji}", _KANJI))
+_KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_WORDS['counters']}))")
 # 三月 in a statute is three months; 3か月 and 3箇月 say the same.
-_MONTHS = re.compile(r"(か月|箇月|ヶ月|カ月|ケ月)")
-_NUMBER_UNIT = re.compile(r"(\d+(?:\.\d+)?)(/100|年|月|日|週間|時間|割|倍|人|円|回|歳)")
-_MONTHS_IN = {"年": 12, "月": 1}  # periods: years and months are one scale
-_DROP = re.compile(r"[\s　、。，．「」『』（）()・：:]")
-_SMALL_KANA = str.maketrans("っゃゅょぁぃぅぇぉ", "つやゆよあいうえお")
+_MONTHS = re.compile(_WORDS["months"])
+_NUMBER_UNIT = re.compile(_WORDS["number_unit"])
+_MONTHS_IN: dict[str, int] = _WORDS["months_in"]  # periods: years and months are one scale
+_DROP = re.compile(_WORDS["dropped"])
+_SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 
 
@@ -40,15 +41,15 @@ def comparable(text: str) -> str:
     """The text with numbers, article references and kana spelling made uniform (see the module doc)."""
     text = arabic_articles(unicodedata.normalize("NFKC", text))
     text = _PERCENT.sub(lambda m: f"{_decimal(m.group(1))}/100", text)
-    text = _MONTHS.sub("月", text)
+    text = _MONTHS.sub(_WORDS["month"], text)
     text = _KANJI_COUNT.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None
                                           else m.group(1)), text)
     return text.translate(_SMALL_KANA)
 
 
 def _decimal(text: str) -> str:
-    if "・" in text:
-        whole, frac = text.split("・", 1)
+    if _WORDS["decimal_point"] in text:
+        whole, frac = text.split(_WORDS["decimal_point"], 1)
         return f"{cjk_number(whole)}.{''.join(str(cjk_number(c)) for c in frac)}"
     value = cjk_number(text)
     return str(value) if value is not None else text
@@ -127,11 +128,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     for value, unit, shown in sorted(_numbers(said)):
         same_unit = {(v, w) for v, u, w in law_numbers if u == unit}
         if same_unit and value not in {v for v, _ in same_unit}:
-            found.append(Change("number", shown, "、".join(sorted({w for _, w in same_unit}))))
+            found.append(Change("number", shown, _WORDS["list"].join(sorted({w for _, w in same_unit}))))
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     if (option_neg > 0) != (law_neg > 0):
-        found.append(Change("negation", "否定あり" if option_neg else "否定なし", "否定あり" if law_neg else "否定なし"))
+        said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
+        found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
     replaced = _replaced(squeeze(option), law_text)
     for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
@@ -146,13 +148,13 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     squeezed_article = _DROP.sub("", article)
     missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
     if missing:
-        found.append(Change("term", "、".join(missing[:4]), ""))
+        found.append(Change("term", _WORDS["list"].join(missing[:4]), ""))
     # words the article says, but in another provision: an option that joins two items' halves
     squeezed_sentence = squeeze(sentence.text)
     moved = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said)))
              if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
     if moved:
-        found.append(Change("moved", "、".join(moved[:4]), ""))
+        found.append(Change("moved", _WORDS["list"].join(moved[:4]), ""))
     return found
 
 
@@ -205,5 +207,5 @@ def _numbers(text: str) -> set[tuple[float, str, str]]:
     for value, unit in _NUMBER_UNIT.findall(text):
         shown = f"{value.rstrip('0').rstrip('.') if '.' in value else value}{unit}"
         scale = _MONTHS_IN.get(unit)
-        out.add((float(value) * scale, "月", shown) if scale else (float(value), unit, shown))
+        out.add((float(value) * scale, _WORDS["month"], shown) if scale else (float(value), unit, shown))
     return out

@@ -16,18 +16,16 @@ Facts carry their table's statement kind and scope and their column's period kin
 """
 from __future__ import annotations
 
-import re
+from core.statements import STATEMENTS, shared_statement_rules
 
-from core.statements import STATEMENTS
-
-PARENT_WORDS = re.compile(r"母公司|個別|个别|提出会社|個體")
+PARENT_WORDS = shared_statement_rules().asked_parent  # rules/statements.yaml
 _STATEMENT_RANK = {**{kind: 0 for kind in STATEMENTS}, "key_figures": 1}
 _SCOPE_RANK = {"consolidated": 0, "": 1, "parent": 2}
 
 
 def asks_parent(text: str) -> bool:
     """The question asks for the parent company's own figures (母公司 / 個別 / 提出会社)."""
-    return bool(PARENT_WORDS.search(text))
+    return any(word in text for word in PARENT_WORDS)
 
 
 def preference(row: dict, parent: bool) -> tuple:

@@ -16,6 +16,7 @@ from typing import Iterable
 
 from core.errors import InputError
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 FEWSHOT_TASKS = ("keywords", "report_text", "open")
 
@@ -90,9 +91,10 @@ class FewShot:
         """The text with the given company names as <company> and years (and any 19xx/20xx) as <year>."""
         for name in sorted((c for c in companies if c), key=len, reverse=True):
             text = text.replace(name, "<company>")
+        mark = vocabulary("numbers")["years"]["year"]  # rules/numbers.yaml: 年
         for written in years:
             if written:
-                text = text.replace(written, "<year>年" if written.endswith("年") else "<year>")
+                text = text.replace(written, "<year>" + mark if written.endswith(mark) else "<year>")
         return _UNMASKED_YEAR.sub("<year>", text)
 
 

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from core.errors import InputError
 from core.rulefile import FORMULAS_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 if TYPE_CHECKING:
     from core.fields import FieldDictionary
@@ -75,9 +76,11 @@ SCHEMA = {
     },
 }
 
-_OPERATORS = str.maketrans({"＋": "+", "－": "-", "−": "-", "×": "*", "÷": "/", "（": "(", "）": ")",
-                            "　": " "})
-_QUOTED = re.compile(r"「([^「」]+)」")
+_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
+_OPERATORS = str.maketrans(_PUNCTUATION["formula_operators"])
+_OPEN, _CLOSE = _PUNCTUATION["formula_quotes"]
+_QUOTED = re.compile(f"{re.escape(_OPEN)}([^{re.escape(_OPEN + _CLOSE)}]+){re.escape(_CLOSE)}")
+_PREVIOUS_YEAR = vocabulary("numbers")["previous_year"]  # rules/numbers.yaml
 
 
 class FormulaError(Exception):
@@ -92,7 +95,7 @@ class Operand:
     offset: int = 0
     written: str = dataclass_field(default="", compare=False)  # the name as the formula writes it
 
-    def label(self, prev_prefix: str = "上年") -> str:
+    def label(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
         """How answers name it: the written name, with the previous-year prefix for prev()."""
         name = self.written or self.field
         return f"{prev_prefix}{name}" if self.offset else name
@@ -164,11 +167,11 @@ class Formula:
             except (DivisionByZero, InvalidOperation):
                 raise FormulaError(f"{self.name}: a divisor is 0") from None
 
-    def text(self, prev_prefix: str = "上年") -> str:
+    def text(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
         """The formula as answers state it: 速动比率=(流动资产-存货)/流动负债 (names as written)."""
         return f"{self.name}={self.right_side(prev_prefix)}"
 
-    def right_side(self, prev_prefix: str = "上年") -> str:
+    def right_side(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
         """The expression alone: (流动资产-存货)/流动负债."""
         return _render(self.tree, 0, prev_prefix)
 
@@ -297,8 +300,8 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
         return key
 
     source = _QUOTED.sub(quote, text).translate(_OPERATORS).strip()
-    if "「" in source or "」" in source:
-        raise InputError(f"unbalanced 「」 in expression {text!r}", *where)
+    if _OPEN in source or _CLOSE in source:
+        raise InputError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
@@ -325,7 +328,7 @@ def _build(entry: dict, rules: RuleFile, at: tuple, fields: "FieldDictionary", p
                 raise rules.error(f"{text!r} must contain {FIELD_PLACEHOLDER} once", *at, key)
         if FIELD_PLACEHOLDER not in entry["expression"]:
             raise rules.error(f"expression must use {FIELD_PLACEHOLDER}", *at, "expression")
-        tree = parse_expression(entry["expression"].replace(FIELD_PLACEHOLDER, "「{field}」"), where)
+        tree = parse_expression(entry["expression"].replace(FIELD_PLACEHOLDER, _OPEN + "{field}" + _CLOSE), where)
     else:
         tree = _resolve(parse_expression(entry["expression"], where), fields, where)
     optional = frozenset(fields.canonical(o) or o for o in entry.get("optional", []))
@@ -353,7 +356,7 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
         return _Ref(Operand(_name(node.args[0], source, names), -1))
     shown = ast.get_source_segment(source, node) or type(node).__name__
     for key, name in names.items():
-        shown = shown.replace(key, f"「{name}」")
+        shown = shown.replace(key, _OPEN + name + _CLOSE)
     raise InputError(f"not allowed in a formula: {shown!r} in {text!r} "
                      "(use numbers, field names, + - * /, parentheses and prev(field))", *where)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from core.articles import arabic_articles
 from core.records import LawRecord
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 LAWS_SCHEMA = {
     "type": "object",
@@ -46,9 +47,10 @@ LAWS_SCHEMA = {
 }
 
 # 第5条の2第1項第3号 (Arabic after arabic_articles), or 同条 / 前条 / 次条 with an optional paragraph and item.
-_REF = re.compile(r"(?:第(?P<art>\d+)条(?P<branch>(?:の\d+)*)|(?P<rel>同条|前条|次条))"
-                  r"(?:第(?P<para>\d+)項)?(?:第(?P<item>\d+)号)?")
-_SPACE = re.compile(r"[\s　]+")
+_STATUTES = vocabulary("statutes")  # rules/statutes.yaml
+_WORDS = _STATUTES["references"]
+_REF = re.compile(_WORDS["reference"])
+_SPACE = re.compile(r"\s+")  # \s includes the ideographic space
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,12 @@ class Reference:
 
     @property
     def label(self) -> str:
-        article, *branches = self.key.split("の")
-        text = f"{self.law}第{article}条" + "".join(f"の{b}" for b in branches)
-        return text + (f"第{self.paragraph}項" if self.paragraph else "") + (f"第{self.item}号" if self.item else "")
+        ordinal, branch = _STATUTES["ordinal"], _STATUTES["branch"]
+        article, *branches = self.key.split(branch)
+        text = f"{self.law}{ordinal}{article}{_STATUTES['article']}" + "".join(f"{branch}{b}" for b in branches)
+        if self.paragraph:
+            text += f"{ordinal}{self.paragraph}{_WORDS['paragraph']}"
+        return text + (f"{ordinal}{self.item}{_WORDS['item']}" if self.item else "")
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,8 @@ class LawRules:
                         raise rules.error(f"bad regex {pattern!r}: {exc}", section, name, i) from None
                 compiled[section][name] = tuple(items)
         joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
-        more = re.compile(rf"(?:{joiners})第(\d+)(項|号)") if joiners else None
+        more = (re.compile(rf"(?:{joiners}){re.escape(_STATUTES['ordinal'])}(\d+)"
+                           rf"({re.escape(_WORDS['paragraph'])}|{re.escape(_WORDS['item'])})") if joiners else None)
         two_column = None
         if "two_column" in rules.data:
             try:
@@ -160,8 +166,9 @@ class LawBook:
                 if last is None:
                     continue
                 doc_id, key = last.doc_id, last.key
-                if match.group("rel") != "同条":
-                    number = int(key.split("の")[0]) + (1 if match.group("rel") == "次条" else -1)
+                if match.group("rel") != _WORDS["same_article"]:
+                    step = 1 if match.group("rel") == _WORDS["next_article"] else -1
+                    number = int(key.split(_STATUTES["branch"])[0]) + step
                     key = str(number)
             else:
                 if not doc_id:
@@ -182,7 +189,7 @@ class LawBook:
             if not more:
                 return out
             number, unit = int(more.group(1)), more.group(2)
-            if unit == "項":
+            if unit == _WORDS["paragraph"]:
                 out.append(Reference(ref.doc_id, ref.law, ref.key, number, None, more.start()))
             else:
                 out.append(Reference(ref.doc_id, ref.law, ref.key, ref.paragraph, number, more.start()))
@@ -206,7 +213,7 @@ class LawBook:
         order = self.rules.orders.get(word)
         if not order or doc_id not in self.laws:
             return []
-        base = re.sub(r"(施行令|施行規則)$", "", self.laws[doc_id].title)
+        base = re.sub(_WORDS["regulation_suffixes"], "", self.laws[doc_id].title)
         wanted = {_fold(base + suffix) for suffix in order["suffixes"]}
         found = [d for d, law in self.laws.items() if _fold(law.title) in wanted]
         for part in order.get("any_title", ()):

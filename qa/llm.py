@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from core.errors import InputError
+from core.vocabulary import vocabulary
 from qa.fewshot import FewShot
 from qa.records import Analysis
 from search.backend import Hit
@@ -47,6 +48,7 @@ DTYPES = ("float32", "bfloat16", "float16")
 # auto: a .gguf file runs on llama.cpp when llama-cpp-python is installed, anything else on transformers.
 BACKENDS = ("auto", "transformers", "llama.cpp")
 _DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
+_PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 # A number as written in an answer: thousands separators allowed, a sign, decimals.
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 # Tokens that end a chat turn in the common chat templates (Qwen/ChatML, Llama 3, Phi, Gemma).
@@ -142,7 +144,9 @@ class Passage:
 
     @property
     def citation(self) -> str:
-        return f"[{self.doc}, 第{self.page}页]" if self.page else f"[{self.doc}]"
+        if self.page:
+            return _PROMPTS["citation"].format(doc=self.doc, page=self.page)
+        return _PROMPTS["citation_unpaged"].format(doc=self.doc)
 
 
 _CACHE: dict[tuple[str, LLMSettings], "LocalLLM"] = {}
@@ -273,7 +277,7 @@ class LocalLLM:
             if not error:
                 return JsonReply(value, True, attempt, raw=raw)
             messages = messages + [{"role": "assistant", "content": raw},
-                                   {"role": "user", "content": f"格式错误（{error}）。只输出JSON，不要其他文字。"}]
+                                   {"role": "user", "content": _PROMPTS["retry"].format(error=error)}]
         return JsonReply(fallback, False, self.settings.retries + 1, error, raw)
 
     # ------------------------------------------------------------------ uses
@@ -299,12 +303,12 @@ class LocalLLM:
         passages = [Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()]
         if not passages:
             return ""
-        question = f"问题：{analysis.question.text}"
+        question = _PROMPTS["question"].format(question=analysis.question.text)
         base = len(self.prompt_ids(self.messages("report_text", question)))
         budget = self.settings.context_tokens - base
         lines: list[str] = []
         for passage in passages:
-            line = f"片段{passage.citation}：{passage.text}"
+            line = _PROMPTS["passage"].format(citation=passage.citation, text=passage.text)
             cost = self.count_tokens(line) + 1
             if cost > budget:
                 if lines:

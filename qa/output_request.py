@@ -15,25 +15,25 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.vocabulary import vocabulary
 from qa.records import OutputRequest
 from qa.years import small_number
 
-_N = r"(\d{1,2}|[一二两三四五六七八九十]{1,2})"
-_KEEP = re.compile(
-    rf"(?:保留|精确|精確|四舍五入|四捨五入|取)(?:到|至|为|為)?(?:小数点后|小數點後|小数|小數)?(?:第)?{_N}\s*位(?:小数|小數|有效数字)?"
-    rf"|(?:小数点后|小數點後|小数点以下|小數點以下)(?:第)?{_N}\s*位"
-)
-_STEP = re.compile(r"(?:精确|精確|保留|四舍五入)(?:到|至)?\s*0\.(0*)1(?!\d)")
-_INTEGER = re.compile(r"保留整数|取整|精确到个位|四舍五入到整数|整数で")
-_JA_DIGIT = re.compile(rf"小数(?:点以下)?(?:点)?第?{_N}位\s*(を|で|まで)")
-_JA_PLACE = re.compile(r"([一十百千万億]+(?:円|元)?)の位(?:を|で)四捨五入")
-_PERCENT = re.compile(r"百分比|百分数|百分數|百分率|以%|用%|%表示|%形式|パーセント|％|%で")
-_RATIO = re.compile(r"小数形式|小數形式|比值形式|以小数表示|倍数表示|比率で")
-_UNIT = re.compile(
-    r"(?:单位为|單位為|单位是|以|用|単位は|单位:)\s*(亿元|億元|万元|萬元|千元|百万元|百萬元|元|新台幣仟元|仟元|新台币千元|百万円|千円|億円|円)\s*(?:为单位|為單位|计|計|表示|で)?"
-    r"|多少(亿元|億元|万元|萬元|千元|百万元|元|新台幣仟元|仟元)"
-    r"|(百万円|千円|億円)(?:単位|で)"
-)
+_WORDS = vocabulary("numbers")["requests"]  # rules/numbers.yaml
+
+
+def _pattern(name: str) -> re.Pattern:
+    return re.compile(_WORDS[name].replace("{n}", _WORDS["count"]))
+
+
+_KEEP = _pattern("keep")
+_STEP = _pattern("step")
+_INTEGER = _pattern("integer")
+_JA_DIGIT = _pattern("ja_digit")
+_JA_PLACE = _pattern("ja_place")
+_PERCENT = _pattern("percent")
+_RATIO = _pattern("ratio")
+_UNIT = _pattern("unit")
 
 
 def output_request(text: str) -> OutputRequest:
@@ -45,7 +45,7 @@ def output_request(text: str) -> OutputRequest:
     if ja:
         named = small_number(ja.group(1))
         if named is not None:
-            digits = named if ja.group(2) == "まで" else max(named - 1, 0)
+            digits = named if ja.group(2) == _WORDS["ja_keep"] else max(named - 1, 0)
     else:
         keep = _KEEP.search(text)
         if keep:

@@ -31,9 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
+from core.vocabulary import vocabulary
 from qa.records import Question
 
-_CHOICE_LINE = re.compile(r"^([a-zA-Zａ-ｚＡ-Ｚ])[\s　.．:：、)）]+(.+)$")
+_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
+_CHOICE_LINE = re.compile(_QUESTIONS["choice_line"])
+_LAWQA = _QUESTIONS["lawqa_fields"]
 
 
 @dataclass(frozen=True)
@@ -159,15 +162,15 @@ def _choices(source: JsonFile, index: int | None, value: Any, where: str) -> tup
 def _lawqa(source: JsonFile, index: int, entry: Any) -> Question:
     where = f"sample {index + 1}"
     if not isinstance(entry, dict):
-        raise source.error(f'{where}: expected an object with "問題文" and "選択肢"')
-    qid = _id(source, None, entry.get("ファイル名", index + 1), where)
+        raise source.error(f'{where}: expected an object with "{_LAWQA["text"]}" and "{_LAWQA["choices"]}"')
+    qid = _id(source, None, entry.get(_LAWQA["id"], index + 1), where)
     where = f"sample {index + 1} (id {qid!r})"
-    return Question(id=qid, text=_text(source, None, entry.get("問題文"), where, "問題文"),
-                    choices=_choices(source, None, entry.get("選択肢"), where) or _missing(source, where))
+    return Question(id=qid, text=_text(source, None, entry.get(_LAWQA["text"]), where, _LAWQA["text"]),
+                    choices=_choices(source, None, entry.get(_LAWQA["choices"]), where) or _missing(source, where))
 
 
 def _missing(source: JsonFile, where: str) -> tuple:
-    raise source.error(f'{where}: no choices ("選択肢")')
+    raise source.error(f'{where}: no choices ("{_LAWQA["choices"]}")')
 
 
 def _aicup(source: JsonFile) -> list[Question]:

@@ -16,16 +16,14 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-# Katakana syllables in Kunrei romanisation (a writing system, not vocabulary).
-_ROWS = {
-    "": "アイウエオ", "k": "カキクケコ", "g": "ガギグゲゴ", "s": "サシスセソ", "z": "ザジズゼゾ", "t": "タチツテト",
-    "d": "ダヂヅデド", "n": "ナニヌネノ", "h": "ハヒフヘホ", "b": "バビブベボ", "p": "パピプペポ", "m": "マミムメモ",
-    "r": "ラリルレロ", "y": "ヤ\0ユ\0ヨ", "w": "ワ\0\0\0ヲ",
-}
-_KANA = {kana: consonant + vowel for consonant, kanas in _ROWS.items() for kana, vowel in zip(kanas, "aiueo")
-         if kana != "\0"}
-_KANA.update({"ン": "n", "ヴ": "bu", "ヂ": "zi", "ヅ": "zu", "ヲ": "o"})
-_SMALL = {"ャ": "ya", "ュ": "yu", "ョ": "yo", "ァ": "a", "ィ": "i", "ゥ": "u", "ェ": "e", "ォ": "o"}
+from core.vocabulary import vocabulary
+
+# Katakana syllables in Kunrei romanisation (rules/kana.yaml).
+_WORDS = vocabulary("kana")
+_KANA = {kana: consonant + vowel for consonant, kanas in _WORDS["rows"].items() for kana, vowel in zip(kanas, "aiueo")
+         if kana != "-"}
+_KANA.update(_WORDS["extra"])
+_SMALL: dict[str, str] = _WORDS["small"]
 _HEPBURN = ((r"shi", "si"), (r"sh", "sy"), (r"chi", "ti"), (r"ch", "ty"), (r"tsu", "tu"), (r"fu", "hu"),
             (r"ji", "zi"), (r"j", "zy"), (r"l", "r"), (r"v", "b"), (r"m(?=[bp])", "n"), (r"(?<=[aiueo])h(?![aiueoy])", ""))
 _LONG = re.compile(r"(?<=o)[ou]|(?<=u)u|(?<=a)a|(?<=i)i|(?<=e)e")
@@ -39,10 +37,10 @@ def kana_key(kana: str) -> str:
     out: list[str] = []
     double = False
     for char in kana:
-        if char == "ッ":
+        if char == _WORDS["double"]:
             double = True
             continue
-        if char == "ー":
+        if char == _WORDS["long"]:
             continue  # long vowel: shortened anyway
         if char in _SMALL and out:
             small = _SMALL[char]

@@ -23,18 +23,17 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from core.errors import InputError
+from core.vocabulary import vocabulary
 
 # Power of ten of each unit relative to its base unit (元 or 円), for converting
 # answers to the unit a question asks for.
-UNIT_POWERS = {
-    "元": 0, "千元": 3, "万元": 4, "十万元": 5, "百万元": 6, "千万元": 7, "亿元": 8, "億元": 8, "十亿元": 9,
-    "円": 0, "千円": 3, "万円": 4, "百万円": 6, "千万円": 7, "億円": 8, "十億円": 9,
-}
-BASE_UNITS = ("元", "円")
+_WORDS = vocabulary("numbers")["rounding"]  # rules/numbers.yaml
+UNIT_POWERS: dict[str, int] = _WORDS["unit_powers"]
+BASE_UNITS = tuple(_WORDS["base_units"])
 MAX_DIGITS = 12  # most decimals an answer keeps
 
 # Place names in Chinese and Japanese, as powers of ten.
-_DIGIT_PLACES = {"一": 0, "十": 1, "百": 2, "千": 3, "万": 4, "萬": 4, "億": 8, "亿": 8, "兆": 12}
+_DIGIT_PLACES: dict[str, int] = _WORDS["places"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +70,8 @@ def place_power(place: str) -> int:
     name = place.strip()
     for unit in BASE_UNITS:
         name = name.removesuffix(unit)
-    name = name.removesuffix("位").removesuffix("の")
+    for suffix in _WORDS["place_suffixes"]:
+        name = name.removesuffix(suffix)
     if not name or any(ch not in _DIGIT_PLACES for ch in name):
         raise InputError(f"unknown place to round at: {place!r}")
     power = 0

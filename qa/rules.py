@@ -21,6 +21,7 @@ from typing import Callable
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
+from core.vocabulary import SCHEMAS as VOCABULARIES
 from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "statements.yaml": _foreign("core.statements", "StatementRules.load"),
         "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
+        **{f"{name}.yaml": _foreign("core.vocabulary", "load") for name in VOCABULARIES},
     }
 
 

@@ -31,19 +31,10 @@ from qa.data_answer import _records
 from qa.formulas import Formula, FormulaBook, FormulaError, traditional_form
 from qa.records import Analysis, Answer, Evidence, StatisticsRequest, Threshold
 from qa.rounding import NumberStyle, fixed_point
+from qa.statistics_request import StatisticsRules
 from search.backend import Condition, FactStore
 
 STATISTICS_TYPES = ("ranking", "statistics")
-_CURRENCY = {"zh": "元", "ja": "円"}
-_WORDS = {
-    "zh": {"high": "最高", "low": "最低", "list": "、", "average": "平均值", "sum": "合计", "median": "中位数",
-           "up": "增长", "down": "下降", "none": "没有公司", "places": "（{fields}含{places}）",
-           "ops": {">": "大于", ">=": "不少于", "<": "小于", "<=": "不超过"}, "registered": "注册地址或办公地址"},
-    "ja": {"high": "上位", "low": "下位", "list": "、", "average": "平均", "sum": "合計", "median": "中央値",
-           "up": "増加", "down": "減少", "none": "該当企業なし", "places": "（{fields}に{places}を含む）",
-           "ops": {">": "超", ">=": "以上", "<": "未満", "<=": "以下"}, "registered": "所在地"},
-}
-
 
 @dataclass(frozen=True)
 class _Value:
@@ -72,12 +63,13 @@ class StatisticsAnswerer:
     """Answers `ranking` and `statistics` questions from a FactStore; `run` is the entry point."""
 
     def __init__(self, store: FactStore, formulas: FormulaBook, templates: AnswerTemplates,
-                 fields: FieldDictionary | None = None, place_fields: tuple[str, ...] = ("注册地址", "办公地址")):
+                 fields: FieldDictionary | None = None, place_fields: tuple[str, ...] | None = None):
         fields = fields or formulas.fields
         if fields is None:
             raise InputError("StatisticsAnswerer needs the field dictionary (rules/fields.yaml)")
         self.store, self.formulas, self.templates, self.fields = store, formulas, templates, fields
-        self.place_fields = place_fields
+        # The address fields a place filter looks in when the question names none (rules/statistics.yaml).
+        self.place_fields = StatisticsRules.load().place_fields if place_fields is None else place_fields
         self._latest: int | None = None
 
     def run(self, analysis: Analysis) -> Answer:
@@ -85,11 +77,12 @@ class StatisticsAnswerer:
             raise InputError(f"not a question over companies: type {analysis.type!r}")
         request = analysis.statistics or StatisticsRequest(top_n=analysis.top_n, rank=analysis.rank,
                                                            descending=analysis.descending, ordered=True)
-        lang = analysis.language if analysis.language in _WORDS else "zh"
+        lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"
         measure = self._measure(analysis, lang)
         years = sorted(set(analysis.years)) or ([self._latest_year()] if self._latest_year() else [])
         if measure is None or not years:
-            return self._negative(analysis, lang, years, "、".join(analysis.keywords) or analysis.formula or "该指标")
+            shown = self._list(lang, analysis.keywords) or analysis.formula or self.templates.common["unknown_measure"]
+            return self._negative(analysis, lang, years, shown)
         companies = None
         if request.places:
             names = [n for f in (request.place_fields or self.place_fields) for n in self._names(f)]
@@ -117,7 +110,8 @@ class StatisticsAnswerer:
         unit = definition.unit if definition else ""
         # Amounts compare in the currency of the question's language (元 and 円 never mix); other
         # units are not filtered on (tables often print head counts without one).
-        currency = _CURRENCY[lang] if unit in _CURRENCY.values() else ""
+        currencies = {words["currency"] for words in self.templates.statistics_words.values()}
+        currency = self.templates.statistics_words[lang]["currency"] if unit in currencies else ""
         return _Measure(written, field, tuple(self._names(field)), currency, currency or unit)
 
     def _names(self, field: str) -> list[str]:
@@ -131,8 +125,13 @@ class StatisticsAnswerer:
             self._latest = int(years.max()) if len(years) else None
         return self._latest
 
+    def _list(self, lang: str, names) -> str:
+        """Names joined as a list in the answer's language (rules/answers.yaml `words`)."""
+        return self.templates.words[lang]["list"].join(names)
+
     def _negative(self, analysis: Analysis, lang: str, years: list[int], shown: str) -> Answer:
-        text = self.templates.render("negative_value", lang, company="", year="、".join(map(str, years)), field=shown)
+        text = self.templates.render("negative_value", lang, company="", year=self._list(lang, map(str, years)),
+                                     field=shown)
         return _answer(analysis, text, "negative:no_value", None, [])
 
 
@@ -142,7 +141,8 @@ class _Job:
     def __init__(self, owner: StatisticsAnswerer, analysis: Analysis, request: StatisticsRequest, measure: _Measure,
                  years: list[int], companies: list[str] | None, lang: str, latest_each: bool = False):
         self.o, self.a, self.r, self.m = owner, analysis, request, measure
-        self.years, self.companies, self.lang, self.words = years, companies, lang, _WORDS[lang]
+        self.years, self.companies, self.lang, self.words = years, companies, lang, {
+            **owner.templates.statistics_words[lang], "list": owner.templates.words[lang]["list"]}
         self.year = years[-1]
         # The companies named are ranked each by its latest asked year with a value (各公司最新一期年报:
         # the years asked belong to different companies, so no one year holds them all).
@@ -236,7 +236,7 @@ class _Job:
                                            order=order, rank=r.rank, companies=w["list"].join(v.company for v in chosen),
                                            value=self._show(chosen[0].number)) + self._scope()
             return self._answered(text, "ranking:facts", w["list"].join(v.company for v in chosen), chosen)
-        ranking = w["list"].join(f"{p}.{v.company}（{self._show(v.number)}）" for p, v in listed)
+        ranking = w["list"].join(f"{p}.{v.company}{self._aside(self._show(v.number))}" for p, v in listed)
         text = self.o.templates.render("ranking", self.lang, year=self.shown_year, field=self.m.shown, order=order,
                                        top_n=len(listed), ranking=ranking) + self._scope()
         if r.top_n and len(listed) < r.top_n:
@@ -316,7 +316,11 @@ class _Job:
         return self._answered(text + self._scope(), "statistics:facts", names or None, values)
 
     def _named(self, values: list[_Value]) -> str:
-        return self.words["list"].join(f"{v.company}（{self._show(v.number)}）" for v in values) or self.words["none"]
+        shown = self.words["list"].join(f"{v.company}{self._aside(self._show(v.number))}" for v in values)
+        return shown or self.words["none"]
+
+    def _aside(self, text: str) -> str:
+        return self.o.templates.common["aside"].format(text=text)
 
     def _show(self, number: Decimal, digits: int | None = None) -> str:
         if self.m.formula is not None:
@@ -335,7 +339,8 @@ class _Job:
     def _scope(self) -> str:
         if not self.r.places:
             return ""
-        fields = "或".join(self.r.place_fields) if self.r.place_fields else self.words["registered"]
+        either = self.o.templates.common["either"]
+        fields = either.join(self.r.place_fields) if self.r.place_fields else self.words["registered"]
         return self.words["places"].format(fields=fields, places="/".join(self.r.places))
 
     def _fewer(self, count: int) -> Answer:
@@ -346,12 +351,14 @@ class _Job:
         return self.o._negative(self.a, self.lang, [self.year], self.m.shown + self._scope())
 
     def _answered(self, text: str, route: str, value: str | None, values: list[_Value]) -> Answer:
-        return _answer(self.a, text, route, value, [v.row for v in values])
+        line = self.o.templates.common["statistics_evidence"]
+        evidence = [Evidence(doc=r["doc_id"], page=r["page"] or None, cell_id=r["cell_id"], text=line.format(
+            company=r["company"], year=r["year"], field=r["field"], printed=r["raw"] or r["value"]))
+            for r in (v.row for v in values)]
+        return _answer(self.a, text, route, value, evidence)
 
 
-def _answer(analysis: Analysis, text: str, route: str, value: str | None, rows: list[dict]) -> Answer:
-    evidence = [Evidence(doc=r["doc_id"], page=r["page"] or None, cell_id=r["cell_id"],
-                         text=f"{r['company']} {r['year']}年 {r['field']}：{r['raw'] or r['value']}") for r in rows]
+def _answer(analysis: Analysis, text: str, route: str, value: str | None, evidence: list[Evidence]) -> Answer:
     question = analysis.question
     return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route, value=value,
                   documents=list(dict.fromkeys(e.doc for e in evidence if e.doc)), evidence=evidence)

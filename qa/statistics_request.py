@@ -21,6 +21,7 @@ from core.errors import InputError
 from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
 from core.units import scale_of
+from core.vocabulary import vocabulary
 from qa.records import StatisticsRequest, Threshold
 from qa.years import small_number
 
@@ -54,9 +55,10 @@ STATISTICS_SCHEMA = {
                         "properties": {"words": _STRINGS, "field": {"type": "string", "minLength": 1}}}},
 }
 # An amount: Arabic digits (commas allowed) or Chinese numerals, then a multiplier and unit.
-_AMOUNT = (r"(?P<amount>\d[\d,]*(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+(?:点[零〇一二三四五六七八九]+)?)\s*"
-           r"(?P<unit>千万元|千万|百万元|百万|十亿元|十亿|亿元|亿|万元|万|千元|元|%|％|人|名|家|个|倍)?")
-_PERCENT_OF = re.compile(r"百分之\s*(?P<amount>\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百]+)")
+_NUMBERS = vocabulary("numbers")  # rules/numbers.yaml
+_AMOUNTS = _NUMBERS["amounts"]
+_AMOUNT = _AMOUNTS["amount"]
+_PERCENT_OF = re.compile(_AMOUNTS["percent_of"])
 
 
 @dataclass(frozen=True)
@@ -158,12 +160,14 @@ def _threshold(op: str, amount: str, unit: str) -> Threshold | None:
     number = _number(amount)
     if number is None:
         return None
-    unit = unit.replace("％", "%")
+    for sign in _AMOUNTS["percent_signs"]:
+        unit = unit.replace(sign, "%")
     if unit == "%":
         return Threshold(op, number / 100, "%")
     if not unit:
         return Threshold(op, number, "")
-    scaled = scale_of(unit if unit not in ("亿", "万", "千万", "百万", "十亿") else unit + "元")
+    bare = unit in _AMOUNTS["bare_multipliers"]
+    scaled = scale_of(unit + _NUMBERS["default_currency"] if bare else unit)
     if scaled is None:
         return Threshold(op, number, unit)
     return Threshold(op, number * scaled[0], scaled[1])
@@ -173,7 +177,7 @@ def _number(text: str) -> Decimal | None:
     text = text.replace(",", "")
     if text[:1].isdigit():
         return Decimal(text)
-    whole, _, decimals = text.partition("点")
+    whole, _, decimals = text.partition(_AMOUNTS["decimal_point"])
     value = cjk_number(whole)
     if value is None:
         return None
@@ -223,7 +227,8 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
         every_year_top=tuple(compiled(data["every_year_top"], "every_year_top")),
         consecutive=tuple(compiled(data["consecutive"], "consecutive")), up_words=tuple(data["up_words"]),
         operations=tuple((op, joined(ws, "operations", op)) for op, ws in data["operations"].items()),
-        before_amount=re.compile(rf"(?P<word>{words(comparison_of)})\s*(?:了)?\s*{_AMOUNT}"),
+        before_amount=re.compile(
+            rf"(?P<word>{words(comparison_of)})\s*(?:{re.escape(_AMOUNTS['optional_particle'])})?\s*{_AMOUNT}"),
         after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
         comparison_of=comparison_of, after_of=dict(data["after_amount"]), place_kinds=tuple(kinds),
         place_patterns=tuple(compiled(places["patterns"], "places", "patterns")),

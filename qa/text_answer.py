@@ -49,6 +49,8 @@ from core.errors import InputError
 from core.fields import load_field_file
 from core.records import Chunk
 from core.sentences import SentenceSplitter
+from core.statements import shared_statement_rules
+from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.document_identity import IdentityMatcher
 from qa.records import Analysis, Answer, Evidence
@@ -59,15 +61,10 @@ from search.tokenize import Tokenizer
 DOC_SCORES = ("decay", "max", "top3_sum")
 _DOC_WEIGHTS = {"decay": (1.0, 0.5, 0.25, 0.125), "max": (1.0,), "top3_sum": (1.0, 1.0, 1.0)}
 SMALL_KINDS = ("text", "table")
-# Titles of the statement a field's amount stands in (fields.yaml `statement`), per question language.
-STATEMENT_TITLES = {
-    "balance_sheet": {"zh": ("资产负债表",), "ja": ("貸借対照表",)},
-    "income_statement": {"zh": ("利润表", "损益表"), "ja": ("損益計算書",)},
-    "cash_flow": {"zh": ("现金流量表",), "ja": ("キャッシュ・フロー計算書",)},
-}
 _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
 # A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
-_CLAUSE = re.compile(r"第\s*[0-9〇零一二三四五六七八九十百]+\s*[條条款項项]")
+_CLAUSE = re.compile(vocabulary("numbers")["clause"])
+_QUOTE_MARKS = tuple(vocabulary("punctuation")["quote_marks"])
 _FOLD_SPACES = re.compile(r"\s+")
 # A name in Latin letters within a Chinese or Japanese question (BANDSPEED, LLC; ParkerVision): matched verbatim.
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
@@ -155,7 +152,8 @@ class TextAnswerer:
         """Titles of the statements that hold the fields asked for."""
         titles = []
         for name in analysis.fields:
-            titles += STATEMENT_TITLES.get(self.statements.get(name, ""), {}).get(analysis.language, ())
+            by_language = shared_statement_rules().search_titles.get(self.statements.get(name, ""), {})
+            titles += by_language.get(analysis.language, ())
         return tuple(dict.fromkeys(titles))
 
     def search(self, analysis: Analysis, trace: list[str] | None = None) -> tuple[list[str], list[Hit]]:
@@ -224,7 +222,7 @@ class TextAnswerer:
         """Quoted terms, clause names and Latin-letter names of a CJK question, folded as passages are
         (no spaces, Simplified, lower case)."""
         text = analysis.question.text
-        quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in "「“\"'")]
+        quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in _QUOTE_MARKS)]
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
         latin = ([m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
                  if Tokenizer.language(text) != "latin" else [])
@@ -275,7 +273,7 @@ class TextAnswerer:
                                 hits[: self.settings.evidence])
         if not hits:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
-                                         field="、".join(analysis.keywords) or analysis.question.text)
+                                         field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
         passages = self.widen(self.passages(analysis, documents[0]) or
                               [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
@@ -381,6 +379,10 @@ class TextAnswerer:
         firsts = sorted({c[1]: c for c in reversed(ordered)}.values(), key=lambda c: -c[0])
         best = list(dict.fromkeys(leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
+
+    def _listed(self, lang: str, names: list[str]) -> str:
+        """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""
+        return self.templates.words.get(lang, self.templates.words["zh"])["list"].join(names)
 
     def _answer(self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]) -> Answer:
         question = analysis.question

@@ -24,6 +24,7 @@ from core.errors import InputError
 from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
 from core.folding import fold_field, fold_field_with_offsets
 from core.rulefile import FORMULAS_DIR, RULES_DIR
+from core.vocabulary import vocabulary
 from qa.classify import Entities, QuestionClassifier
 from qa.companies import CompanyMatch, CompanyRegister
 from qa.fewshot import FewShot
@@ -33,11 +34,12 @@ from qa.records import Analysis, Question
 from qa.statistics_request import StatisticsRules
 from qa.years import extract_years
 
-_QUOTED = re.compile(r"「([^」]{1,80})」|“([^”]{1,40})”|\"([^\"]{1,40})\"")
+_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
+_QUOTED = re.compile(_QUESTIONS["quoted"])
 _JAPANESE = re.compile(r"[\u3040-\u30ff]")
 _WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-_ASKS_VALUE = re.compile(r"多少|是什么|是什麼|是谁|是誰|哪里|何处|金额|金額|数额|数值|数字|几|幾|いくら|は[?？]")
-_PUNCT_SPLIT = re.compile(r"[\s,，。.;；:：?？!！、()（）\"“”'‘’「」《》\[\]]+")
+_ASKS_VALUE = re.compile(_QUESTIONS["asks_value"])
+_PUNCT_SPLIT = re.compile(_QUESTIONS["word_separators"])
 
 
 class ChatModel(Protocol):

@@ -20,22 +20,21 @@ from functools import lru_cache
 
 from core.dates import era_pattern, western_year
 from core.numerals import cjk_number
+from core.vocabulary import vocabulary
 
+_WORDS = vocabulary("numbers")["years"]  # rules/numbers.yaml
 _Y = r"(?:19|20)\d{2}"
-_CN_YEAR = r"[〇零○一二三四五六七八九]{4}"
-_NUM = r"(?:\d{1,3}|[元一二三四五六七八九十两]{1,3})"
-_QUARTER = r"第?([1-4一二三四])(?:季度|季|四半期|quarter)|q([1-4])"
+_YEAR = re.escape(_WORDS["year"])
+_RELATIVE: dict[str, int] = dict(_WORDS["relative"])
 _PATTERN = (
-    rf"(?P<range>(?P<r1>{_Y})\s*年?\s*(?:-|~|～|—|–|至|到|—|から)\s*(?P<r2>{_Y})\s*年?)"
-    r"|(?P<era>(?P<era_name>{eras})\s*(?P<era_num>" + _NUM + r")\s*年)"
-    rf"|(?P<cn>(?P<cn_digits>{_CN_YEAR})\s*年)"
+    rf"(?P<range>(?P<r1>{_Y})\s*{_YEAR}?\s*{_WORDS['range']}\s*(?P<r2>{_Y})\s*{_YEAR}?)"
+    r"|(?P<era>(?P<era_name>{eras})\s*(?P<era_num>" + _WORDS["era_number"] + rf")\s*{_YEAR})"
+    rf"|(?P<cn>(?P<cn_digits>{_WORDS['cjk_year']})\s*{_YEAR})"
     rf"|(?:fy\s*(?P<fy>{_Y}))"
-    rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*(?:年度|年|期|財年|会計年度|年度末)?)"
-    rf"|(?P<relative>上上年|上上个年度|大前年|前年|去年|上年|上一年|上个年度|上年度|上期|前期|前年度|前一年|同期|今年|本年|本期|当年|当期)"
+    rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*{_WORDS['year_suffix']})"
+    rf"|(?P<relative>{'|'.join(map(re.escape, _RELATIVE))})"
 )
-_RELATIVE = {"上上年": -2, "上上个年度": -2, "大前年": -3, "前年": -2, "去年": -1, "上年": -1, "上一年": -1, "上个年度": -1,
-             "上年度": -1, "上期": -1, "前期": -1, "前年度": -1, "前一年": -1, "同期": -1, "今年": 0, "本年": 0, "本期": 0, "当年": 0, "当期": 0}
-_QUARTER_AFTER = re.compile(rf"\s*(?:年)?\s*(?:的)?\s*(?:{_QUARTER})", re.IGNORECASE)
+_QUARTER_AFTER = re.compile(_WORDS["quarter_after"].replace("{quarter}", _WORDS["quarter"]), re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ def small_number(text: str) -> int | None:
     Digit-by-digit forms are not small numbers: 前两三名 means "two or three", not 23.
     """
     written = unicodedata.normalize("NFKC", text).strip()
-    if len(written) > 1 and not written.isdigit() and "十" not in written:
+    if len(written) > 1 and not written.isdigit() and _WORDS["tens"] not in written:
         return None
     return cjk_number(written)
 

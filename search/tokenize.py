@@ -40,25 +40,19 @@ from core.errors import InputError
 from core.folding import opencc
 from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
+from core.vocabulary import vocabulary
 
 ZH, JA, LATIN = "zh", "ja", "latin"
 
-DEFAULT_STOP_WORDS = frozenset(
-    # Chinese function words and question words that never help find a passage.
-    "的 了 和 与 及 或 在 是 为 之 其 对 于 将 被 把 也 都 而 并 则 等 所 以 该 此 这 那 "
-    "吗 呢 吧 啊 请 请问 多少 什么 哪些 哪个 如何 怎么 怎样 是否 是不是 有没有 "
-    # Japanese (hiragana-only words are dropped anyway).
-    "何 "
-    # Latin.
-    "a an the of and or to in on at for by with is are was were be what which how".split()
-)
+_WORDS = vocabulary("tokens")  # rules/tokens.yaml
+
+DEFAULT_STOP_WORDS = frozenset(word for words in _WORDS["stop_words"].values() for word in words)
 
 # Part-of-speech classes (Sudachi's first level) that are never search terms.
-JA_DROP_POS = frozenset({"助詞", "助動詞", "補助記号", "空白", "記号"})
+JA_DROP_POS = frozenset(_WORDS["ja_drop_pos"])
 
-# Kanji written only in Japanese (shinjitai and kokuji: in neither GB2312 nor
-# Big5), so a kana-less Japanese table row is still read as Japanese.
-JA_ONLY_KANJI = frozenset("売円価済営関総発労従払単図実広変検経続険剰処拠様帰権収転対歳駅択沢戻掲覧譲縦雑継両込畑枠働峠")
+# Kanji written only in Japanese, so a kana-less Japanese table row is still read as Japanese.
+JA_ONLY_KANJI = frozenset(_WORDS["ja_only_kanji"])
 
 _KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -66,18 +60,19 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u20
 _WORD_CHAR = re.compile(r"\w")
 # "關 係 人 名 稱": PDF layouts spread headings one character at a time.
 _SPACED_CJK = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])")
-_HIRAGANA_ONLY = re.compile(r"[\u3040-\u309fー]+")
+_HIRAGANA_ONLY = re.compile(rf"[\u3040-\u309f{re.escape(_WORDS['long_vowel'])}]+")
 
 # Numbers and dates, found before word segmentation so every segmenter sees
 # them the same way. Units are normalised: 年度->年, 季度->季, 月份->月.
 _ATOMS = re.compile(
     r"(?P<ymd>(?<!\d)(?P<y>\d{4})[/\-.](?P<m>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
-    r"|(?P<ord>第\s*(?P<ordn>\d+|[〇零一二两兩三四五六七八九十百]+)\s*(?P<ordu>四半期|季度|季|期|节|節|章|条|條|款|项|項|回|号|號))"
-    r"|(?P<date>(?P<daten>\d+)\s*(?P<dateu>年度|年|月份|月|日|季度|季|四半期))"
+    rf"|(?P<ord>{_WORDS['ordinal']})"
+    rf"|(?P<date>{_WORDS['date']})"
     r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
     r"|(?P<latin>[a-z][a-z0-9]*(?:[_'&][a-z0-9]+)*)"
 )
-_UNIT_ALIASES = {"年度": "年", "季度": "季", "月份": "月"}
+_UNIT_ALIASES: dict[str, str] = dict(_WORDS["unit_aliases"])
+_YEAR, _MONTH, _DAY = _WORDS["year"], _WORDS["month"], _WORDS["day"]
 
 _FIELDS_SCHEMA = {
     "type": "object",
@@ -374,18 +369,18 @@ def _normalize(text: str) -> str:
 
 def _atom_tokens(match: re.Match, lang: str) -> list[str]:
     if match.group("ymd"):
-        return [f"{int(match.group('y'))}年", f"{int(match.group('m'))}月", f"{int(match.group('d'))}日"]
+        return [f"{int(match.group('y'))}{_YEAR}", f"{int(match.group('m'))}{_MONTH}", f"{int(match.group('d'))}{_DAY}"]
     if match.group("ord"):
         unit = _UNIT_ALIASES.get(match.group("ordu"), match.group("ordu"))
-        return [f"第{cjk_number(match.group('ordn'))}{unit}"]
+        return [f"{_WORDS['ordinal_mark']}{cjk_number(match.group('ordn'))}{unit}"]
     if match.group("date"):
         unit = _UNIT_ALIASES.get(match.group("dateu"), match.group("dateu"))
         number = int(match.group("daten"))
         tokens = [f"{number}{unit}"]
-        if unit == "年" and number < 1000:
+        if unit == _YEAR and number < 1000:
             western = _western_year(number, match.string[max(0, match.start() - 3) : match.start()].rstrip(), lang)
             if western:
-                tokens.append(f"{western}年")
+                tokens.append(f"{western}{_YEAR}")
         return tokens
     if match.group("num"):
         return [match.group("num").replace(",", "")]
@@ -399,7 +394,7 @@ def _western_year(number: int, before: str, lang: str) -> int | None:
             return number + offset
     # Taiwanese reports often write ROC years bare ("112 年 1 月 1 日"); 60..150 is 1971..2061.
     if lang == ZH and 60 <= number <= 150:
-        return western_year("民國", number)
+        return western_year(vocabulary("numbers")["bare_era"], number)
     return None
 
 
@@ -409,7 +404,7 @@ def _segment_other(text: str) -> list[tuple[str, bool]]:
 
 def _pieces(text: str, limit: int) -> Iterable[str]:
     while len(text) > limit:
-        cut = max(text.rfind("\n", 0, limit), text.rfind("。", 0, limit))
+        cut = max(text.rfind(end, 0, limit) for end in _WORDS["sentence_ends"])
         cut = cut + 1 if cut > 0 else limit
         yield text[:cut]
         text = text[cut:]

@@ -1,0 +1,158 @@
+"""Language words the code matches or writes, read from rules/*.yaml instead of Python literals.
+
+Each vocabulary file named in SCHEMAS is schema-checked (a regular expression is compiled by the
+check, so a bad one is reported as `file:line`) and read once per process:
+
+>>> numbers = vocabulary("numbers")
+>>> numbers["dashes"][:2]
+['-', '－']
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from core.rulefile import RULES_DIR, RuleFile
+
+WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+PATTERN = {"type": "string", "minLength": 1, "format": "regex"}
+TEXT = {"type": "string", "minLength": 1}
+
+
+def _section(**properties: dict) -> dict:
+    """A mapping that must hold exactly these keys."""
+    return {"type": "object", "required": list(properties), "additionalProperties": False, "properties": properties}
+
+
+_COUNTS = {"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer", "minimum": 0}}
+_PAIR = {"type": "array", "prefixItems": [TEXT, TEXT], "minItems": 2, "maxItems": 2}
+
+SCHEMAS: dict[str, dict] = {
+    # Quotes, list and digit-group marks read in questions and cells.
+    "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
+                            quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS,
+                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR,
+                            formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT}),
+    # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
+    "tokens": _section(
+        stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
+        ja_drop_pos=WORDS, ja_only_kanji=TEXT, long_vowel=TEXT, ordinal=PATTERN, date=PATTERN,
+        unit_aliases={"type": "object", "additionalProperties": TEXT},
+        year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, sentence_ends=WORDS, field_particles=TEXT,
+    ),
+    # qa/readings.py: katakana romanised.
+    "kana": _section(rows={"type": "object", "minProperties": 1,
+                           "additionalProperties": {**TEXT, "minLength": 5, "maxLength": 5}},
+                     extra={"type": "object", "additionalProperties": TEXT},
+                     small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
+    # qa/llm.py: the text around passages and questions in a model's prompt.
+    "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT),
+    # qa/cell_answer.py: questions about one table cell (labels, context words, totals, evidence).
+    "cells": _section(
+        quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
+        consolidated_title=TEXT, dropped=PATTERN, total_suffix=PATTERN, total=PATTERN, accumulated=PATTERN,
+        later_section=PATTERN, negation=TEXT, us_gaap=PATTERN, percent_units=WORDS, evidence=TEXT,
+    ),
+    # parser/identity.py, qa/companies.py: legal forms and the words around company names.
+    "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
+    # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
+    "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
+                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT)),
+    # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
+    "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
+    # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
+    "statutes": _section(
+        number=PATTERN, reference=PATTERN, article_label=PATTERN, part=PATTERN, part_ranks=_COUNTS,
+        markdown_field=PATTERN, markdown_fields=_section(law_num=TEXT, law_id=TEXT, kind=TEXT),
+        ordinal=TEXT, article=TEXT, branch=TEXT, supplementary=TEXT, abbreviation_separators=PATTERN,
+        lead=PATTERN, period_column=PATTERN, new_paragraph=PATTERN, continuations=WORDS, column_joiner=TEXT,
+        sentence_end=TEXT, topic_marks=WORDS, clause_endings=WORDS, spaces=WORDS,
+        # qa/law_refs.py: article references in questions and options.
+        references=_section(reference=PATTERN, same_article=TEXT, next_article=TEXT, paragraph=TEXT, item=TEXT,
+                            regulation_suffixes=PATTERN),
+        # qa/difference.py: what an option changes in its law sentence.
+        differences=_section(
+            kanji=TEXT, counters=PATTERN, percent=PATTERN, decimal_point=TEXT, months=PATTERN, month=TEXT,
+            number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT,
+            months_in={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
+            negated=TEXT, not_negated=TEXT, list=TEXT,
+        ),
+        # qa/choice.py: delegations to orders.
+        choices=_section(delegation=PATTERN, orders=WORDS),
+    ),
+    # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
+    "facts": _section(
+        change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,
+        note_refs=PATTERN, trailing_unit=PATTERN, sign_note=PATTERN, expense=PATTERN, triangles=TEXT,
+        total_row=PATTERN, part=PATTERN, ditto=WORDS, ditto_mark=TEXT, per_share=PATTERN, label_strip=TEXT,
+        label_brackets=_PAIR, wordy=PATTERN, bracket_chars=TEXT, percent_units=WORDS,
+        sentence=_section(ja=TEXT, zh=TEXT), sentence_unperiod=_section(ja=TEXT),
+        sentence_joiner=_section(ja=TEXT, zh=TEXT), sentence_end=TEXT,
+    ),
+    # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
+    "tables": _section(period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN),
+    # core/units.py and core/dates.py: units, multipliers, dashes, negative marks, dates and period words.
+    "numbers": _section(
+        multipliers={"type": "array", "minItems": 1, "items": {
+            "type": "array", "prefixItems": [TEXT, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2}},
+        base_units=WORDS,
+        currency_words=PATTERN,
+        dashes=WORDS,
+        minus_signs=TEXT,
+        note_prefix=PATTERN,
+        yen_sen=PATTERN,
+        unit_statement=PATTERN,
+        bracketed_unit=PATTERN,
+        currency_note=PATTERN,
+        date=PATTERN,
+        prior_period=PATTERN,
+        current_period=PATTERN,
+        cjk_year=PATTERN,
+        era_year=PATTERN,
+        roc_year=PATTERN,
+        month_follows=PATTERN,
+        range_until=WORDS,
+        default_currency=TEXT,
+        previous_year=TEXT,
+        yen_unit=TEXT,
+        brackets=_PAIR,
+        clause=PATTERN,
+        year_cell=PATTERN,
+        bare_era=TEXT,
+        amounts=_section(amount=PATTERN, percent_of=PATTERN, percent_signs=WORDS, decimal_point=TEXT,
+                         bare_multipliers=WORDS, optional_particle=TEXT),
+        identity_dates=_section(date_numeral=PATTERN, quarter=PATTERN, ordinal=TEXT, space_in_date=PATTERN),
+        # core/numerals.py: Chinese numerals read and written.
+        numerals=_section(
+            digits=_COUNTS, units=_COUNTS, first_year=TEXT, written_digits={**TEXT, "minLength": 10, "maxLength": 10},
+            written_units={"type": "array", "minItems": 1, "items": {
+                "type": "array", "prefixItems": [{"type": "integer", "minimum": 1}, TEXT], "minItems": 2, "maxItems": 2}},
+        ),
+        # qa/rounding.py: units an answer converts between and places it rounds at.
+        rounding=_section(unit_powers=_COUNTS, base_units=WORDS, places=_COUNTS, place_suffixes=WORDS),
+        # qa/years.py: years a question names, relative years (去年, 上年, 前期).
+        years=_section(
+            cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
+            quarter=PATTERN, quarter_after=PATTERN,
+            relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
+        ),
+        # qa/output.py: decimals, percent or ratio, unit and rounding place a question asks for.
+        requests=_section(
+            count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
+            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, unit=PATTERN,
+        ),
+    ),
+}
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read and validate one vocabulary file (its schema is chosen by its name); InputError "file:line: …"."""
+    path = Path(path)
+    return RuleFile.load(path, SCHEMAS[path.stem]).data
+
+
+@lru_cache(maxsize=None)
+def vocabulary(name: str) -> dict[str, Any]:
+    """rules/NAME.yaml, validated, loaded once per process."""
+    return load(RULES_DIR / f"{name}.yaml")
