@@ -54,7 +54,7 @@ SCHEMAS: dict[str, dict] = {
         consolidated_title=TEXT, dropped=PATTERN, total_suffix=PATTERN, total=PATTERN, accumulated=PATTERN,
         later_section=PATTERN, negation=TEXT, us_gaap=PATTERN, percent_units=WORDS, evidence=TEXT,
     ),
-    # parser/identity.py, qa/companies.py: legal forms and the words around company names.
+    # core/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
     # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
@@ -137,7 +137,7 @@ SCHEMAS: dict[str, dict] = {
             quarter=PATTERN, quarter_after=PATTERN,
             relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
         ),
-        # qa/output.py: decimals, percent or ratio, unit and rounding place a question asks for.
+        # qa/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.
         requests=_section(
             count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
             ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, unit=PATTERN,

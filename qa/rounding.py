@@ -1,7 +1,7 @@
 """Rounding and number display for computed answers: Decimal, ROUND_HALF_UP, never float.
 
 A question asks for a precision in words (保留2位小数, 小数第二位を四捨五入,
-十万円の位で四捨五入); qa/output.py turns the words into an OutputRequest
+十万円の位で四捨五入); qa/output_request.py turns the words into an OutputRequest
 (digits, percent, unit, round_at) and this module applies it:
 
 >>> NumberStyle(digits=2, percent=True).format(Decimal("0.100355"))

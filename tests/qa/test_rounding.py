@@ -8,7 +8,7 @@ import pytest
 from core.errors import InputError
 from qa.rounding import NumberStyle, convert_unit, fixed_point, place_power, round_at_place, round_half_up
 
-# What a question asks (as qa/output.py reads it) and what the answer must show.
+# What a question asks (as qa/output_request.py reads it) and what the answer must show.
 # phrase -> (decimals kept, percent?) -> number -> shown
 STYLE_CASES = [
     ("保留2位小数", 2, False, "0.3628", "0.36"),
