@@ -360,7 +360,7 @@ class CellAnswerer:
                  f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
         return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
                       route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence],
-                      trace=trace)
+                      trace=trace, unit=str(fact["unit"] or ""), score=round(cell.score, 4))
 
 
 @lru_cache(maxsize=65536)

@@ -157,7 +157,8 @@ class DataAnswerer:
             if missing:
                 text += self.templates.render("negative_value", lang, company=shown_company, year=year,
                                               field=words["list"].join(s for _, s in missing))
-        return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found)
+        return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found,
+                            unit=shown[0][1] if len(shown) == 1 else "")
 
     def _show_value(self, found: _Found, output: OutputRequest) -> tuple[str, str]:
         """(value, unit) as the answer shows them: as printed, unless the question asks for a unit or precision."""
@@ -218,7 +219,7 @@ class DataAnswerer:
             "formula", lang, company=shown_company, year=year, formula=formula.name,
             expression=formula.right_side(words["prev"]), operands=words["sep"].join(parts),
             result=value + ("" if style.percent else formula.unit))
-        return self._answer(analysis, text, "formula:facts", value, found)
+        return self._answer(analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit)
 
     def _operands(self, formula: Formula, company: str, year: int,
                   parent: bool = False) -> tuple[dict[Operand, _Found | None], list[_Found]]:
@@ -421,7 +422,8 @@ class DataAnswerer:
     def _aside(self, text: str) -> str:
         return self.templates.common["aside"].format(text=text)
 
-    def _answer(self, analysis: Analysis, text: str, route: str, value: str | None, found: list[_Found]) -> Answer:
+    def _answer(self, analysis: Analysis, text: str, route: str, value: str | None, found: list[_Found],
+                unit: str = "") -> Answer:
         lang, words = self._lang(analysis)
         evidence = []
         for f in found:
@@ -440,7 +442,7 @@ class DataAnswerer:
         question = analysis.question
         trace = [f"{f.shown} #{i}: {explain(row)}" for f in found for i, row in enumerate((f.row, *f.runners_up), 1)]
         return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route,
-                      value=value, documents=documents, evidence=evidence, trace=trace)
+                      value=value, documents=documents, evidence=evidence, trace=trace, unit=unit)
 
 
 class _Reports:

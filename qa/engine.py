@@ -94,7 +94,7 @@ class Engine:
         return self.analyzer.run(question)
 
     def answer(self, question: Question, analysis: Analysis | Answer | None = None) -> Answer:
-        """Never raises for one bad question: the failure is reported in `route` so the batch goes on.
+        """Never raises for one bad question: the failure is an answer with route "error" and its `error`.
 
         `analysis` is the question's analysis when `prefetch` made it already; a search that
         `prefetch` ran for this question is served from memory.
@@ -172,5 +172,5 @@ class Engine:
 
 
 def _failed(question: Question, exc: Exception) -> Answer:
-    return Answer(id=question.id, question=question.text, answer="", type="open",
-                  route=f"error: {type(exc).__name__}: {exc}")
+    return Answer(id=question.id, question=question.text, answer="", type="open", route="error",
+                  error=f"{type(exc).__name__}: {exc}")

@@ -1,6 +1,7 @@
 """Records passed through the QA stage: a question, what the rules made of it, the answer."""
 from __future__ import annotations
 
+from typing import Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 
@@ -121,6 +122,13 @@ class Answer:
     documents: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     trace: list[str] = field(default_factory=list)  # data answers: the best candidates; retrieve mode: each search attempt
+    unit: str = ""  # the unit `value` is in (元, 百万円, %), when it is a number with one
+    score: float | None = None  # how well the chosen cell or passage matched (the route's own scale), when it has one
+    error: str | None = None  # why no answer could be made (the route is then "error")
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def to_json(self, steps: Sequence[str] = ()) -> dict:
+        """The output line; `steps` (the question's analysis: rule, years, company, fields) go before the trace."""
+        out = asdict(self)
+        if steps:
+            out["trace"] = [*steps, *out["trace"]]
+        return out

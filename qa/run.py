@@ -79,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"time budget per question; past it the question gets an error line (0: none; "
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="ingestion processes for --docs")
+    ap.add_argument("--trace", action="store_true",
+                    help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
     add_verbosity(ap)
     return ap
 
@@ -134,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
                     log.info("%s: %s -> %s", question.id, answer.type, answer.route)
                     types[answer.type] += 1
                     routes[answer.route.split(":")[0]] += 1
-                    out.write(clean_text(json.dumps(answer.to_json(), ensure_ascii=False)) + "\n")
+                    steps = analysis.trace if args.trace and isinstance(analysis, Analysis) else ()
+                    out.write(clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False)) + "\n")
                     out.flush()  # written as made: a later failure never loses earlier answers
                     bar.update()
         except InputError as exc:
@@ -182,7 +185,7 @@ def answer_within(engine: Engine, question: Question, seconds: float,
         with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")):
             return engine.answer(question, analysis)
     except QuestionTimeout as exc:
-        return Answer(id=question.id, question=question.text, answer="", type="open", route=f"error: {exc}")
+        return Answer(id=question.id, question=question.text, answer="", type="open", route="error", error=str(exc))
 
 
 def check_is_index(index: IndexSettings) -> None:

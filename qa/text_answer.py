@@ -391,6 +391,7 @@ class TextAnswerer:
             documents=documents,
             evidence=[Evidence(doc=h.chunk.doc_id, page=h.chunk.page_start or None, text=h.chunk.text,
                                cell_id=h.chunk.cell_id) for h in hits],
+            score=round(hits[0].score, 4) if hits else None,
         )
 
 
