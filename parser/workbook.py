@@ -25,19 +25,22 @@ import dataclasses
 import math
 import re
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import openpyxl
 import pandas as pd
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.worksheet.hyperlink import Hyperlink
 
 from core.errors import InputError
 from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
-from core.units import is_dash, parse_quantity, scale_of
+from core.units import is_dash, parse_quantity, plain, scale_of
 from core.vocabulary import vocabulary
 
 INDEX_SHEET = "index"
+FACTS_SHEET = "facts"
+FACTS_SHEET_COLUMNS = ("company", "year", "field", "value", "unit", "raw", "period", "page", "table", "cell_id")
 REPORTS_SHEET = "reports"
 FACT_COLUMNS = ("company", "year", "field", "value")
 OPTIONAL_FACT_COLUMNS = ("unit", "short_name", "code", "source", "page")
@@ -49,14 +52,18 @@ _YEAR = re.compile(vocabulary("numbers")["year_cell"])  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 
-def write_tables_workbook(tables: list[Table], path: Path) -> None:
-    """One sheet per table (named after its id, e.g. "p12t1"), and an index sheet listing them
-    (with each table's title, heading path, unit, statement kind and scope).
+def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact] = ()) -> None:
+    """One sheet per table (named after its id, e.g. "p12t1"), an index sheet listing them (with each table's
+    title, heading path, unit, statement kind and scope, and a link to its sheet), and a `facts` sheet.
+
+    A cell that holds only a number (1,234.50, (1,234), △ 4,187) is stored as that number, shown as printed
+    (an Excel number format with its decimals and its negative form), so it sums and sorts; the header row of
+    every sheet stays in view (frozen panes).
 
     Written row by row with openpyxl: time linear in the number of tables and cells (pandas' ExcelWriter looks each sheet up by
     name, which rebuilds the list of sheets: cubic in the number of tables).
     """
-    used: set[str] = {INDEX_SHEET}
+    used: set[str] = {INDEX_SHEET, FACTS_SHEET}
     named = []
     for table in tables:
         name = _sheet_name(table.table_id, used)
@@ -67,17 +74,56 @@ def write_tables_workbook(tables: list[Table], path: Path) -> None:
     index.title = INDEX_SHEET
     index.append(["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows",
                   "columns"])
+    index.freeze_panes = "A2"
     for name, table in named:
         index.append([_cell(index, v) for v in (name, table.table_id, table.page, table.title,
                                                   " > ".join(table.titles), table.unit, table.statement, table.scope,
                                                   len(table.frame),
                                                   len(table.frame.columns))])
+        link = index.cell(index.max_row, 1)
+        link.hyperlink = Hyperlink(ref=link.coordinate, location=f"'{name}'!A1")  # the sheet name opens the table
     for name, table in named:
         sheet = book.create_sheet(name)
+        sheet.freeze_panes = "A2"
         sheet.append([_cell(sheet, str(c)) for c in table.frame.columns])
         for row in table.frame.itertuples(index=False, name=None):
-            sheet.append([_cell(sheet, v) for v in row])
+            sheet.append([_number_cell(sheet, v) for v in row])
+    sheet = book.create_sheet(FACTS_SHEET)
+    sheet.freeze_panes = "A2"
+    sheet.append(list(FACTS_SHEET_COLUMNS))
+    for fact in facts:
+        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, fact.value, fact.unit, fact.raw,
+                                                fact.period, fact.page, fact.table, fact.cell_id)])
     book.save(Path(path))
+
+
+def _number_cell(sheet, value):
+    """A table cell: a number when it holds only a number, with a format that shows it as printed."""
+    if isinstance(value, str):
+        quantity = parse_quantity(value, "")
+        # only a number: no unit, and every printed digit is the number's (a note mark ※1 is not)
+        if quantity is not None and not quantity.unit and _digits(value) == _digits(plain(abs(quantity.number))):
+            cell = Cell(sheet, value=int(quantity.number) if quantity.number == quantity.number.to_integral_value()
+                        else float(quantity.number))
+            cell.number_format = _printed_format(nfkc(value).strip(), quantity.number < 0)
+            return cell
+    return _cell(sheet, value)
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", nfkc(text)).strip("0")  # 1,234.50 prints the digits of 1234.5
+
+
+def _printed_format(printed: str, negative: bool) -> str:
+    """The Excel number format that shows a number as `printed` did: separators, decimals, negative form."""
+    decimals = len(printed.rsplit(".", 1)[1].rstrip(")").strip()) if "." in printed else 0
+    shape = ("#,##0" if "," in printed else "0") + ("." + "0" * decimals if decimals else "")
+    if not negative:
+        return shape
+    mark = printed[0]
+    if printed.endswith(")"):
+        return f"{shape};({shape})"
+    return f'{shape};"{mark}"{shape}' if mark != "-" else shape
 
 
 def _cell(sheet, value):

@@ -1,9 +1,9 @@
 """Records passed through the QA stage: a question, what the rules made of it, the answer."""
 from __future__ import annotations
 
-from typing import Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
+from typing import Sequence
 
 QUESTION_TYPES = ("lookup", "ranking", "statistics", "formula", "compare_years", "report_text", "open",
                   "multiple_choice")
