@@ -13,9 +13,14 @@ FINQA_ES_URL is set) it measures:
 - Precision@1 per category, ranking documents by their best chunk: a sanity
   figure for the tokenizer and BM25, not the engine's retrieval score.
 
+`--generated N` adds N chunks made of the real chunks' sentences recombined at random, in documents of
+their own (`generated/…`), so the same questions run against an index N chunks larger (the scale a full
+corpus reaches; Precision@1 must not move, since the questions filter to their candidate documents).
+
     bash docker/elasticsearch.sh run python -m eval.bench search
     python -m eval.bench search --chunks pdfplumber --repeat 5
     python -m eval.bench search --chunks-cache /tmp/aicup-chunks.pickle   # parse once, reuse
+    bash docker/elasticsearch.sh run python -m eval.bench search --chunks-cache FILE --generated 200000
 """
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ import argparse
 import json
 import os
 import pickle
+import random
+import re
 import sys
 import tempfile
 import time
@@ -35,6 +42,7 @@ from tqdm import tqdm
 
 from core.errors import InputError
 from core.records import Chunk, DocumentMeta
+from core.sentences import SENTENCE_END
 from eval.bench._data import shared_data
 from search.backend import SearchQuery, TextIndex
 from search.settings import IndexSettings
@@ -84,6 +92,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed passes over the questions (default 3)")
     parser.add_argument("--chunks-cache", type=Path, metavar="FILE",
                         help="read chunks from FILE when it exists, else parse and save them there (parsing takes minutes)")
+    parser.add_argument("--generated", type=int, default=0, metavar="N",
+                        help="add N generated chunks (real sentences recombined) to grow the index")
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -102,7 +112,9 @@ def main(argv: list[str]) -> int:
         if args.chunks_cache:
             with args.chunks_cache.open("wb") as cache:
                 pickle.dump((chunks, source), cache)
-    print(f"chunks: {len(chunks)} from {source}; questions: {len(questions)}")
+    real = len(chunks)
+    chunks = chunks + generated_chunks(chunks, args.generated)
+    print(f"chunks: {real} from {source} + {args.generated} generated; questions: {len(questions)}")
 
     tokenizer = Tokenizer()
     for chunk in chunks[:: max(1, len(chunks) // 50)]:  # load jieba's and Sudachi's dictionaries before timing
@@ -171,6 +183,20 @@ def load_chunks(reference: Path, mode: str, ocr: bool) -> tuple[list[Chunk], str
     if failed:
         print(f"{len(failed)} PDFs unreadable, first: {failed[0]}")
     return chunks, source
+
+
+def generated_chunks(chunks: list[Chunk], count: int, seed: int = 7, per_document: int = 50) -> list[Chunk]:
+    """`count` chunks of four real sentences each, drawn at random, in documents of their own."""
+    if count < 1:
+        return []
+    rng = random.Random(seed)
+    ends = re.compile(rf"(?<=[{re.escape(SENTENCE_END)}])")
+    sentences = [s for chunk in chunks for s in ends.split(chunk.text) if s.strip()]
+    out = []
+    for i in range(count):
+        doc = f"generated/{i // per_document}"
+        out.append(Chunk(f"{doc}#g{i % per_document}", doc, "".join(rng.choice(sentences) for _ in range(4))))
+    return out
 
 
 def _pieces(path: Path, meta: DocumentMeta) -> list[Chunk]:
