@@ -15,7 +15,8 @@ FINQA_ES_URL is set) it measures:
 
 `--generated N` adds N chunks made of the real chunks' sentences recombined at random, in documents of
 their own (`generated/…`), so the same questions run against an index N chunks larger (the scale a full
-corpus reaches; Precision@1 must not move, since the questions filter to their candidate documents).
+corpus reaches). The questions still filter to their candidate documents, but BM25's word weights come
+from the whole index, so Precision@1 may move: the recombined sentences make finance words commoner.
 
     bash docker/elasticsearch.sh run python -m eval.bench search
     python -m eval.bench search --chunks pdfplumber --repeat 5
