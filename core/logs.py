@@ -35,10 +35,14 @@ def level(args: argparse.Namespace) -> int:
 
 
 class _OneLine(logging.Formatter):
-    """`warning: text`, as the commands' own `error:` lines read; the module's name from -vv on."""
+    """`warning: text`, as the commands' own `error:` lines read; with `names`, the logger's name after it."""
+
+    def __init__(self, names: bool):
+        super().__init__()
+        self.names = names
 
     def format(self, record: logging.LogRecord) -> str:
-        where = f" ({record.name})" if logging.getLogger("qa").level <= logging.DEBUG else ""
+        where = f" ({record.name})" if self.names else ""
         return f"{record.levelname.lower()}: {record.getMessage()}{where}"
 
 
@@ -50,7 +54,7 @@ def configure(args: argparse.Namespace) -> None:
     """
     ours = level(args)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
+    handler.setFormatter(_OneLine(names=ours <= logging.DEBUG))  # -vv: which module said it
     logging.basicConfig(handlers=[handler], level=min(logging.ERROR, ours + 10), force=True)
     for package in PACKAGES:
         logging.getLogger(package).setLevel(ours)
