@@ -17,10 +17,8 @@ _WORDS = vocabulary("numbers")  # rules/numbers.yaml
 # The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
 _ERAS_SCHEMA = {"type": "object", "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}}}
 
-
 _MONTH_FOLLOWS = re.compile(_WORDS["month_follows"])
 _UNTIL = tuple(_WORDS["range_until"])
-
 
 # Words that make a column "this period" or "the period before" (the report's year, or the one before).
 PRIOR_PERIOD = re.compile(_WORDS["prior_period"])

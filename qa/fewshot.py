@@ -20,7 +20,6 @@ from core.vocabulary import vocabulary
 
 FEWSHOT_TASKS = ("keywords", "report_text", "open")
 
-
 FEWSHOT_SCHEMA = {
     "type": "object",
     "required": ["tasks"],

@@ -24,21 +24,15 @@ from typing import Callable, Iterable
 
 FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
                 "doc_id", "page", "table", "cell_id")
-
-
 # What a fact is (core/statements.py): its table's kind and scope, its column's period kind.
 WHERE_COLUMNS = ("statement", "scope", "period_kind")
-
 
 # Columns a query returns: the Fact fields, where the fact's report is from, its precision, what it is.
 RESULT_COLUMNS = FACT_COLUMNS + ("report_year", "precision") + WHERE_COLUMNS
 
-
 REPORT_COLUMNS = ("company", "year", "short_name", "code", "doc_id")
 
-
 PREFERENCE = "own report, name order, precision, page, table, cell id"
-
 
 _NOT_DIGIT = re.compile(r"[^\d.]")
 

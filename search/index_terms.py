@@ -20,7 +20,6 @@ from search.tokenize import Tokenizer
 # token (the tokenizer never makes it: it has no word character) keeps the two equal.
 EMPTY_FIELD = "∅"
 
-
 # The company and year indexed for a chunk that has none, and added to every company and year filter:
 # a document whose identity is unknown is neither excluded by such a filter nor favoured.
 UNKNOWN = EMPTY_FIELD
