@@ -14,7 +14,7 @@ ingest is writing INDEX_DIR (on this machine) a one-line warning says the
 answers may be incomplete.
 
 Exit codes: 0 all answered; 1 some questions failed or ran past their time
-budget (their lines carry the error in `route`); 2 bad usage or unusable
+budget (their lines carry route "error" and the reason in `error`); 2 bad usage or unusable
 input, such as a folder that is not an index (one line on stderr, the
 answers before it kept); 130 interrupted.
 """
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     failed = total = 0
-    types, routes = Counter(), Counter()
+    types: Counter[str] = Counter()
     with Engine(EngineSettings(index=index, mode=args.mode, llm=args.llm)) as engine, _Output(args.output) as out:
         bar = tqdm(desc="questions", unit="q", file=sys.stderr, disable=None)
         stream = itertools.chain([first], questions)
@@ -132,10 +132,9 @@ def run(args: argparse.Namespace) -> int:
                 for question, analysis in zip(batch, engine.prefetch(batch)):
                     answer = answer_within(engine, question, args.question_seconds, analysis)
                     total += 1
-                    failed += answer.route.startswith("error")
+                    failed += bool(answer.error)
                     log.info("%s: %s -> %s", question.id, answer.type, answer.route)
                     types[answer.type] += 1
-                    routes[answer.route.split(":")[0]] += 1
                     steps = analysis.trace if args.trace and isinstance(analysis, Analysis) else ()
                     out.write(clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False)) + "\n")
                     out.flush()  # written as made: a later failure never loses earlier answers
