@@ -37,6 +37,7 @@ from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_widt
 from parser.ocr import PageOcr
 from parser.settings import ParseSettings
 from parser.tables import find_pdf_tables, merge_continued
+from parser.unruled import find_unruled_tables
 
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
 EDGE_LINES = 3  # ... and among the first / last three lines of the page
@@ -158,11 +159,18 @@ class PdfParser:
         return result
 
     def _find_tables(self, page, number: int, doc: ParsedDocument) -> list[tuple[tuple, Table]]:
+        """Ruled tables, then unruled statements in the words outside them."""
         try:
-            return list(find_pdf_tables(page, number, self.settings))
+            ruled = list(find_pdf_tables(page, number, self.settings))
         except Exception as exc:  # a table the helper cannot read stays in the running text
             doc.warnings.append(f"page {number}: tables skipped ({_reason(exc)})")
             return []
+        try:
+            unruled = find_unruled_tables(page, number, [bbox for bbox, _ in ruled], first_id=len(ruled) + 1)
+        except Exception as exc:  # the ruled tables still count
+            doc.warnings.append(f"page {number}: unruled tables skipped ({_reason(exc)})")
+            unruled = []
+        return sorted(ruled + unruled, key=lambda found: found[0][1])
 
     def _ocr_page(self, path: Path, number: int, doc: ParsedDocument) -> _Page:
         reason = "OCR is off" if self.ocr is None else self.ocr.missing

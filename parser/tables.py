@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
+from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Table
 from core.units import find_unit, is_dash, is_unit_statement, parse_quantity
@@ -98,7 +98,7 @@ def column_period(label: str) -> str:
     return "" if is_placeholder(label) else _PLACEHOLDER.sub("", label)
 
 
-def _is_data_cell(text: str) -> bool:
+def is_data_cell(text: str) -> bool:
     """A body value: a number (not a year heading such as "2021年") or a nil dash."""
     flat = nfkc(text).strip()
     if not flat or _PERIOD_LIKE.match(flat):
@@ -122,7 +122,7 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
     """
     width = len(rows[0]) if rows else 0
     for i, row in enumerate(rows):
-        if any(_is_data_cell(cell.text) for cell in row[1:]):
+        if any(is_data_cell(cell.text) for cell in row[1:]):
             if i <= MAX_HEADER_ROWS:
                 return i
             break
@@ -145,7 +145,7 @@ def _label_span(body: list[list[GridCell]], labels: list[str]) -> int:
     span = 1
     while span < len(labels) - 1 and labels[span] in ("", labels[0]):
         column = [row[span].text for row in body]
-        if any(_is_data_cell(text) for text in column):
+        if any(is_data_cell(text) for text in column):
             break
         if any(text and any(c.text for c in row[:span]) for text, row in zip(column, body)):
             break  # two texts in one row: a column of its own (役職名 | 氏名)
@@ -184,7 +184,7 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
 
     # Above the first data row: unit statements ("（単位：百万円）") become Table.unit, and rows
     # holding one text only ("前連結会計年度", "合并资产负债表") before the header become the title.
-    body_start = next((i for i, row in enumerate(rows) if any(_is_data_cell(c.text) for c in row[1:])), len(rows))
+    body_start = next((i for i, row in enumerate(rows) if any(is_data_cell(c.text) for c in row[1:])), len(rows))
     kept_rows: list[list[GridCell]] = []
     for i, row in enumerate(rows):
         if i < body_start:
@@ -266,7 +266,7 @@ def find_pdf_tables(page, page_no: int, settings: ParseSettings) -> list[tuple[t
         if grid is None:
             continue
         bbox = tuple(plumber_table.bbox)
-        title, unit = _pdf_caption(page, bbox)
+        title, unit = pdf_caption(page, bbox)
         table = build_table(grid, f"p{page_no}t{len(found) + 1}", page_no, title=title, unit=unit)
         if table is None or table.frame.attrs["header_rows"] + len(table.frame) < 2:
             continue  # a box around one line (a column-heading strip, a framed note) is text
@@ -379,7 +379,7 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
             for offset in range(spans[column]):
                 if column + offset < width:
                     row[column + offset] = GridCell(text, "", origin=offset == 0)
-        has_values = any(c.origin and not _CODE.match(c.text) and _is_data_cell(c.text) for c in row)
+        has_values = any(c.origin and not _CODE.match(c.text) and is_data_cell(c.text) for c in row)
         rows.append((row, label_x, has_values))
     if sum(1 for _, _, has_values in rows if has_values) < 2:
         return None  # one row of values with a wrapped label: the ruled row was right
@@ -403,19 +403,32 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     return merged
 
 
-def _pdf_caption(page, bbox: tuple) -> tuple[str, str]:
-    """Title (nearest short line above) and unit (nearest unit statement above) of a PDF table."""
+def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
+    """Title and unit (nearest unit statement above) of a PDF table.
+
+    The title is the nearest short line above that is not a unit, a date or year
+    line ("2024年12月31日", "2024年度": the period, not what the table is) or an
+    aside; lines are read upward while each is within CAPTION_GAP of the one
+    below it, so a unit and a date line between the title and the table do not
+    push the title out of reach.
+    """
     top = bbox[1]
     if top <= 1:
         return "", ""
     above = page.crop((0, 0, float(page.width), top), strict=False)
-    lines = [clean_cell(line) for line in (above.extract_text() or "").splitlines()]
-    lines = [line for line in lines if line]
-    unit = next((find_unit(line) for line in reversed(lines) if find_unit(line)), "")
-    near = page.crop((0, max(0.0, top - CAPTION_GAP), float(page.width), top), strict=False)
-    near_lines = [clean_cell(line) for line in (near.extract_text() or "").splitlines()]
-    title = next((line for line in reversed(near_lines)
-                  if line and not find_unit(line) and len(line) <= 60 and not _ASIDE.match(line)), "")
+    lines = [(line["top"], line["bottom"], clean_cell(line["text"]))
+             for line in above.extract_text_lines(strip=True, return_chars=False)]
+    lines = [line for line in lines if line[2]]
+    unit = next((find_unit(text) for _, _, text in reversed(lines) if find_unit(text)), "")
+    title, below = "", top
+    for line_top, line_bottom, text in reversed(lines):
+        if below - line_bottom > CAPTION_GAP:
+            break
+        below = line_top
+        if not find_unit(text) and len(text) <= 60 and not _ASIDE.match(text) \
+                and iso_date(text) is None and not _PERIOD_LIKE.match(text):
+            title = text
+            break
     return title, unit
 
 

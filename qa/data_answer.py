@@ -327,7 +327,8 @@ class DataAnswerer:
                 if name not in owner:
                     owner[name] = field
                     names.append(name)
-        rows = rank_facts(_records(self.store.lookup(company, sorted(years), names)), parent)
+        home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
+        rows = rank_facts(_records(self.store.lookup(company, sorted(years), names)), parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.

@@ -6,11 +6,13 @@ Facts carry their table's statement kind and scope and their column's period kin
 1. the year's own report before another report's previous-year column;
 2. scope: consolidated (合并 / 連結) unless the question asks for the parent company
    (母公司 / 個別 / 提出会社), then the parent's; a table of unknown scope in between;
-3. statement: the primary statements, then key figures, then notes, MD&A and other tables;
+3. statement: the statement the field stands in (fields.yaml `statement`: 净利润 in the income statement,
+   not the 净利润 row of the changes in equity), then the other primary statements, then key figures,
+   then notes, MD&A and other tables;
 4. period: a full year or a year end before a quarter, a half year or a change column;
 5. then the store's own order (name order, precision, page: search.sqlite_facts.PREFERENCE).
 
->>> ranked = rank_facts(rows, parent=False)
+>>> ranked = rank_facts(rows, parent=False, home={"营业收入": "income_statement"})
 >>> explain(ranked[0])
 'consolidated income_statement, own report (营业收入 本期发生额 p54)'
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 from core.statements import STATEMENTS, shared_statement_rules
 
 PARENT_WORDS = shared_statement_rules().asked_parent  # rules/statements.yaml
-_STATEMENT_RANK = {**{kind: 0 for kind in STATEMENTS}, "key_figures": 1}
+_STATEMENT_RANK = {**{kind: 1 for kind in STATEMENTS}, "key_figures": 2}
 _SCOPE_RANK = {"consolidated": 0, "": 1, "parent": 2}
 
 
@@ -28,16 +30,20 @@ def asks_parent(text: str) -> bool:
     return any(word in text for word in PARENT_WORDS)
 
 
-def preference(row: dict, parent: bool) -> tuple:
-    """Sort key of a candidate fact (lower is better); see the module docstring."""
+def preference(row: dict, parent: bool, home: str = "") -> tuple:
+    """Sort key of a candidate fact (lower is better); `home`: the statement its field stands in.
+    See the module docstring."""
     scope = _SCOPE_RANK.get(row.get("scope") or "", 1)
+    statement = row.get("statement") or ""
     return (row["report_year"] != row["year"], 2 - scope if parent else scope,
-            _STATEMENT_RANK.get(row.get("statement") or "", 2), bool(row.get("period_kind")))
+            0 if home and statement == home else _STATEMENT_RANK.get(statement, 3), bool(row.get("period_kind")))
 
 
-def rank_facts(rows: list[dict], parent: bool) -> list[dict]:
-    """The candidates best first (a stable sort: equal facts keep the store's order)."""
-    return sorted(rows, key=lambda row: preference(row, parent))
+def rank_facts(rows: list[dict], parent: bool, home: dict[str, str] | None = None) -> list[dict]:
+    """The candidates best first (a stable sort: equal facts keep the store's order); `home` maps a row's
+    field to the statement that field stands in."""
+    home = home or {}
+    return sorted(rows, key=lambda row: preference(row, parent, home.get(row["field"], "")))
 
 
 def explain(row: dict) -> str:

@@ -37,3 +37,9 @@ def test_the_years_own_report_still_comes_first_and_equal_facts_keep_the_store_o
 def test_explain_says_what_a_candidate_is():
     text = explain(row("stmt", "consolidated", "income_statement"))
     assert text.startswith("consolidated income_statement, own report") and "p5" in text
+
+
+def test_a_field_takes_the_statement_it_stands_in_before_another_primary_statement():
+    rows = [row("equity", "consolidated", "equity_changes"), row("income", "consolidated", "income_statement")]
+    assert cells(rank_facts(rows, parent=False, home={"营业收入": "income_statement"})) == ["income", "equity"]
+    assert cells(rank_facts(rows, parent=False)) == ["equity", "income"]
