@@ -2,6 +2,7 @@
 
     question --QuestionAnalyzer--> Analysis --+-- lookup quoting a row label in its sources ------> CellAnswerer (table cell)
                                               +-- lookup / formula / compare_years ------------> DataAnswerer (facts)
+                                              |     (a lookup no fact answers: a sentence stating it -> TextAnswerer.stated)
                                               +-- ranking / statistics over companies --------> StatisticsAnswerer (facts)
                                               +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
                                               +-- open --------------------------------------> TextAnswerer (model or template)
@@ -154,6 +155,8 @@ class Engine:
         else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
             answer = self.cells.run(analysis) if analysis.type == "lookup" else None
             answer = answer or self.data.run(analysis)
+            if analysis.type == "lookup" and answer.route == "negative:no_value":
+                answer = self.text.stated(analysis) or answer  # some reports state a figure only in a sentence
         if self.llm is not None and answer.value:
             # The model may only reword: numbers are checked against the computed value.
             answer.answer = self.llm.rephrase(answer.answer, answer.value)

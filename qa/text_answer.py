@@ -54,6 +54,7 @@ from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.document_identity import IdentityMatcher
 from qa.records import Analysis, Answer, Evidence
+from qa.stated_values import stated_value
 from qa.years import extract_years
 from search.backend import Hit, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
@@ -125,6 +126,7 @@ class TextAnswerer:
         fields = load_field_file()[1]
         self.statements = {f.name: f.statement for f in fields}
         self.synonyms = {f.name: f.synonyms for f in fields}
+        self.counted = {f.name: f.unit for f in fields if f.kind == "number" and f.unit}
 
     # ------------------------------------------------------------------ search
     def query(self, analysis: Analysis) -> SearchQuery:
@@ -287,6 +289,31 @@ class TextAnswerer:
         text = self.templates.render(kind, lang, doc=documents[0], page=page, passages="".join(sentences))
         route = f"{analysis.type}:extractive" + (" (model reply unusable)" if self.llm is not None else "")
         return self._answer(analysis, text, route, documents, passages)
+
+    def stated(self, analysis: Analysis) -> Answer | None:
+        """A one-field lookup the facts could not answer, from a sentence of the company's report of that year
+        that states the value in the field's unit (qa/stated_values.py); None when no sentence does."""
+        if len(analysis.fields) != 1 or analysis.fields[0] not in self.counted:
+            return None
+        field = analysis.fields[0]
+        documents, hits = self.search(analysis)
+        year = analysis.years[0] if analysis.years else None
+        documents = [d for d in documents if any(h.chunk.doc_id == d and h.chunk.year in (None, year) for h in hits)]
+        if not documents:
+            return None
+        names = [*analysis.keywords, field, *self.synonyms.get(field, ())]
+        for hit in self.passages(analysis, documents[0]):
+            found = stated_value(_sentences(hit.chunk.text), names, self.counted[field])
+            if found is None:
+                continue
+            value, sentence = found
+            page = hit.chunk.page_start
+            kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
+            text = self.templates.render(kind, analysis.language, doc=documents[0], page=page, passages=sentence)
+            answer = self._answer(analysis, text, f"{analysis.type}:text", documents, [hit])
+            answer.value, answer.unit = value, self.counted[field]
+            return answer
+        return None
 
     def passages(self, analysis: Analysis, doc_id: str) -> list[Hit]:
         """The best chunks of one document for the question's topic: its words without the company and year."""
