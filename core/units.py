@@ -40,6 +40,27 @@ _OPENING, _CLOSING = tuple(_WORDS["brackets"][0]), tuple(_WORDS["brackets"][1])
 _YEN = _WORDS["yen_unit"]
 
 
+_GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+
+
+def rejoin_split_number(text: str) -> str:
+    """A grouped number that a narrow cell broke over lines or spaces, joined again; other text as it is.
+
+    Joined only when the pieces hold nothing but digits and separators and the
+    joined number has valid thousands groups, so two numbers stacked in one cell
+    ("1,234 5,678") stay apart.
+
+    >>> rejoin_split_number("26,452 ,580.1 2"), rejoin_split_number("999,254,562. 78"), rejoin_split_number("12 34")
+    ('26,452,580.12', '999,254,562.78', '12 34')
+    """
+    pieces = text.split()
+    if sum(1 for piece in pieces if any(c.isdigit() for c in piece)) < 2:
+        return text  # "△ 4,187": a sign set apart is how the cell is printed, not a break
+    joined = "".join(pieces)
+    core = joined[1:-1] if joined[:1] in _OPENING and joined[-1:] in _CLOSING else joined.lstrip(_MINUS + "-")
+    return joined if _GROUPED.fullmatch(core) else text
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A parsed cell: `number` scaled to the base `unit`; `raw` and `stated_unit` as printed."""

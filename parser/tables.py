@@ -27,7 +27,7 @@ import pandas as pd
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Table
-from core.units import find_unit, is_dash, is_unit_statement, parse_quantity
+from core.units import find_unit, is_dash, is_unit_statement, parse_quantity, rejoin_split_number
 from core.vocabulary import vocabulary
 from parser.headings import tidy_line
 from parser.settings import ParseSettings
@@ -85,7 +85,7 @@ def clean_cell(text: str | None) -> str:
     for line in lines[1:]:
         gap = "" if re.match(f"[{_CJK}]", joined[-1]) or re.match(f"[{_CJK}]", line[0]) else " "
         joined += gap + line
-    return tidy_line(joined)
+    return rejoin_split_number(tidy_line(joined))
 
 
 def is_placeholder(label: str) -> bool:

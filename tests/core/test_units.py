@@ -1,0 +1,19 @@
+"""Numbers broken inside narrow cells are joined again; numbers that only sit together stay apart."""
+from core.units import parse_quantity, rejoin_split_number
+from parser.tables import clean_cell
+
+
+def test_a_grouped_number_broken_over_lines_of_a_cell_is_one_number():
+    # 生物股份's notes print 26,452,580.12 over three lines of a narrow cell.
+    assert parse_quantity(clean_cell("26,452\n,580.1\n2")).value == "26452580.12"
+    assert parse_quantity(clean_cell("999,254,562. 78")).value == "999254562.78"
+
+
+def test_negatives_in_brackets_or_with_a_triangle_are_joined_too():
+    assert parse_quantity(clean_cell("(1,234\n,567)")).value == "-1234567"
+    assert rejoin_split_number("△1,234 ,567") == "△1,234,567"
+
+
+def test_separate_numbers_in_one_cell_are_not_joined():
+    for text in ("1,234 5,678", "12 34", "1,234 567.89", "2021年 12月31日", "3.5 %", "△ 4,187"):
+        assert rejoin_split_number(text) == text
