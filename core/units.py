@@ -133,6 +133,16 @@ def is_dash(text: str) -> bool:
     return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
 
 
+def parentheses_negative(language: str) -> bool:
+    """Whether a number in parentheses is negative in a document of `language`: in Chinese statements it is;
+    Japanese reports print secondary figures (臨時従業員数, a prior figure) in parentheses.
+
+    >>> parentheses_negative("zh"), parentheses_negative("ja")
+    (True, False)
+    """
+    return language != "ja"
+
+
 def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True) -> Quantity | None:
     """The number in a cell, scaled by its own unit suffix or else by `unit`; None if not a number.
 

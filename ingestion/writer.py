@@ -147,7 +147,7 @@ class BatchWriter:
             facts = self.facts.add(document.facts, document.reports)
             errors = list(document.warnings)
             # the parsers hand the tables themselves over as `table_list` (see the report: a field to add)
-            errors += self._write_tables(source.doc_id, document.table_list, document.facts)
+            errors += self._write_tables(source.doc_id, document.table_list, document.facts, document.meta.language)
             self.laws.write(source.doc_id, document.law)
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
@@ -174,7 +174,7 @@ class BatchWriter:
     def _tables_path(self, doc_id: str) -> Path:
         return tables_path(self.settings, doc_id)
 
-    def _write_tables(self, doc_id: str, tables: list, facts: list) -> list[str]:
+    def _write_tables(self, doc_id: str, tables: list, facts: list, language: str) -> list[str]:
         path = self._tables_path(doc_id)
         if not tables:
             path.unlink(missing_ok=True)
@@ -182,7 +182,7 @@ class BatchWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".finqa-{_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
         try:
-            write_tables_workbook(tables, temp, facts)
+            write_tables_workbook(tables, temp, facts, language)
             os.replace(temp, path)
         except Exception as exc:  # noqa: BLE001 - the workbook is a by-product; the index still has the document
             temp.unlink(missing_ok=True)

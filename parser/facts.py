@@ -26,7 +26,8 @@ from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
-from core.units import find_unit, is_dash, is_per_share, is_unit, is_unit_statement, parse_quantity, plain, scale_of
+from core.units import (find_unit, is_dash, is_per_share, is_unit, is_unit_statement, parentheses_negative,
+                        parse_quantity, plain, scale_of)
 from core.vocabulary import vocabulary
 from parser.tables import column_period
 
@@ -187,14 +188,14 @@ def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool)
     return unit
 
 
-def _fact_value(text: str, unit: str, parentheses_negative: bool):
+def _fact_value(text: str, unit: str, bracketed_negative: bool):
     """(value, number, unit, stated unit) of a cell."""
     if is_dash(text):
         return "-", None, "", ""
     date = iso_date(text)
     if date:
         return date, None, "", ""
-    quantity = parse_quantity(text, unit, parentheses_negative=parentheses_negative)
+    quantity = parse_quantity(text, unit, parentheses_negative=bracketed_negative)
     if quantity is not None:
         return quantity.value, quantity.number, quantity.unit, quantity.stated_unit
     return text, None, "", ""
@@ -261,7 +262,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     where = {"statement": table.statement, "scope": table.scope}
     row_pages = frame.attrs.get("row_pages")
     language = "ja" if meta.language == "ja" else "zh"
-    parentheses_negative = language != "ja"
+    bracketed_negative = parentheses_negative(language)
     title_year = period_year(table.title, this_year) if table.title else None
     chunk_titles = tuple(table.titles) + ((table.title,) if table.title and table.title not in table.titles else ())
     label_header = clean_field(column_period(str(frame.columns[label_col])))
@@ -305,7 +306,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         label_id = str(table.cell_ids.iat[i, label_col]) if table.cell_ids is not None else ""
         if label_facts and label and not (label_id and label_id in seen_ids):
             seen_ids.add(label_id)
-            value, _, _, _ = _fact_value(label, "", parentheses_negative)
+            value, _, _, _ = _fact_value(label, "", bracketed_negative)
             row_facts.append(Fact(company=meta.company, year=title_year or this_year or 0, field=label_header,
                                   value=value, raw=label, short_name=meta.short_name, code=meta.code,
                                   doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=label_id, **where))
@@ -329,7 +330,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             # One year column's header stating the unit states it for the other years' columns.
             unit = _cell_unit(row_unit, column, table.unit or (header_unit if explicit_year(column.period) else ""),
                               per_share)
-            value, number, unit, stated = _fact_value(text, unit, parentheses_negative)
+            value, number, unit, stated = _fact_value(text, unit, bracketed_negative)
             if deducted and number is not None and number < 0 and _EXPENSE.search(field) and _triangle(text):
                 number = -number
                 value = plain(number)

@@ -35,7 +35,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from core.errors import InputError
 from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
-from core.units import is_dash, parse_quantity, plain, scale_of
+from core.units import is_dash, parentheses_negative, parse_quantity, plain, scale_of
 from core.vocabulary import vocabulary
 
 INDEX_SHEET = "index"
@@ -52,13 +52,14 @@ _YEAR = re.compile(vocabulary("numbers")["year_cell"])  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 
 
-def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact] = ()) -> None:
+def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact] = (), language: str = "") -> None:
     """One sheet per table (named after its id, e.g. "p12t1"), an index sheet listing them (with each table's
     title, heading path, unit, statement kind and scope, and a link to its sheet), and a `facts` sheet.
 
     A cell that holds only a number (1,234.50, (1,234), △ 4,187) is stored as that number, shown as printed
     (an Excel number format with its decimals and its negative form), so it sums and sorts; the header row of
-    every sheet stays in view (frozen panes).
+    every sheet stays in view (frozen panes). `language` is the document's: in a Japanese one (1,234) is a
+    secondary figure, stored as 1234 and shown in its parentheses (core.units.parentheses_negative).
 
     Written row by row with openpyxl: time linear in the number of tables and cells (pandas' ExcelWriter looks each sheet up by
     name, which rebuilds the list of sheets: cubic in the number of tables).
@@ -82,12 +83,13 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
                                                   len(table.frame.columns))])
         link = index.cell(index.max_row, 1)
         link.hyperlink = Hyperlink(ref=link.coordinate, location=f"'{name}'!A1")  # the sheet name opens the table
+    bracketed_negative = parentheses_negative(language)
     for name, table in named:
         sheet = book.create_sheet(name)
         sheet.freeze_panes = "A2"
         sheet.append([_cell(sheet, str(c)) for c in table.frame.columns])
         for row in table.frame.itertuples(index=False, name=None):
-            sheet.append([_number_cell(sheet, v) for v in row])
+            sheet.append([_number_cell(sheet, v, bracketed_negative) for v in row])
     sheet = book.create_sheet(FACTS_SHEET)
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
@@ -97,10 +99,10 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     book.save(Path(path))
 
 
-def _number_cell(sheet, value):
+def _number_cell(sheet, value, bracketed_negative: bool = True):
     """A table cell: a number when it holds only a number, with a format that shows it as printed."""
     if isinstance(value, str):
-        quantity = parse_quantity(value, "")
+        quantity = parse_quantity(value, "", parentheses_negative=bracketed_negative)
         # only a number: no unit, and every printed digit is the number's (a note mark ※1 is not)
         if quantity is not None and not quantity.unit and _digits(value) == _digits(plain(abs(quantity.number))):
             cell = Cell(sheet, value=int(quantity.number) if quantity.number == quantity.number.to_integral_value()
@@ -119,7 +121,7 @@ def _printed_format(printed: str, negative: bool) -> str:
     decimals = len(printed.rsplit(".", 1)[1].rstrip(")").strip()) if "." in printed else 0
     shape = ("#,##0" if "," in printed else "0") + ("." + "0" * decimals if decimals else "")
     if not negative:
-        return shape
+        return f"({shape})" if printed.startswith("(") and printed.endswith(")") else shape
     mark = printed[0]
     if printed.endswith(")"):
         return f"{shape};({shape})"

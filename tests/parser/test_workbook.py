@@ -89,6 +89,16 @@ def test_numbers_are_numbers_shown_as_printed_with_frozen_headers_links_and_a_fa
     assert [c.value for c in facts[2]][:4] == ["示例科技股份有限公司", 2022, "营业收入", "2345678901.23"]
 
 
+def test_a_japanese_reports_bracketed_number_is_a_positive_secondary_figure_shown_in_its_brackets(tmp_path):
+    frame = pd.DataFrame([["従業員数", "5,432", "(1,234)"]], columns=["区分", "2020年", "2019年"])
+    tables = [Table("tab1", 1, frame)]
+    for language, number in (("ja", 1234), ("zh", -1234)):
+        out = tmp_path / f"{language}.xlsx"
+        write_tables_workbook(tables, out, language=language)
+        cell = openpyxl.load_workbook(out)["tab1"]["C2"]
+        assert (cell.value, cell.number_format) == (number, "#,##0;(#,##0)" if number < 0 else "(#,##0)")
+
+
 def test_cell_text_that_looks_like_a_formula_stays_text(tmp_path):
     frame = pd.DataFrame([["=HYPERLINK(\"x\")", "1,234\x07"]], columns=["项目", "金额"])
     out = tmp_path / "t.xlsx"
