@@ -133,14 +133,14 @@ class CompanyRegister:
 
     @classmethod
     def from_rows(cls, rows: Iterable[dict], **settings) -> "CompanyRegister":
-        """From mappings with keys company, year, short_name, code (a FactStore `reports()` frame's records)."""
+        """From mappings with keys company, year, short_name, code (a FactStore's `reports()` rows)."""
         return cls((_entry(_text(r.get("company")), _text(r.get("short_name")), _text(r.get("code")), r.get("year"))
                     for r in rows if _text(r.get("company"))), **settings)
 
     @classmethod
     def from_fact_store(cls, store, **settings) -> "CompanyRegister":
-        """From a FactStore's company-years (its `reports()` table)."""
-        return cls.from_rows(store.reports().to_dict("records"), **settings)
+        """From a FactStore's company-years (its `reports()` rows)."""
+        return cls.from_rows(store.reports(), **settings)
 
     @classmethod
     def from_reports_list(cls, path: Path, **settings) -> "CompanyRegister":

@@ -30,8 +30,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from core.errors import InputError
 from core.fields import FieldDictionary
@@ -44,6 +43,9 @@ from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional
 from qa.records import Analysis, Answer, Evidence, OutputRequest
 from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
 from search.backend import FactStore
+
+if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
+    import pandas as pd
 
 DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
 _PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
@@ -449,14 +451,14 @@ class DataAnswerer:
 class _Reports:
     """The company-years the store covers, by company, with short names and codes to resolve companies."""
 
-    def __init__(self, frame: pd.DataFrame):
+    def __init__(self, rows: list[dict]):
         self.years: dict[str, set[int]] = {}
         self.by_alias: dict[str, str] = {}
-        for row in frame.itertuples(index=False):
-            self.years.setdefault(row.company, set()).add(int(row.year))
-            for alias in (row.short_name, row.code):
+        for row in rows:
+            self.years.setdefault(row["company"], set()).add(int(row["year"]))
+            for alias in (row["short_name"], row["code"]):
                 if alias:
-                    self.by_alias.setdefault(alias, row.company)
+                    self.by_alias.setdefault(alias, row["company"])
 
     def resolve(self, name: str, short_name: str = "", code: str = "") -> str:
         """The company's name in the store: its full name, or the one its short name or code belongs to."""

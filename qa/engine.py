@@ -77,7 +77,7 @@ class Engine:
         # Every document's company, period and kind (core/identity.py): the register knows the companies
         # whose documents have no facts, and retrieval ranks with them.
         self.identities = IdentityBook.load(settings.index.identities_path)
-        rows = reports.to_dict("records") + [
+        rows = reports + [
             {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
              "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
         self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))

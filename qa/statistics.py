@@ -121,8 +121,8 @@ class StatisticsAnswerer:
 
     def _latest_year(self) -> int | None:
         if self._latest is None:
-            years = self.store.reports()["year"]
-            self._latest = int(years.max()) if len(years) else None
+            years = [int(row["year"]) for row in self.store.reports()]
+            self._latest = max(years) if years else None
         return self._latest
 
     def _list(self, lang: str, names) -> str:

@@ -117,12 +117,13 @@ class QuestionAnalyzer:
 
     @classmethod
     def from_reports(cls, reports, reports_list: Path | None = None, **settings) -> "QuestionAnalyzer":
-        """An analyzer whose register holds the corpus's company-years (a FactStore `reports()` frame
+        """An analyzer whose register holds the corpus's company-years (a FactStore's `reports()` rows
         or ReportYear records), plus a FinGLM-style reports list when given; `settings` go to AnalyzerConfig."""
-        if hasattr(reports, "to_dict"):
-            register = CompanyRegister.from_rows(reports.to_dict("records"))
+        rows = list(reports)
+        if rows and isinstance(rows[0], dict):
+            register = CompanyRegister.from_rows(rows)
         else:
-            register = CompanyRegister.from_reports(reports)
+            register = CompanyRegister.from_reports(rows)
         if reports_list is not None:
             register = register.merged(CompanyRegister.from_reports_list(reports_list))
         return cls(AnalyzerConfig(register=register, **settings))

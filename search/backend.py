@@ -74,6 +74,8 @@ class FactStore(Protocol):
     search.elastic_facts.ElasticFactStore. Query results are pandas
     DataFrames with the columns of core.records.Fact plus `report_year`
     (the year of the report the value was printed in) and `precision`.
+    `reports` gives plain rows (dicts with REPORT_COLUMNS' keys): every
+    question's start-up reads them, and they need no pandas.
     """
 
     def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int: ...
@@ -108,7 +110,7 @@ class FactStore(Protocol):
         followed by "c" and the column number."""
         ...
 
-    def reports(self, company: str | None = None) -> "pandas.DataFrame": ...
+    def reports(self, company: str | None = None) -> list[dict]: ...
 
     def close(self) -> None: ...
 

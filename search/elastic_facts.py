@@ -247,7 +247,7 @@ class ElasticFactStore(ElasticStore):
                                                         _source=source, size=_LOOKUP_SIZE)))
         return [h["_source"] for h in hits]
 
-    def reports(self, company: str | None = None) -> pd.DataFrame:
+    def reports(self, company: str | None = None) -> list[dict]:
         query: dict = {"bool": {"filter": [{"term": {"kind": "report"}}]}}
         if company is not None:
             query["bool"]["filter"].append({"term": {"company": company}})
@@ -255,7 +255,7 @@ class ElasticFactStore(ElasticStore):
                 for hit in self._call(lambda: list(helpers.scan(self.client, index=self.name, query={"query": query},
                                                                 size=5000)))]
         rows.sort(key=lambda r: (r["company"], r["year"], r["doc_id"]))
-        return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+        return rows
 
     def count(self) -> int:
         return int(self._call(lambda: self.client.count(index=self.name, query={"term": {"kind": "fact"}}))["count"])

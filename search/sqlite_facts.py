@@ -31,15 +31,15 @@ import sqlite3
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterable, Sequence
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from core.errors import InputError
 from core.records import Fact, ReportYear
 from search.backend import Condition
 from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, WHERE_COLUMNS, precision_of, rank_companies, report_year_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _ROWS_PER_QUERY = 200  # row prefixes per query (two bound parameters each)
 
@@ -283,15 +283,15 @@ class SqliteFactStore:
         found.sort(key=lambda r: r[RESULT_COLUMNS.index("cell_id")])
         return _frame(found)
 
-    def reports(self, company: str | None = None) -> pd.DataFrame:
-        """The company-years the corpus covers (all, or one company's), by company and year."""
+    def reports(self, company: str | None = None) -> list[dict]:
+        """The company-years the corpus covers (all, or one company's), by company and year, as rows."""
         sql = "SELECT company, year, short_name, code, doc_id FROM reports"
         args: list = []
         if company is not None:
             sql += " WHERE company = ?"
             args.append(company)
         rows = self._db.execute(sql + " ORDER BY company, year, doc_id", args).fetchall()
-        return pd.DataFrame(rows, columns=list(REPORT_COLUMNS))
+        return [dict(zip(REPORT_COLUMNS, row)) for row in rows]
 
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
@@ -375,6 +375,9 @@ def _row(fact: Fact, report_year: int) -> tuple:
 def _frame(rows: list) -> pd.DataFrame:
     """Rows in RESULT_COLUMNS order as a DataFrame of Python values (one object block: cheap to
     build for the few rows of a question); `number` holds Decimals, None for text."""
+    import numpy as np  # loaded by the first look-up: a question that makes none starts without pandas
+    import pandas as pd
+
     at = RESULT_COLUMNS.index("number")
     block = np.empty((len(rows), len(RESULT_COLUMNS)), dtype=object)
     if rows:

@@ -190,8 +190,8 @@ def test_ingested_chunks_and_company_years_carry_the_document_metadata(tmp_path)
     assert hits and hits[0].chunk.doc_id == REPORT_A
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
         reports = store.reports("甲乙科技股份有限公司")
-    assert set(zip(reports["year"], reports["doc_id"])) >= {(2021, REPORT_A)}
-    assert (reports[reports["doc_id"] == REPORT_A]["code"] == "600001").all()
+    assert {(row["year"], row["doc_id"]) for row in reports} >= {(2021, REPORT_A)}
+    assert all(row["code"] == "600001" for row in reports if row["doc_id"] == REPORT_A)
 
 
 # -- incremental runs ------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def test_a_changed_file_replaces_its_chunks_and_facts_and_a_removed_file_is_remo
         revenue = store.lookup("甲乙科技股份有限公司", [2021], ["营业收入"])
         assert list(revenue["value"]) == ["2000"]
         assert store.lookup("丙丁股份有限公司", [2021], ["营业收入"]).empty
-        assert "丙丁股份有限公司" not in set(store.reports()["company"])
+        assert "丙丁股份有限公司" not in {row["company"] for row in store.reports()}
     assert set(Manifest.load(index / "manifest.json").entries) == {REPORT_A, "facts"}
 
 
@@ -240,7 +240,7 @@ def test_editing_the_sidecar_reingests_the_document_it_names(tmp_path):
     assert by_path(summary)["bank/notes.md"].status == "ingested"
     assert by_path(summary)["facts.csv"].status == "unchanged"
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
-        assert list(store.reports("某某银行股份有限公司")["doc_id"]) == ["bank/notes"]
+        assert [row["doc_id"] for row in store.reports("某某银行股份有限公司")] == ["bank/notes"]
 
 
 # -- interrupted runs ------------------------------------------------------------------------------
@@ -404,7 +404,7 @@ def test_a_small_real_corpus_of_pdfs_and_a_securities_report(tmp_path, shared_da
     assert files["finance/115.pdf"].pages == 2 and files["finance/115.pdf"].chunks > 0
     assert files["S100IXUZ/S100IXUZ-0000000.html"].facts > 0
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
-        covered = set(zip(store.reports()["company"], store.reports()["year"]))
+        covered = {(row["company"], row["year"]) for row in store.reports()}
     assert {("中國鋼鐵股份有限公司", 2022), ("台達電子工業股份有限公司", 2022), ("塩野義製薬株式会社", 2020)} <= covered
     assert "insurance/10" in found(tmp_path / "index", "滿期保險金")
     assert (tmp_path / "index" / "tables" / "S100IXUZ" / "S100IXUZ-0000000.xlsx").exists()

@@ -102,11 +102,9 @@ def test_sources_make_a_question_a_text_question(analyzer):
     assert ask(analyzer, "保單借款的可借金額上限？", sources=("insurance/7",)).type == "report_text"
 
 
-def test_from_reports_builds_the_register_from_a_fact_store_frame():
-    import pandas as pd
-
-    frame = pd.DataFrame([{"company": "示例科技股份有限公司", "year": 2022, "short_name": "示例科技", "code": "000000"}])
-    a = QuestionAnalyzer.from_reports(frame, jieba_dictionary=False).run(Question("1", "2022年示例科技的电子信箱是什么?"))
+def test_from_reports_builds_the_register_from_a_fact_stores_rows():
+    rows = [{"company": "示例科技股份有限公司", "year": 2022, "short_name": "示例科技", "code": "000000"}]
+    a = QuestionAnalyzer.from_reports(rows, jieba_dictionary=False).run(Question("1", "2022年示例科技的电子信箱是什么?"))
     assert (a.type, a.company.short_name, a.fields) == ("lookup", "示例科技", ("电子信箱",))
 
 

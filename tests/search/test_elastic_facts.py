@@ -60,7 +60,7 @@ def test_delete_finds_facts_added_since_the_last_commit(store):
               [ReportYear("甲", 2021, doc_id="甲/2021")])
     store.delete_documents(["甲/2021"])
     store.commit()
-    assert store.count() == 0 and store.reports().empty
+    assert store.count() == 0 and store.reports() == []
 
 
 def test_an_unreachable_server_is_a_one_line_error_naming_the_url(tmp_path):
@@ -110,7 +110,7 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
         sqlite.add(facts, reports)
         sqlite.commit()
         assert sqlite.count() == store.count()
-        assert sqlite.reports().equals(store.reports())
+        assert sqlite.reports() == store.reports()
         for company in ("公司00", "公司17", "公司39"):
             mine = sqlite.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])
             theirs = store.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])

@@ -65,7 +65,7 @@ def contents(settings: IndexSettings) -> dict:
         return {
             "documents": {d: (e.sha256, e.chunks, e.facts) for d, e in manifest.entries.items()},
             "chunks": text.count(), "facts": facts.count(), "hits": hits,
-            "reports": facts.reports().to_dict("records"),
+            "reports": facts.reports(),
             "lookup": facts.lookup(COMPANIES[1], [2022], ["营业收入"]).to_dict("records"),
         }
     finally:
