@@ -94,11 +94,16 @@ class StatementRules:
         return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())),
                    search_titles, asked_parent)
 
-    def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "") -> TableKind:
-        """Kind and scope of a table from its titles (outermost first, the table's own title last) and first rows."""
+    def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "",
+                 headers: tuple[str, ...] = ()) -> TableKind:
+        """Kind and scope of a table from its titles (outermost first, the table's own title last) and first rows.
+
+        The scope is read from the table's own title, then from the headers over its value columns (`headers`:
+        a bank heads them 本集团 / 本行), then from the headings above it, nearest first."""
         inner = [nfkc(t) for t in reversed(titles) if t]
         statement = _first(self.kinds, inner) or _first(self.kinds, [nfkc(r) for r in first_rows]) or "other"
-        scope = _first(self.scopes, inner) or ""
+        scope = _first(self.scopes, inner[:1]) or _first(self.scopes, [nfkc(h) for h in headers]) \
+            or _first(self.scopes, inner[1:]) or ""
         if not scope and statement in STATEMENTS and language in self.parent_when_bare:
             scope = "parent"
         return TableKind(statement, scope)

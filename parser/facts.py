@@ -224,7 +224,8 @@ def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
     report_year = current_year(tables)
     rules = shared_statement_rules()
     for table in tables:
-        kind = rules.classify(tuple(table.titles) + (table.title,), _first_rows(table), doc.meta.language)
+        kind = rules.classify(tuple(table.titles) + (table.title,), _first_rows(table), doc.meta.language,
+                              tuple(str(c) for c in table.frame.columns[1:]))
         table.statement, table.scope = kind.statement, kind.scope
         try:
             facts, chunks = table_facts(table, doc.meta, report_year)

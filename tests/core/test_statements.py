@@ -58,3 +58,12 @@ def test_an_unknown_kind_is_refused(tmp_path: Path):
     path.write_text("kinds:\n  cashflows:\n    ja: [x]\nscopes: {}\nperiods: {}\n", encoding="utf-8")
     with pytest.raises(InputError, match="statements.yaml:2"):
         StatementRules.load(path)
+
+
+def test_a_bank_statement_without_a_scope_in_its_title_takes_it_from_its_column_headers(rules):
+    assert rules.classify(("银行资产负债表",), (), "zh-Hans", ("附注四", "本行/2024年12月31日")).scope == "parent"
+    assert rules.classify(("合并资产负债表",), (), "zh-Hans", ("本行/2024年12月31日",)).scope == "consolidated"
+    assert rules.classify(("资产负债表",), (), "zh-Hans", ("本集团/2024年12月31日",)).scope == "consolidated"
+    assert rules.classify(("本行业经营情况",), (), "zh-Hans", ("2024年",)).scope == ""
+    # the headers over the values are nearer to them than a heading above the table
+    assert rules.classify(("合并财务报表", "银行资产负债表"), (), "zh-Hans", ("本行/2024年12月31日",)).scope == "parent"
