@@ -26,8 +26,17 @@ from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
-from core.units import (find_unit, is_dash, is_per_share, is_unit, is_unit_statement, parentheses_negative,
-                        parse_quantity, plain, scale_of)
+from core.units import (
+    find_unit,
+    is_dash,
+    is_per_share,
+    is_unit,
+    is_unit_statement,
+    parentheses_negative,
+    parse_quantity,
+    plain,
+    scale_of,
+)
 from core.vocabulary import vocabulary
 from parser.tables import column_period
 
