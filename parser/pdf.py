@@ -36,7 +36,7 @@ from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
 from parser.settings import ParseSettings
-from parser.tables import find_pdf_tables, merge_continued
+from parser.tables import centre_inside, find_pdf_tables, merge_continued
 from parser.unruled import find_unruled_tables
 
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
@@ -136,7 +136,7 @@ class PdfParser:
         """Tables and the lines of text outside them, top to bottom, edge lines marked."""
         tables = self._find_tables(page, number, doc)
         boxes = [bbox for bbox, _ in tables]
-        kept = [_upright(c) for c in chars if not any(_inside(c, box) for box in boxes)]
+        kept = [_upright(c) for c in chars if not any(centre_inside(c, box) for box in boxes)]
         items: list[tuple[float, _PageLine | Table]] = []
         if kept:
             textmap = pdfplumber.utils.chars_to_textmap(
@@ -318,12 +318,6 @@ def _upright(char: dict) -> dict:
     if a * d > 0 and abs(b) < 1e-3 * abs(a) and abs(c) < 1e-3 * abs(d):
         return {**char, "upright": True}
     return char
-
-
-def _inside(char: dict, bbox: tuple) -> bool:
-    x = (char["x0"] + char["x1"]) / 2
-    y = (char["top"] + char["bottom"]) / 2
-    return bbox[0] <= x <= bbox[2] and bbox[1] <= y <= bbox[3]
 
 
 def _lines(page: _Page) -> list[_PageLine]:

@@ -403,6 +403,13 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     return merged
 
 
+def centre_inside(obj: dict, bbox: tuple) -> bool:
+    """A pdfplumber character or word lies in `bbox` (x0, top, x1, bottom) when its centre does."""
+    x = (obj["x0"] + obj["x1"]) / 2
+    y = (obj["top"] + obj["bottom"]) / 2
+    return bbox[0] <= x <= bbox[2] and bbox[1] <= y <= bbox[3]
+
+
 def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
     """Title and unit (nearest unit statement above) of a PDF table.
 

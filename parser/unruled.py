@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from core.folding import nfkc
 from core.records import Table
 from core.units import is_unit_statement
-from parser.tables import GridCell, build_table, clean_cell, is_data_cell, pdf_caption
+from parser.tables import GridCell, build_table, centre_inside, clean_cell, is_data_cell, pdf_caption
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,11 @@ def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 
                         settings: UnruledSettings = UnruledSettings()) -> list[tuple[tuple, Table]]:
     """Tables read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table)."""
     words = [w for w in page.extract_words(keep_blank_chars=False, use_text_flow=False)
-             if not any(_inside(w, box) for box in taken)]
+             if not any(centre_inside(w, box) for box in taken)]
     lines = _lines(words, settings)
+    max_gap = _max_gap(lines, settings)
     found = []
-    for start, end in _bodies(lines, settings):
+    for start, end in _bodies(lines, max_gap, settings):
         body = lines[start:end]
         columns = _columns(body, settings)
         if len(columns) < settings.min_columns or 2 * sum(1 for line in body if line.values) < len(body):
@@ -78,7 +79,7 @@ def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 
         value_left = columns[0][0]
         while start > 0 and _section_name(lines[start - 1], settings) \
                 and all(w["x1"] <= value_left for w in lines[start - 1].words) \
-                and body[0].top - lines[start - 1].bottom <= _max_gap(lines, settings):
+                and body[0].top - lines[start - 1].bottom <= max_gap:
             start -= 1  # "负债" above the first row belongs to the body
             body.insert(0, lines[start])
         label_right = max((w["x1"] for line in body for w in line.labels), default=value_left)
@@ -101,12 +102,6 @@ def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 
     return found
 
 
-def _inside(word: dict, box: tuple) -> bool:
-    x = (word["x0"] + word["x1"]) / 2
-    y = (word["top"] + word["bottom"]) / 2
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
 def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
     """Words grouped into lines top to bottom, each split into its label words and trailing values."""
     lines: list[_Line] = []
@@ -127,9 +122,8 @@ def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
     return lines
 
 
-def _bodies(lines: list[_Line], settings: UnruledSettings) -> list[tuple[int, int]]:
+def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> list[tuple[int, int]]:
     """(start, end) of each run of value lines, label-only lines between them included."""
-    max_gap = _max_gap(lines, settings)
     bodies = []
     start = last_value = None
     for i, line in enumerate(lines):
