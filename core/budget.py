@@ -5,7 +5,9 @@
 
 It is a SIGALRM timer, so it interrupts Python code only: a native call (one
 OCR page, one regex match in `re`) finishes first. Off the main thread, or
-with 0 seconds, there is no limit.
+with 0 seconds, there is no limit. The error should be a BaseException that
+is not an Exception (as KeyboardInterrupt is): the parsers keep going past a
+failing table or page with `except Exception`, and must not swallow it.
 """
 from __future__ import annotations
 

@@ -71,8 +71,8 @@ def _work(source: Source) -> Outcome:
     return parse_source(source, _worker_finder, _worker_settings, _worker_identity)
 
 
-class FileTimeout(Exception):
-    """Parsing a file ran past ParseSettings.max_file_seconds."""
+class FileTimeout(BaseException):
+    """Parsing a file ran past ParseSettings.max_file_seconds (a BaseException: see core/budget.py)."""
 
 
 def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings,

@@ -169,8 +169,8 @@ def _batches(stream: Iterator[Question], size: int) -> Iterator[list[Question]]:
             return
 
 
-class QuestionTimeout(Exception):
-    """A question ran past its time budget."""
+class QuestionTimeout(BaseException):
+    """A question ran past its time budget (a BaseException: see core/budget.py)."""
 
 
 def answer_within(engine: Engine, question: Question, seconds: float,
