@@ -167,7 +167,7 @@ class _Cell:
 class CellSettings:
     """Knobs of CellAnswerer, validated on construction."""
 
-    rows: int = 60  # table-row chunks to consider per question
+    rows: int = 30  # table-row chunks to consider per question
     min_label: float = 0.45  # a cell whose label similarity is below this is not an answer (0..1)
 
     def __post_init__(self):
@@ -216,8 +216,9 @@ class CellAnswerer:
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
+        readings = [(_LabelMatch(label), context) for label, context in asked.readings()]
         for cell in cells:
-            self._score(asked, cell, persons, bool(wordings))
+            self._score(asked, cell, readings, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
@@ -250,14 +251,12 @@ class CellAnswerer:
             if place is not None and place not in rows:
                 rows[place] = (hit.chunk, hit.score / top)
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
-        frame = self.store.row_cells([f"{table}-r{row}" for table, row in rows])
-        columns = {name: frame[name].tolist() for name in frame.columns}  # plain lists: no per-cell boxing
         cells = []
-        for i, cell_id in enumerate(columns["cell_id"]):
-            year, doc_id = columns["year"][i], columns["doc_id"][i]
+        for fact in self.store.row_cells([f"{table}-r{row}" for table, row in rows]):
+            year, doc_id = fact["year"], fact["doc_id"]
             if (years is None or not year or year in years) and any(doc_id.startswith(s) or s in doc_id
                                                                    for s in sources):
-                cells.append(_Cell({name: values[i] for name, values in columns.items()}, *rows[_place(cell_id)]))
+                cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
         return cells
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -284,12 +283,12 @@ class CellAnswerer:
             reading = self._readings[text] = self.tokenizer.reading(text)
         return reading
 
-    def _score(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]] = frozenset(),
-               by_wording: bool = False) -> None:
+    def _score(self, asked: CellQuestion, cell: _Cell, matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+               persons: set[tuple[str, str]] = frozenset(), by_wording: bool = False) -> None:
         fact, titles = cell.fact, " ".join(cell.chunk.titles)
         period = str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        readings = [(label, context, _label_similarity(label, fact)) for label, context in asked.readings()]
+        readings = [(match.label, context, match.of(str(fact["field"]), period)) for match, context in matches]
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(str(fact["field"])):
             readings[0] = (readings[0][0], readings[0][1], 1.0)
@@ -380,26 +379,68 @@ def _context_match(part: str, names: set[str], where: str) -> float:
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
 
-def _label_similarity(label: str, fact: dict) -> float:
-    """How well the question's row label names this cell: its row label, or row and column label together
-    ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他)."""
-    wanted = _norm(label)
-    name = _norm(str(fact["field"]))
-    columns = [_norm(p) for p in str(fact["period"] or "").split("/") if p.strip()]
-    best = max(fuzz.ratio(wanted, name), fuzz.ratio(wanted, _TOTAL_SUFFIX.sub("", name)))
-    head, colon, qualifier = unicodedata.normalize("NFKC", label).partition(":")
-    if colon:  # an XBRL label puts its qualifier after a colon; the report prints it first
-        best = max(best, fuzz.ratio(_norm(qualifier + head), name))
-    parts = [p for p in re.split(r"[-―]", unicodedata.normalize("NFKC", label)) if _norm(p)]
-    if len(parts) > 1:
-        terms = [name, *columns]
-        each = [max(fuzz.ratio(_norm(p), t) for t in terms) for p in parts]
-        best = max(best, sum(each) / len(each))
-    for column in columns[-1:]:
-        best = max(best, fuzz.ratio(wanted, name + column), fuzz.ratio(wanted, column + name))
+class _LabelMatch:
+    """How well one reading of the question's row label names a cell: its row label, or row and column label
+    together ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他). The label's own work is done
+    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows.
+
+    >>> _LabelMatch("売上高").of("売上高合計", "当連結会計年度")
+    1.0
+    """
+
+    def __init__(self, label: str):
+        self.label = label
+        self.wanted = _norm(label)
+        folded = unicodedata.normalize("NFKC", label)
+        head, colon, qualifier = folded.partition(":")
+        # An XBRL label puts its qualifier after a colon; the report prints it first.
+        self.reordered = _norm(qualifier + head) if colon else ""
+        parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
+        self.parts = parts if len(parts) > 1 else []
+        self._rows: dict[str, float] = {}
+        self._columns: dict[str, float] = {}
+        self._parts: dict[str, list[float]] = {}
+
+    def of(self, field: str, period: str) -> float:
+        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
+        name = _norm(field)
+        columns = _columns(period)
+        best = self._row(name)
+        if self.parts:
+            terms = [self._part_ratios(t) for t in (name, *columns)]
+            best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
+        for column in columns[-1:]:
+            best = max(best, fuzz.ratio(self.wanted, name + column), fuzz.ratio(self.wanted, column + name),
+                       self._column(column))
+        return best / 100
+
+    def _row(self, name: str) -> float:
+        score = self._rows.get(name)
+        if score is None:
+            score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+            if self.reordered:
+                score = max(score, fuzz.ratio(self.reordered, name))
+            self._rows[name] = score
+        return score
+
+    def _column(self, column: str) -> float:
         # The label may name the column of a row the member or the context picks ("報酬等の総額").
-        best = max(best, 0.9 * fuzz.ratio(wanted, column))
-    return best / 100
+        score = self._columns.get(column)
+        if score is None:
+            score = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
+        return score
+
+    def _part_ratios(self, term: str) -> list[float]:
+        ratios = self._parts.get(term)
+        if ratios is None:
+            ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
+        return ratios
+
+
+@lru_cache(maxsize=65536)
+def _columns(period: str) -> tuple[str, ...]:
+    """The column header path of a cell ("当連結会計年度/売上高"), each header normalised."""
+    return tuple(_norm(p) for p in period.split("/") if p.strip())
 
 
 def _place(cell_id: str) -> tuple[str, str] | None:

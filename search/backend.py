@@ -74,8 +74,9 @@ class FactStore(Protocol):
     search.elastic_facts.ElasticFactStore. Query results are pandas
     DataFrames with the columns of core.records.Fact plus `report_year`
     (the year of the report the value was printed in) and `precision`.
-    `reports` gives plain rows (dicts with REPORT_COLUMNS' keys): every
-    question's start-up reads them, and they need no pandas.
+    `reports` and `row_cells` give plain rows (dicts): every question's
+    start-up reads the reports, and a table-cell question weighs a few
+    hundred cells one by one, so neither needs pandas.
     """
 
     def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int: ...
@@ -105,9 +106,9 @@ class FactStore(Protocol):
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
         """Companies with a text fact of one of `fields` (any year) containing one of `words`."""
 
-    def row_cells(self, rows: Sequence[str]) -> "pandas.DataFrame":
+    def row_cells(self, rows: Sequence[str]) -> list[dict]:
         """Every fact of these table rows: facts whose cell id is a row prefix ("S100IXUZ-0105010-tab89-r25")
-        followed by "c" and the column number."""
+        followed by "c" and the column number, in cell id order, as dicts keyed by RESULT_COLUMNS."""
         ...
 
     def reports(self, company: str | None = None) -> list[dict]: ...

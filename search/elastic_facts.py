@@ -122,7 +122,7 @@ class ElasticFactStore(ElasticStore):
         rows = sorted((_row(hit) for hit in response["hits"]["hits"]), key=lambda r: (r["year"], *_preference(r, rank)))
         return _frame(rows)
 
-    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
+    def row_cells(self, rows: Sequence[str]) -> list[dict]:
         """As search.sqlite_facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
         rows = list(dict.fromkeys(rows))
         found: list[dict] = []
@@ -132,7 +132,7 @@ class ElasticFactStore(ElasticStore):
                               "minimum_should_match": 1}}
             response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))
             found += [_row(hit) for hit in response["hits"]["hits"]]
-        return _frame(sorted(found, key=lambda r: r["cell_id"]))
+        return [{name: row[name] for name in RESULT_COLUMNS} for row in sorted(found, key=lambda r: r["cell_id"])]
 
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> pd.DataFrame:

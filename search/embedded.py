@@ -31,6 +31,7 @@ from search.index_terms import (
     chunk_from_stored,
     chunk_terms,
     chunk_to_stored,
+    contenders,
     query_terms,
 )
 from search.settings import IndexSettings
@@ -123,7 +124,7 @@ class EmbeddedIndex:
                 found = searcher.search(plan, limit=query.limit, count=False, order_by_field="chunk_id",
                                         order=tantivy.Order.Asc).hits
                 return [Hit(self._stored(searcher, address), 0.0) for _, address in found]
-            found = searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits
+            found = contenders(searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits, query.limit)
             return best_first([Hit(self._stored(searcher, address), score) for score, address in found], query.limit)
         except (ValueError, OSError) as exc:
             raise InputError(f"cannot read the text index ({exc}); delete the directory and ingest again",

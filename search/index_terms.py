@@ -129,6 +129,19 @@ def best_first(hits: list[Hit], limit: int) -> list[Hit]:
     return sorted(hits, key=lambda h: (-h.score, h.chunk.chunk_id))[:limit]
 
 
+def contenders(scored: list[tuple[float, object]], limit: int) -> list[tuple[float, object]]:
+    """The (score, address) pairs best_first may keep of these: the `limit` best and any tied with the last of
+    them, whose chunk ids break the tie. Only these need their stored chunk read.
+
+    >>> contenders([(3.0, "a"), (2.0, "b"), (2.0, "c"), (1.0, "d")], 2)
+    [(3.0, 'a'), (2.0, 'b'), (2.0, 'c')]
+    """
+    if len(scored) <= limit:
+        return scored
+    last = sorted((score for score, _ in scored), reverse=True)[limit - 1]
+    return [pair for pair in scored if pair[0] >= last]
+
+
 def chunk_to_stored(chunk: Chunk) -> dict:
     """The chunk as a JSON-able dict, as both backends store it."""
     return dataclasses.asdict(chunk)

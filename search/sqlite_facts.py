@@ -1,7 +1,8 @@
 """The embedded facts store: long-form facts and company-years in one SQLite file.
 
 Facts are never loaded whole: every question reads only the rows it needs
-through an index, into a small pandas DataFrame.
+through an index, into a small pandas DataFrame (or, for the cells of table
+rows, plain dicts).
 
     facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
           doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind)
@@ -271,8 +272,9 @@ class SqliteFactStore:
             args.append(float(condition.value))
         return sql, args
 
-    def row_cells(self, rows: Sequence[str]) -> pd.DataFrame:
-        """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order."""
+    def row_cells(self, rows: Sequence[str]) -> list[dict]:
+        """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order, as
+        RESULT_COLUMNS dicts (a question weighs a few hundred cells one by one: no frame to build)."""
         rows = list(dict.fromkeys(rows))
         found: list = []
         for start in range(0, len(rows), _ROWS_PER_QUERY):
@@ -281,7 +283,7 @@ class SqliteFactStore:
             args = [bound for row in part for bound in (row + "c", row + "d")]
             found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
         found.sort(key=lambda r: r[RESULT_COLUMNS.index("cell_id")])
-        return _frame(found)
+        return [dict(zip(RESULT_COLUMNS, row)) for row in _with_decimals(found)]
 
     def reports(self, company: str | None = None) -> list[dict]:
         """The company-years the corpus covers (all, or one company's), by company and year, as rows."""
@@ -378,11 +380,16 @@ def _frame(rows: list) -> pd.DataFrame:
     import numpy as np  # loaded by the first look-up: a question that makes none starts without pandas
     import pandas as pd
 
-    at = RESULT_COLUMNS.index("number")
     block = np.empty((len(rows), len(RESULT_COLUMNS)), dtype=object)
     if rows:
-        block[:] = [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1:]) for r in rows]
+        block[:] = _with_decimals(rows)
     return pd.DataFrame(block, columns=list(RESULT_COLUMNS), dtype=object)  # dtype: no per-column inference
+
+
+def _with_decimals(rows: list) -> list[tuple]:
+    """Rows in RESULT_COLUMNS order with `number` as a Decimal (stored as text: no float rounding)."""
+    at = RESULT_COLUMNS.index("number")
+    return [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1:]) for r in rows]
 
 
 def _marks(values: Sequence) -> str:

@@ -127,3 +127,19 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
             assert mine.to_dict("records") == theirs.to_dict("records"), names
             assert (sqlite.count_companies(names, years[-1], condition=condition)
                     == store.count_companies(names, years[-1], condition=condition))
+
+
+def test_both_stores_give_the_cells_of_table_rows_alike(store, tmp_path):
+    facts = [Fact("甲", 2020, "売上高", "10", Decimal(10), "円", "10", doc_id="d", page=1, cell_id="T-tab1-r5c2"),
+             Fact("甲", 2021, "売上高", "12", Decimal(12), "円", "12", doc_id="d", page=1, cell_id="T-tab1-r5c3"),
+             Fact("甲", 2021, "費用", "7", Decimal(7), "円", "7", doc_id="d", page=1, cell_id="T-tab1-r50c3"),
+             Fact("甲", 2021, "代表者", "山田", doc_id="d", page=1, cell_id="T-tab2-r5c3")]
+    reports = [ReportYear("甲", 2021, doc_id="d")]
+    store.add(facts, reports)
+    store.commit()
+    with SqliteFactStore(tmp_path / "facts.sqlite") as sqlite:
+        sqlite.add(facts, reports)
+        sqlite.commit()
+        for rows in (["T-tab1-r5"], ["T-tab1-r50", "T-tab2-r5"], []):
+            assert sqlite.row_cells(rows) == store.row_cells(rows), rows
+        assert [r["cell_id"] for r in store.row_cells(["T-tab1-r5"])] == ["T-tab1-r5c2", "T-tab1-r5c3"]

@@ -323,6 +323,7 @@ def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
                fact("甲", 2021, "売上高", "99", "甲/a", cell_id="T-tab2-r5c3")],
               [ReportYear("甲", 2021, doc_id="甲/a")])
     store.commit()
-    assert store.row_cells(["T-tab1-r5"])["cell_id"].tolist() == ["T-tab1-r5c2", "T-tab1-r5c3"]
-    assert store.row_cells(["T-tab1-r50", "T-tab2-r5"])["value"].tolist() == ["7", "99"]
-    assert store.row_cells([]).empty
+    assert [r["cell_id"] for r in store.row_cells(["T-tab1-r5"])] == ["T-tab1-r5c2", "T-tab1-r5c3"]
+    rows = store.row_cells(["T-tab1-r50", "T-tab2-r5"])
+    assert [(r["value"], r["number"]) for r in rows] == [("7", Decimal("7")), ("99", Decimal("99"))]
+    assert store.row_cells([]) == []
