@@ -170,6 +170,16 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
     return out
 
 
+def _column_field(header: str) -> str:
+    """The field a column names in a table whose rows are dates: the last part of its header path that is not a
+    unit ("その他/百万円" is その他; a unit row under the names is common in Japanese notes)."""
+    for part in reversed(header.split("/")):
+        name = clean_field(part)
+        if name and _unit_cell(part) is None:
+            return name
+    return ""
+
+
 def _unit_cell(text: str) -> str | None:
     """The unit a cell of a unit column states ("百万円", "（千株）"), DITTO for "〃", None for anything else."""
     flat = nfkc(text).strip()
@@ -332,7 +342,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             fact_field, period = field, column.period
             year = period_year(period, this_year) if period else None
             if year is None and row_year is not None:
-                fact_field, period, year = clean_field(column.period.rsplit("/", 1)[-1]) or field, label, row_year
+                fact_field, period, year = _column_field(column.period) or field, label, row_year
             if year is None:
                 year = movement_year[i] or (title_year if title_year is not None else this_year)
             if opening and year:

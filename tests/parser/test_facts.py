@@ -193,6 +193,15 @@ def test_rows_between_dated_balances_belong_to_the_later_year():
     assert got[("利益剰余金", "2019年3月31日残高", 2019)] == "40000000"
 
 
+def test_dated_rows_take_their_field_from_the_column_name_not_the_unit_row_under_it():
+    table = grid_table([["", "商標権", "その他"], ["", "百万円", "百万円"], ["2019年12月31日残高", "30", "7"],
+                        ["2020年12月31日残高", "31", "8"]])
+    facts, _ = table_facts(table, JA)
+    got = {(f.field, f.period): f.value for f in facts}
+    assert got[("その他", "2020年12月31日残高")] == "8000000"
+    assert got[("商標権", "2019年12月31日残高")] == "30000000"
+
+
 def test_opening_balance_row_is_the_year_before():
     table = grid_table([["项目", "2021年"], ["期初余额", "10"], ["本期增加", "5"], ["期末余额", "15"]])
     facts, _ = table_facts(table, ZH)
