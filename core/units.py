@@ -125,6 +125,17 @@ def is_unit_statement(text: str) -> bool:
     return rest == "" or is_unit(rest)
 
 
+def header_name(path: str) -> str:
+    """The last part of a "/"-joined column header path that names something other than a unit: the column's
+    own name ("報告セグメント/計/百万円" is 計; a unit row under the names is common in Japanese notes).
+
+    >>> header_name("報告セグメント/計/(百万円)"), header_name("百万円")
+    ('計', '')
+    """
+    parts = [p.strip() for p in path.split("/") if p.strip()]
+    return next((p for p in reversed(parts) if not (is_unit(nfkc(p)) or is_unit_statement(p))), "")
+
+
 def is_dash(text: str) -> bool:
     """A cell that says "nothing here" ("－", "—", "-")."""
     flat = text.strip()

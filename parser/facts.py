@@ -28,6 +28,7 @@ from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
 from core.units import (
     find_unit,
+    header_name,
     is_dash,
     is_per_share,
     is_unit,
@@ -168,16 +169,6 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
             unit = first.stated_unit if first is not None and first.stated_unit else ""
         out.append(_Column(j, period, unit, kind))
     return out
-
-
-def _column_field(header: str) -> str:
-    """The field a column names in a table whose rows are dates: the last part of its header path that is not a
-    unit ("その他/百万円" is その他; a unit row under the names is common in Japanese notes)."""
-    for part in reversed(header.split("/")):
-        name = clean_field(part)
-        if name and _unit_cell(part) is None:
-            return name
-    return ""
 
 
 def _unit_cell(text: str) -> str | None:
@@ -342,7 +333,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             fact_field, period = field, column.period
             year = period_year(period, this_year) if period else None
             if year is None and row_year is not None:
-                fact_field, period, year = _column_field(column.period) or field, label, row_year
+                # Rows that are dates: each column names the field ("その他/百万円" is その他).
+                fact_field, period, year = clean_field(header_name(column.period)) or field, label, row_year
             if year is None:
                 year = movement_year[i] or (title_year if title_year is not None else this_year)
             if opening and year:

@@ -38,7 +38,7 @@ from core.fields import FieldDictionary
 from core.records import Chunk
 from core.rulefile import RULES_DIR, RuleFile
 from core.statements import STATEMENTS
-from core.units import is_per_share
+from core.units import header_name, is_per_share
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.data_answer import TRACED
@@ -316,15 +316,13 @@ class CellAnswerer:
             parts["scope"] = 0.7
         elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
             parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
-        column = _norm(period.rsplit("/", 1)[-1]) + "|" + _norm(period)
         if asked.member_words:
-            matched = max((1.0 if _norm(w) in column else fuzz.partial_ratio(_norm(w), column) / 100 * 0.5)
-                          for w in asked.member_words)
+            matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
             row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
         elif persons:
             parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
-        elif asked.member not in self.members.neutral and _TOTAL.search(period.rsplit("/", 1)[-1]):
+        elif asked.member not in self.members.neutral and _TOTAL.search(_header(period)[0]):
             parts["member"] = 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
@@ -365,6 +363,23 @@ class CellAnswerer:
 @lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _member_fit(word: str, period: str) -> float:
+    """How well a member's printed word names a column: its own name (best), a group header over it ("評価・換算差額
+    等" over その他有価証券評価差額金, whose total column is the member's own), or a fuzzy likeness."""
+    own, path = _header(period)
+    if word in own:
+        return 1.0
+    if word in path:
+        return 0.85
+    return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
+
+
+@lru_cache(maxsize=65536)
+def _header(period: str) -> tuple[str, str]:
+    """(the column's own name, its whole header path), normalised."""
+    return _norm(header_name(period)), _norm(period)
 
 
 def _context_match(part: str, names: set[str], where: str) -> float:

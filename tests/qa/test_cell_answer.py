@@ -66,6 +66,18 @@ def _report() -> str:
 <h3>①【貸借対照表】</h3>
 <p>（単位：百万円）</p>
 {_table("TEST0001-0105020-tab3", own, [("流動資産合計", "800", "900"), ("長期前払費用", "6", "20")])}
+<h3>②【株主資本等変動計算書】</h3>
+<p>（単位：百万円）</p>
+<table table-id="TEST0001-0105020-tab4">
+<tr><td cell-id="TEST0001-0105020-tab4-r1c1" rowspan="2"></td><td cell-id="TEST0001-0105020-tab4-r1c2" rowspan="2">資本金</td>
+<td cell-id="TEST0001-0105020-tab4-r1c3" colspan="2">評価・換算差額等</td>
+<td cell-id="TEST0001-0105020-tab4-r1c5" rowspan="2">純資産合計</td></tr>
+<tr><td cell-id="TEST0001-0105020-tab4-r2c3">その他有価証券評価差額金</td>
+<td cell-id="TEST0001-0105020-tab4-r2c4">評価・換算差額等合計</td></tr>
+<tr><td cell-id="TEST0001-0105020-tab4-r3c1">当期首残高</td><td cell-id="TEST0001-0105020-tab4-r3c2">100</td>
+<td cell-id="TEST0001-0105020-tab4-r3c3">30</td><td cell-id="TEST0001-0105020-tab4-r3c4">40</td>
+<td cell-id="TEST0001-0105020-tab4-r3c5">140</td></tr>
+</table>
 </body></html>"""
 
 
@@ -211,3 +223,12 @@ def test_a_label_finds_the_row_the_field_list_words_otherwise(small_engine):
 def test_a_qualifier_after_the_colon_of_an_xbrl_label_is_read_where_the_report_prints_it_first(small_engine):
     text = f"{COMPANY}の2020年における「当期利益又は当期損失（△）：親会社の所有者に帰属、経営指標等」は？"
     assert _ask(small_engine, text, "TEST0001").evidence[0].cell_id == "TEST0001-0101010-tab2-r7c3"
+
+
+@pytest.mark.parametrize("member, expected", [
+    ("ValuationAndTranslationAdjustments", "TEST0001-0105020-tab4-r3c4"),  # the group's own total column
+    ("ValuationDifferenceOnAvailableForSaleSecurities", "TEST0001-0105020-tab4-r3c3"),
+])
+def test_a_member_named_by_a_group_header_takes_the_column_that_is_its_own(small_engine, member, expected):
+    answer = _ask(small_engine, f"{COMPANY}の2020年の個別決算の{member}Memberにおける「当期首残高」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == expected
