@@ -13,10 +13,12 @@ question's sources); their cells come from the facts store by row (cell id,
 column label, year, the table's statement kind and scope). Each cell is scored by
 label similarity (row label and column label, rapidfuzz), context words in the
 table's heading path or column label, the year, the scope asked (個別 or not),
-primary statements first, and the member's column words or, for a person's name
-(KeijiYamamotoMember), the officers' row whose name reads like it; the best cell
-answers with
-the value as the report prints it in base units and its cell id as evidence.
+primary statements first, and the member's column words (rules/members.yaml) or,
+for a person's name (KeijiYamamotoMember), the officers' row whose name reads
+like it, or, for other English words, the column or row that spells them in
+katakana (LifestyleReportableSegmentMember: ライフスタイル; a member naming the row
+leaves the label to name the table's caption). The best cell answers with the
+value as the report prints it in base units and its cell id as evidence.
 
 >>> answerer = CellAnswerer(index, store, tokenizer, templates)
 >>> answer = answerer.run(analysis)           # None: not a quoted-label question, or no cell found
@@ -42,7 +44,7 @@ from core.units import header_name, is_per_share
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.data_answer import TRACED
-from qa.readings import name_likeness, person_key
+from qa.readings import name_likeness, person_key, spelled_key
 from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
@@ -50,6 +52,7 @@ from search.tokenize import Tokenizer
 _CELLS = vocabulary("cells")  # rules/cells.yaml
 _QUOTED = re.compile(_CELLS["quoted"])  # greedy: the outer quotes win over any nested ones
 _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
 _YEAR = re.compile(_CELLS["year"])
 _INDIVIDUAL = re.compile(_CELLS["individual"])
 _DROP = re.compile(_CELLS["dropped"])
@@ -67,7 +70,8 @@ _US_GAAP = re.compile(_CELLS["us_gaap"], re.IGNORECASE)
 MAX_READINGS = 50_000  # names whose reading is kept
 MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
 MIN_NAME_LIKENESS = 0.7  # a row whose best name reads less like the member's is not that person's
-_MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegment$")
+_MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegments?$")
+MIN_SPELLED = 0.55  # a header whose katakana reads less like the member's English words does not spell it
 _WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
 MEMBERS_SCHEMA = {
     "type": "object",
@@ -78,6 +82,7 @@ MEMBERS_SCHEMA = {
                     "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9]*$", "not": {"pattern": "Member$"}},
                     "additionalProperties": _WORDS},
         "neutral": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"}},
+        "silent": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][a-z]*$"}},
     },
 }
 
@@ -92,17 +97,27 @@ class MemberWords:
 
     words: dict[str, tuple[str, ...]]
     neutral: frozenset[str] = frozenset()
+    silent: frozenset[str] = frozenset()  # words of a member name its katakana spelling leaves out (And, Group)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "MemberWords":
         """Read and validate the file (InputError "file:line: …" when it is wrong)."""
         rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
         return cls({name: tuple(words) for name, words in rules.data["members"].items()},
-                   frozenset(rules.data.get("neutral", ())))
+                   frozenset(rules.data.get("neutral", ())), frozenset(rules.data.get("silent", ())))
 
     def of(self, member: str) -> tuple[str, ...]:
         """The printed words of a member (its name without "Member"); () when the file does not know it."""
         return self.words.get(member) or self.words.get(_MEMBER_SUFFIX.sub("", member), ())
+
+    def spelled(self, member: str) -> tuple[str, ...]:
+        """The English words a header may spell in katakana (DocumentSolutionsGroupReportableSegment: Document,
+        Solutions; ライフスタイル for Lifestyle): the member's CamelCase words less its suffix and silent words.
+
+        >>> MemberWords.load().spelled("ElectronicAndMechanicalComponentsBusinessReportableSegments")
+        ('Electronic', 'Mechanical', 'Components', 'Business')
+        """
+        return tuple(w for w in _CAMEL_WORD.findall(_MEMBER_SUFFIX.sub("", member)) if w not in self.silent)
 
 
 @lru_cache(maxsize=1)
@@ -121,6 +136,7 @@ class CellQuestion:
     member: str = ""  # the XBRL member without "Member" ("" when none)
     member_words: tuple[str, ...] = ()
     person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.readings)
+    spelled: tuple[str, ...] = ()  # a member the file does not know, romanised for headers in katakana
 
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
@@ -143,9 +159,13 @@ class CellQuestion:
             year = int(found.group(1)) if found else None
         member = _MEMBER.search(outside)
         name = member.group(1)[: -len("Member")] if member else ""
-        words = (members or _shared_members()).of(name) if name else ()
-        person = person_key(name) if name and not words else ()
-        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person)
+        members = members or _shared_members()
+        words = members.of(name) if name else ()
+        segment = _MEMBER_SUFFIX.sub("", name) != name
+        person = person_key(name) if name and not words and not segment else ()
+        spelled = spelled_key(members.spelled(name)) if name and not (words or person) and name not in members.neutral else ()
+        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person,
+                   spelled)
 
 
 @dataclass
@@ -237,6 +257,8 @@ class CellAnswerer:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
+        if asked.spelled:
+            titles += (asked.label,)  # the member may name the row, and the label the table's caption
         # A short label ("その他") heads many rows: look further down the hits for the right one.
         limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
         phrases = (asked.label, *wordings)
@@ -292,6 +314,10 @@ class CellAnswerer:
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(str(fact["field"])):
             readings[0] = (readings[0][0], readings[0][1], 1.0)
+        if asked.spelled and _spelling(asked.spelled, str(fact["field"])) >= MIN_SPELLED:
+            # The member names the row (a segment, エネルギー): the label names the table, as its caption does.
+            readings = [(label, context, max(similarity, *(match.of(t, "") for t in cell.chunk.titles[-1:])))
+                        for (label, context, similarity), (match, _) in zip(readings, matches)]
         cell.label = max(similarity for _, _, similarity in readings)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
@@ -322,6 +348,10 @@ class CellAnswerer:
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
         elif persons:
             parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
+        elif asked.spelled:
+            # A segment printed in katakana, as its column or its row (ライフスタイル for LifestyleMember).
+            spelled = max(_spelling(asked.spelled, _header(period)[0]), _spelling(asked.spelled, str(fact["field"])))
+            parts["member"] = 2.0 * spelled if spelled >= MIN_SPELLED else 0.0
         elif asked.member not in self.members.neutral and _TOTAL.search(_header(period)[0]):
             parts["member"] = 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
@@ -374,6 +404,12 @@ def _member_fit(word: str, period: str) -> float:
     if word in path:
         return 0.85
     return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
+
+
+@lru_cache(maxsize=65536)
+def _spelling(keys: tuple[str, ...], header: str) -> float:
+    """How well a header's katakana reads like a member's English words (0 for a header without katakana)."""
+    return name_likeness(keys, header)
 
 
 @lru_cache(maxsize=65536)

@@ -73,6 +73,17 @@ def person_key(member: str) -> tuple[str, ...]:
     return ("".join(keys), "".join(reversed(keys)))
 
 
+@lru_cache(maxsize=4096)
+def spelled_key(words: tuple[str, ...]) -> tuple[str, ...]:
+    """English words of a member (Document, Solutions) romanised as one key, for a header that spells them in
+    katakana (ドキュメントソリューション); () without words.
+
+    >>> spelled_key(("Lifestyle",))
+    ('rifestyre',)
+    """
+    return ("".join(_latin_key(w) for w in words),) if words else ()
+
+
 def name_likeness(keys: tuple[str, ...], reading: str) -> float:
     """How well a printed name's katakana reading fits a member's name keys (0..1)."""
     if not keys or not reading:
