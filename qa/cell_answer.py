@@ -71,7 +71,7 @@ MAX_READINGS = 50_000  # names whose reading is kept
 MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
 MIN_NAME_LIKENESS = 0.7  # a row whose best name reads less like the member's is not that person's
 _MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegments?$")
-MIN_SPELLED = 0.55  # a header whose katakana reads less like the member's English words does not spell it
+MIN_SPOKEN = 0.5  # a header that names a member's English words less well is not the member's
 _WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
 MEMBERS_SCHEMA = {
     "type": "object",
@@ -83,6 +83,7 @@ MEMBERS_SCHEMA = {
                     "additionalProperties": _WORDS},
         "neutral": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"}},
         "silent": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][a-z]*$"}},
+        "terms": {"type": "object", "propertyNames": {"pattern": "^[A-Z][a-z]*$"}, "additionalProperties": _WORDS},
     },
 }
 
@@ -97,27 +98,62 @@ class MemberWords:
 
     words: dict[str, tuple[str, ...]]
     neutral: frozenset[str] = frozenset()
-    silent: frozenset[str] = frozenset()  # words of a member name its katakana spelling leaves out (And, Group)
+    silent: frozenset[str] = frozenset()  # words of a member name its printed name leaves out (And, Group)
+    terms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # English word -> its printed words
 
     @classmethod
     def load(cls, path: Path | None = None) -> "MemberWords":
         """Read and validate the file (InputError "file:line: …" when it is wrong)."""
         rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
-        return cls({name: tuple(words) for name, words in rules.data["members"].items()},
-                   frozenset(rules.data.get("neutral", ())), frozenset(rules.data.get("silent", ())))
+        data = rules.data
+        return cls({name: tuple(words) for name, words in data["members"].items()},
+                   frozenset(data.get("neutral", ())), frozenset(data.get("silent", ())),
+                   {word: tuple(printed) for word, printed in data.get("terms", {}).items()})
 
     def of(self, member: str) -> tuple[str, ...]:
         """The printed words of a member (its name without "Member"); () when the file does not know it."""
         return self.words.get(member) or self.words.get(_MEMBER_SUFFIX.sub("", member), ())
 
-    def spelled(self, member: str) -> tuple[str, ...]:
-        """The English words a header may spell in katakana (DocumentSolutionsGroupReportableSegment: Document,
-        Solutions; ライフスタイル for Lifestyle): the member's CamelCase words less its suffix and silent words.
+    def spoken(self, member: str) -> "SpokenMember":
+        """A member this file does not list, by its English words: the CamelCase words less its suffix and the
+        silent words (ElectronicAndMechanicalComponentsBusinessReportableSegments: Electronic, Mechanical,
+        Components, Business).
 
-        >>> MemberWords.load().spelled("ElectronicAndMechanicalComponentsBusinessReportableSegments")
-        ('Electronic', 'Mechanical', 'Components', 'Business')
+        >>> MemberWords.load().spoken("DomesticTobaccoReportableSegment").terms
+        (('国内',), ('たばこ',))
         """
-        return tuple(w for w in _CAMEL_WORD.findall(_MEMBER_SUFFIX.sub("", member)) if w not in self.silent)
+        words = tuple(w for w in _CAMEL_WORD.findall(_MEMBER_SUFFIX.sub("", member)) if w not in self.silent)
+        return SpokenMember(spelled_key(words), tuple(self.terms.get(w, ()) for w in words))
+
+
+@dataclass(frozen=True)
+class SpokenMember:
+    """A member matched to a row or column header by what its English words say: spelled in katakana
+    (Lifestyle: ライフスタイル, by reading) or put in the printed words of the term table (DomesticTobacco:
+    国内たばこ事業)."""
+
+    sound: tuple[str, ...]  # the words romanised as one key (qa.readings.spelled_key)
+    terms: tuple[tuple[str, ...], ...]  # each word's printed words, () for a word the table lacks
+
+    def likeness(self, header: str) -> float:
+        """0..1: how well the header names the member; below MIN_SPOKEN it does not."""
+        return _spoken_likeness(self, header)
+
+
+@lru_cache(maxsize=65536)
+def _spoken_likeness(member: SpokenMember, header: str) -> float:
+    return max(name_likeness(member.sound, header), _said(member.terms, _norm(header)))
+
+
+def _said(terms: tuple[tuple[str, ...], ...], header: str) -> float:
+    """How much of a member's words (those the term table knows) the header prints, times the square root of how
+    much of the header they make up: Business (事業) names ビジネス事業 better than 国内たばこ事業."""
+    known = [printed for printed in terms if printed]
+    if not known or not header:
+        return 0.0
+    found = [max((len(t) for t in printed if t in header), default=0) for printed in known]
+    said = sum(1 for length in found if length) / len(known)
+    return said * min(1.0, sum(found) / len(header)) ** 0.5
 
 
 @lru_cache(maxsize=1)
@@ -136,7 +172,7 @@ class CellQuestion:
     member: str = ""  # the XBRL member without "Member" ("" when none)
     member_words: tuple[str, ...] = ()
     person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.readings)
-    spelled: tuple[str, ...] = ()  # a member the file does not know, romanised for headers in katakana
+    spoken: SpokenMember | None = None  # a member the file does not list, by its English words
 
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
@@ -163,9 +199,9 @@ class CellQuestion:
         words = members.of(name) if name else ()
         segment = _MEMBER_SUFFIX.sub("", name) != name
         person = person_key(name) if name and not words and not segment else ()
-        spelled = spelled_key(members.spelled(name)) if name and not (words or person) and name not in members.neutral else ()
+        spoken = members.spoken(name) if name and not (words or person) and name not in members.neutral else None
         return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person,
-                   spelled)
+                   spoken)
 
 
 @dataclass
@@ -257,7 +293,7 @@ class CellAnswerer:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
-        if asked.spelled:
+        if asked.spoken:
             titles += (asked.label,)  # the member may name the row, and the label the table's caption
         # A short label ("その他") heads many rows: look further down the hits for the right one.
         limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
@@ -314,7 +350,7 @@ class CellAnswerer:
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(str(fact["field"])):
             readings[0] = (readings[0][0], readings[0][1], 1.0)
-        if asked.spelled and _spelling(asked.spelled, str(fact["field"])) >= MIN_SPELLED:
+        if asked.spoken and asked.spoken.likeness(str(fact["field"])) >= MIN_SPOKEN:
             # The member names the row (a segment, エネルギー): the label names the table, as its caption does.
             readings = [(label, context, max(similarity, *(match.of(t, "") for t in cell.chunk.titles[-1:])))
                         for (label, context, similarity), (match, _) in zip(readings, matches)]
@@ -348,10 +384,10 @@ class CellAnswerer:
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
         elif persons:
             parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
-        elif asked.spelled:
-            # A segment printed in katakana, as its column or its row (ライフスタイル for LifestyleMember).
-            spelled = max(_spelling(asked.spelled, _header(period)[0]), _spelling(asked.spelled, str(fact["field"])))
-            parts["member"] = 2.0 * spelled if spelled >= MIN_SPELLED else 0.0
+        elif asked.spoken:
+            # A segment named as its column or its row (ライフスタイル for LifestyleMember).
+            named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(str(fact["field"])))
+            parts["member"] = 2.0 * named if named >= MIN_SPOKEN else 0.0
         elif asked.member not in self.members.neutral and _TOTAL.search(_header(period)[0]):
             parts["member"] = 0.4  # no member: the table's total column is the XBRL default
         # Same label in both sections of a statement: the later row is the non-current one.
@@ -404,12 +440,6 @@ def _member_fit(word: str, period: str) -> float:
     if word in path:
         return 0.85
     return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
-
-
-@lru_cache(maxsize=65536)
-def _spelling(keys: tuple[str, ...], header: str) -> float:
-    """How well a header's katakana reads like a member's English words (0 for a header without katakana)."""
-    return name_likeness(keys, header)
 
 
 @lru_cache(maxsize=65536)

@@ -65,7 +65,8 @@ def _report() -> str:
 <p>減価償却費及び償却費（百万円）</p>
 {_table("TEST0001-0105010-tab8", periods, [("ライフスタイル", "61", "62"), ("エネルギー", "71", "72")])}
 <p>セグメント情報（当連結会計年度）</p>
-{_table("TEST0001-0105010-tab9", ["", "パーソナル", "ビジネス", "合計"], [("減損損失", "3", "4", "7")])}
+{_table("TEST0001-0105010-tab9", ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
+        [("減損損失", "3", "4", "5", "6", "18")])}
 <h2>２【財務諸表等】</h2>
 <h3>①【貸借対照表】</h3>
 <p>（単位：百万円）</p>
@@ -241,13 +242,15 @@ def test_a_member_named_by_a_group_header_takes_the_column_that_is_its_own(small
 @pytest.mark.parametrize("member, label, expected", [
     ("EnergyReportableSegment", "減価償却費及び償却費", "TEST0001-0105010-tab8-r3c3"),  # a row, under the caption
     ("BusinessReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c3"),  # a column
+    ("InternationalTobaccoReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c5"),  # by the term table
 ])
-def test_a_segment_member_takes_the_row_or_column_that_spells_it_in_katakana(small_engine, member, label, expected):
+def test_a_segment_member_takes_the_row_or_column_that_names_its_words(small_engine, member, label, expected):
     answer = _ask(small_engine, f"{COMPANY}の2020年の{member}Memberにおける「{label}」は？", "TEST0001")
     assert answer.evidence[0].cell_id == expected
 
 
-def test_a_member_is_spelled_without_its_suffix_and_silent_words():
+def test_a_member_is_read_without_its_suffix_and_silent_words():
     asked = CellQuestion.parse("2020年のDocumentSolutionsGroupReportableSegmentMemberにおける「売上高」は？")
-    assert (asked.person, asked.spelled) == ((), ("documentsorutions",))
-    assert CellQuestion.parse("2020年のKeijiYamamotoMemberにおける「氏名」は？").spelled == ()
+    assert (asked.person, asked.spoken.sound) == ((), ("documentsorutions",))
+    assert asked.spoken.likeness("ドキュメントソリューション") > 0.6 > asked.spoken.likeness("国内たばこ事業")
+    assert CellQuestion.parse("2020年のKeijiYamamotoMemberにおける「氏名」は？").spoken is None
