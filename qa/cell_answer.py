@@ -59,6 +59,8 @@ _DROP = re.compile(_CELLS["dropped"])
 _ROW = re.compile(r"-r(\d+)c\d+$")
 _TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
 _TOTAL = re.compile(_CELLS["total"])
+_BARE_TOTAL = re.compile(_CELLS["bare_total"])
+TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
 _CONSOLIDATED = _CELLS["consolidated_title"]
 _ACCUMULATED = re.compile(_CELLS["accumulated"])
 _LATER_SECTION = re.compile(_CELLS["later_section"])
@@ -350,9 +352,12 @@ class CellAnswerer:
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(str(fact["field"])):
             readings[0] = (readings[0][0], readings[0][1], 1.0)
-        if asked.spoken and asked.spoken.likeness(str(fact["field"])) >= MIN_SPOKEN:
-            # The member names the row (a segment, エネルギー): the label names the table, as its caption does.
-            readings = [(label, context, max(similarity, *(match.of(t, "") for t in cell.chunk.titles[-1:])))
+        named_row = str(fact["field"])
+        if cell.chunk.titles and (_BARE_TOTAL.match(_norm(named_row)) or (
+                asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
+            # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
+            # is about: the label may name one of the table's titles instead.
+            readings = [(label, context, max(similarity, *(TITLED * match.of(t, "") for t in cell.chunk.titles)))
                         for (label, context, similarity), (match, _) in zip(readings, matches)]
         cell.label = max(similarity for _, _, similarity in readings)
         if cell.label < self.settings.min_label:

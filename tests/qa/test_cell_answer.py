@@ -60,6 +60,7 @@ def _report() -> str:
 {_table("TEST0001-0105010-tab2", ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
         [("剰余金の配当", "－", "－", "△ 7", "△ 57")])}
 <h3>【連結財務諸表注記】</h3>
+<h4>10 有形固定資産</h4>
 <p>減価償却累計額及び減損損失累計額（百万円）</p>
 {_table("TEST0001-0105010-tab7", ["", "建物", "合計"], [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")])}
 <p>減価償却費及び償却費（百万円）</p>
@@ -254,3 +255,9 @@ def test_a_member_is_read_without_its_suffix_and_silent_words():
     assert (asked.person, asked.spoken.sound) == ((), ("documentsorutions",))
     assert asked.spoken.likeness("ドキュメントソリューション") > 0.6 > asked.spoken.likeness("国内たばこ事業")
     assert CellQuestion.parse("2020年のKeijiYamamotoMemberにおける「氏名」は？").spoken is None
+
+
+def test_a_bare_total_is_named_by_its_tables_title(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「有形固定資産、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab7-r3c3"
+    assert ntcir_value(answer.value) == ntcir_value("-95000000")
