@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Iterable
 
 from core.folding import nfkc
 from core.vocabulary import vocabulary
@@ -30,6 +31,7 @@ BASE_UNITS = frozenset(_WORDS["base_units"])
 _CURRENCY_WORDS = re.compile(_WORDS["currency_words"])
 _DASHES = frozenset(_WORDS["dashes"])
 _MINUS = _WORDS["minus_signs"]
+_MONEY = frozenset(_WORDS["money_units"])
 _NOTE_PREFIX = re.compile(_WORDS["note_prefix"])
 _NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
 _YEN_SEN = re.compile(_WORDS["yen_sen"])
@@ -99,6 +101,12 @@ def is_unit(text: str) -> bool:
     return scale_of(text) is not None
 
 
+def is_money(unit: str) -> bool:
+    """Whether a unit is an amount of money ("百万円", "千元"), not a count or a ratio."""
+    scaled = scale_of(unit) if unit else None
+    return scaled is not None and scaled[1] in _MONEY
+
+
 def find_unit(text: str) -> str:
     """The unit a caption, header or label states ("单位：人民币千元" -> "千元"), or ""."""
     text = nfkc(text)
@@ -144,14 +152,28 @@ def is_dash(text: str) -> bool:
     return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
 
 
-def parentheses_negative(language: str) -> bool:
-    """Whether a number in parentheses is negative in a document of `language`: in Chinese statements it is;
-    Japanese reports print secondary figures (臨時従業員数, a prior figure) in parentheses.
+def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterable[str] = ()) -> bool:
+    """Whether a number in parentheses is negative in a table of `language` with these cells and units (the table's
+    and its columns'): in Chinese statements it is; Japanese reports print secondary figures (臨時従業員数, a prior
+    figure) in parentheses and negatives with △, except tables of money (IFRS statements, mostly) that print no
+    negative sign at all and do print numbers in parentheses: those are their negatives.
 
-    >>> parentheses_negative("zh"), parentheses_negative("ja")
+    >>> parentheses_negative("zh"), parentheses_negative("ja", ["△ 5", "( 12 )"], ["百万円"])
+    (True, False)
+    >>> parentheses_negative("ja", ["( 12 )"], ["百万円"]), parentheses_negative("ja", ["( 12 )"], ["名"])
     (True, False)
     """
-    return language != "ja"
+    if language != "ja":
+        return True
+    if not any(is_money(unit) for unit in units):
+        return False
+    signed = bracketed = False
+    for cell in cells:
+        flat = nfkc(str(cell)).strip()
+        signed = signed or (flat[:1] in _MINUS and _NUMBER.match(flat[1:].strip()) is not None)
+        bracketed = bracketed or (flat[:1] in _OPENING and flat[-1:] in _CLOSING
+                                  and _NUMBER.fullmatch(flat[1:-1].strip()) is not None)
+    return bracketed and not signed
 
 
 def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True) -> Quantity | None:

@@ -86,7 +86,7 @@ SCHEMAS: dict[str, dict] = {
         change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,
         note_refs=PATTERN, trailing_unit=PATTERN, sign_note=PATTERN, expense=PATTERN, triangles=TEXT,
         total_row=PATTERN, part=PATTERN, ditto=WORDS, ditto_mark=TEXT, per_share=PATTERN, label_strip=TEXT,
-        label_brackets=_PAIR, wordy=PATTERN, bracket_chars=TEXT, percent_units=WORDS,
+        label_brackets=_PAIR, wordy=PATTERN, bracket_chars=TEXT, percent_units=WORDS, secondary_row=PATTERN,
         sentence=_section(ja=TEXT, zh=TEXT), sentence_unperiod=_section(ja=TEXT),
         sentence_joiner=_section(ja=TEXT, zh=TEXT), sentence_end=TEXT,
     ),
@@ -97,6 +97,7 @@ SCHEMAS: dict[str, dict] = {
         multipliers={"type": "array", "minItems": 1, "items": {
             "type": "array", "prefixItems": [TEXT, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2}},
         base_units=WORDS,
+        money_units=WORDS,
         currency_words=PATTERN,
         dashes=WORDS,
         minus_signs=TEXT,

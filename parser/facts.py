@@ -44,6 +44,7 @@ from parser.tables import column_period
 _WORDS = vocabulary("facts")  # rules/facts.yaml
 _CHANGE = re.compile(_WORDS["change"])
 _OPENING = re.compile(_WORDS["opening"])
+_SECONDARY_ROW = re.compile(_WORDS["secondary_row"])
 _NOTE_HEADER = re.compile(_WORDS["note_header"], re.IGNORECASE)
 _NUMBERING = re.compile(_WORDS["numbering"])
 _CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
@@ -273,13 +274,16 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     where = {"statement": table.statement, "scope": table.scope}
     row_pages = frame.attrs.get("row_pages")
     language = "ja" if meta.language == "ja" else "zh"
-    bracketed_negative = parentheses_negative(language)
+    bracketed_negative = parentheses_negative(
+        language, (str(frame.iat[i, c.index]) for i in range(len(frame)) for c in value_cols
+                   if not _secondary_row(str(frame.iat[i, label_col]))),
+        (table.unit, header_unit, *(c.unit for c in value_cols)))
     title_year = period_year(table.title, this_year) if table.title else None
     chunk_titles = tuple(table.titles) + ((table.title,) if table.title and table.title not in table.titles else ())
     label_header = clean_field(column_period(str(frame.columns[label_col])))
     # In a table of mostly words (役職名 | 氏名 | 略歴 ...) the row labels are values too.
     label_facts = bool(label_header) and _mostly_text(frame, value_cols)
-    deducted = language == "ja" and _expenses_shown_deducted(frame, label_col, value_cols)
+    deducted = language == "ja" and _expenses_shown_deducted(frame, label_col, value_cols, bracketed_negative)
     movement_year = _movement_years(frame, label_col)
     facts: list[Fact] = []
     chunks: list[Chunk] = []
@@ -342,8 +346,10 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             # One year column's header stating the unit states it for the other years' columns.
             unit = _cell_unit(row_unit, column, table.unit or (header_unit if explicit_year(column.period) else ""),
                               per_share)
-            value, number, unit, stated = _fact_value(text, unit, bracketed_negative)
-            if deducted and number is not None and number < 0 and _EXPENSE.search(field) and _triangle(text):
+            secondary = _secondary_row(label or field)  # a row without a label goes on the one above
+            value, number, unit, stated = _fact_value(text, unit, bracketed_negative and not secondary)
+            if deducted and number is not None and number < 0 and _EXPENSE.search(field) and \
+                    _deduction_mark(text, bracketed_negative):
                 number = -number
                 value = plain(number)
             if not fact_field:
@@ -397,12 +403,20 @@ def _movement_years(frame, label_col: int) -> list[int | None]:
     return years
 
 
-def _triangle(text: str) -> bool:
-    return text.strip()[:1] in _TRIANGLES
+def _secondary_row(label: str) -> bool:
+    """A row whose label is in brackets ("(比較指標：配当込みTOPIX)", "[外、平均臨時雇用人員]") prints secondary
+    figures, in brackets too: they are never negatives."""
+    return bool(_SECONDARY_ROW.search(nfkc(label).strip()))
 
 
-def _expenses_shown_deducted(frame, label_col: int, value_cols: list[_Column]) -> bool:
-    """True when this table prints expense lines with △ as deductions (most of them are)."""
+def _deduction_mark(text: str, bracketed_negative: bool) -> bool:
+    """△ 1,234, or (1,234) in a table whose brackets mark negatives."""
+    flat = nfkc(text).strip()
+    return flat[:1] in _TRIANGLES or (bracketed_negative and flat[:1] == "(" and flat[-1:] == ")")
+
+
+def _expenses_shown_deducted(frame, label_col: int, value_cols: list[_Column], bracketed_negative: bool) -> bool:
+    """True when this table prints expense lines as deductions, with △ or in brackets (most of them are)."""
     marked = total = 0
     for i in range(len(frame)):
         if not _EXPENSE.search(clean_field(str(frame.iat[i, label_col]))):
@@ -411,7 +425,7 @@ def _expenses_shown_deducted(frame, label_col: int, value_cols: list[_Column]) -
             text = str(frame.iat[i, column.index])
             if parse_quantity(text) is not None:
                 total += 1
-                marked += _triangle(text)
+                marked += _deduction_mark(text, bracketed_negative)
     return total > 0 and marked * 2 > total
 
 

@@ -35,7 +35,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from core.errors import InputError
 from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
-from core.units import is_dash, parentheses_negative, parse_quantity, plain, scale_of
+from core.units import find_unit, is_dash, parentheses_negative, parse_quantity, plain, scale_of
 from core.vocabulary import vocabulary
 
 INDEX_SHEET = "index"
@@ -83,11 +83,12 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
                                                   len(table.frame.columns))])
         link = index.cell(index.max_row, 1)
         link.hyperlink = Hyperlink(ref=link.coordinate, location=f"'{name}'!A1")  # the sheet name opens the table
-    bracketed_negative = parentheses_negative(language)
     for name, table in named:
         sheet = book.create_sheet(name)
         sheet.freeze_panes = "A2"
         sheet.append([_cell(sheet, str(c)) for c in table.frame.columns])
+        bracketed_negative = parentheses_negative(language, table.frame.values.ravel(),
+                                                  (table.unit, *(find_unit(str(c)) for c in table.frame.columns)))
         for row in table.frame.itertuples(index=False, name=None):
             sheet.append([_number_cell(sheet, v, bracketed_negative) for v in row])
     sheet = book.create_sheet(FACTS_SHEET)

@@ -202,6 +202,22 @@ def test_dated_rows_take_their_field_from_the_column_name_not_the_unit_row_under
     assert got[("商標権", "2019年12月31日残高")] == "30000000"
 
 
+def test_a_japanese_statement_without_signs_prints_its_negatives_in_brackets():
+    table = grid_table([["", "前年度", "当年度"], ["売上収益", "2,100", "2,000"], ["売上原価", "( 900 )", "( 898 )"],
+                        ["その他の包括利益", "( 2,811 )", "1,200"], ["(うち海外)", "( 50 )", "( 60 )"]], unit="百万円")
+    got = {(f.field, f.period): f.value for f in table_facts(table, JA)[0]}
+    assert got[("その他の包括利益", "前年度")] == "-2811000000"
+    assert got[("売上原価", "当年度")] == "898000000"  # an expense shown as a deduction is an expense
+    assert got[("(うち海外)", "当年度")] == "60000000"  # a bracketed row's figures are secondary ones
+
+
+def test_a_japanese_table_that_signs_with_triangles_or_counts_people_keeps_brackets_positive():
+    signed = grid_table([["", "当年度"], ["営業利益", "△ 5"], ["その他", "( 12 )"]], unit="百万円")
+    people = grid_table([["", "従業員数（名）"], ["全社(共通)", "（7）"]])
+    assert [f.value for f in table_facts(signed, JA)[0]] == ["-5000000", "12000000"]
+    assert [f.value for f in table_facts(people, JA)[0]] == ["7"]
+
+
 def test_opening_balance_row_is_the_year_before():
     table = grid_table([["项目", "2021年"], ["期初余额", "10"], ["本期增加", "5"], ["期末余额", "15"]])
     facts, _ = table_facts(table, ZH)
