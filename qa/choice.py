@@ -18,7 +18,10 @@
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
    option whose cited article best covers the question (an item read with its
-   paragraph's lead; an article the corpus lacks is left out). A tie the rules leave
+   paragraph's lead; an article the corpus lacks is left out). A question for a
+   value (期間を定めた条文) prefers the provisions that state one, first an order's
+   provision that refers back to another option's (it sets what that one
+   delegates); when none states it, an article the corpus lacks. A tie the rules leave
    goes to the small model (few-shot chat, task "choice") when one is loaded;
    it never picks an option with a numeric contradiction in a positive
    question, nor passes over one in a negative question.
@@ -45,6 +48,9 @@ CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.3
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+# A which-article question asking for a value ranks the provisions that state one a step above any coverage
+# score (at most 1.2), and an order's provision that sets what another option's provision delegates two steps.
+VALUE_STEP = 2.0
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,9 @@ class ChoiceAnswerer:
     def _judge(self, form: str, question: str, options: dict[str, str], found: Found) -> list[Judged]:
         articles = found.ranked()
         if form == "which_article":
-            return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
+            others = [r for text in options.values() for r in self._option_refs(text)[:1]]
+            return [self._judge_reference(letter, text, question, articles, others)
+                    for letter, text in options.items()]
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
@@ -225,10 +233,23 @@ class ChoiceAnswerer:
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
 
-    def _judge_reference(self, letter: str, text: str, question: str, articles: list[Article]) -> Judged:
+    def _option_refs(self, text: str) -> list[Reference]:
+        named = self.laws.laws_named(text)
+        return self.laws.references(text, named[0] if named else "")
+
+    def _asks_value(self, question: str) -> re.Pattern | None:
+        """How a provision states the value a which-article question asks for (期間を定めた条文), if it asks one."""
+        asks = self.laws.rules.asks_value
+        found = asks.search(question) if asks else None
+        if found is None or self.laws.rules.forms["negative"][0].search(question):
+            return None
+        return self.laws.rules.stated_values.get(found.group(1))
+
+    def _judge_reference(self, letter: str, text: str, question: str, articles: list[Article],
+                         others: list[Reference]) -> Judged:
         """Which-article options: how much of the question the cited article's text says."""
         named = self.laws.laws_named(text)
-        refs = self.laws.references(text, named[0] if named else "")
+        refs = self._option_refs(text)
         article = None
         if refs:
             article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
@@ -240,8 +261,11 @@ class ChoiceAnswerer:
         # the articles the question itself cites count as words: the article that refers to them is the one asked,
         # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
         cited = self.laws.references(question, named[0] if named else "")
+        stated = self._asks_value(question)
         if article is None or not (words or cited):
-            return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
+            # an article the corpus lacks may set the asked value: above the articles found that state none
+            unknown = VALUE_STEP if stated and article is None else 0.0
+            return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
         body = provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
@@ -253,6 +277,10 @@ class ChoiceAnswerer:
         recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
+        if stated and stated.search(comparable(body)):
+            # the order's provision that refers back to another option's provision sets what that one delegates
+            back = any(o.doc_id != article.doc_id and _within(o, m, by_number=True) for o in others for m in mentioned)
+            score += VALUE_STEP * (2 if back else 1)
         sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
         return Judged(letter, text, Alignment(sentence, score, ()), score, article)
 
@@ -262,7 +290,8 @@ class ChoiceAnswerer:
             numeric = [j for j in judged if "number" in j.alignment.kinds]
             if negative and len(numeric) == 1:
                 return numeric[0], "rules:number"
-        else:  # an article the corpus lacks is unknown, not unrelated: choose among the articles found
+        elif not self._asks_value(question):
+            # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
         best = ranked[0]

@@ -107,3 +107,44 @@ def test_an_item_is_read_with_its_paragraph_s_lead():
     assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
     assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
     assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone
+
+
+def _which_article(question: str, options: dict[str, str], articles) -> str:
+    from core.records import LawRecord
+    from qa.choice import Found
+
+    register = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
+                "cao": LawRecord("架空取引業等に関する内閣府令")}
+    answerer = ChoiceAnswerer(None, LawBook.load(register), AnswerTemplates.load())
+    found = Found()
+    for article in articles:
+        found.add(article)
+    judged = answerer._judge("which_article", question, options, found)
+    return answerer._decide("which_article", question, judged)[0].letter
+
+
+ACT_4 = ("act", "架空取引法", "第四条", "届出者は、内国会社にあつては事業年度経過後三月以内、外国会社にあつては政令で定める"
+         "期間内に、報告書を内閣総理大臣に提出しなければならない。")
+ORDER_2 = ("order", "架空取引法施行令", "第二条", "法第四条に規定する政令で定める期間は、六月とする。")
+ORDER_3 = ("order", "架空取引法施行令", "第三条", "法第四条に規定する報告書は、外国会社にあつては、日本語で記載しなければならない。")
+
+
+def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegates():
+    from qa.choice import Article
+
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出する期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第4条", "b": "架空取引法施行令第2条", "c": "架空取引法施行令第3条"}
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "b"
+    # without a value asked, the article that says most of the question stays the answer
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出することを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "a"
+
+
+def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_corpus_lacks():
+    from qa.choice import Article
+
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "外国会社が報告書を記載する言語の数を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "b"
+    question = "外国会社が報告書を記載する言語を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "a"
