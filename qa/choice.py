@@ -49,7 +49,7 @@ _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
-# score (at most 1.2), and an order's provision that sets what another option's provision delegates two steps.
+# score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
 VALUE_STEP = 2.0
 
 
@@ -174,6 +174,14 @@ class ArticleFinder:
 
 
 @dataclass(frozen=True)
+class AskedValue:
+    """What a which-article question for a value (期間を定めた条文) looks for in a provision."""
+
+    stated: re.Pattern  # the value stated (六月, after `comparable`: 6月)
+    delegated: re.Pattern  # the value left to an order (政令で定める期間)
+
+
+@dataclass(frozen=True)
 class Judged:
     letter: str
     text: str
@@ -219,8 +227,10 @@ class ChoiceAnswerer:
     def _judge(self, form: str, question: str, options: dict[str, str], found: Found) -> list[Judged]:
         articles = found.ranked()
         if form == "which_article":
-            others = [r for text in options.values() for r in self._option_refs(text)[:1]]
-            return [self._judge_reference(letter, text, question, articles, others)
+            value = self._asks_value(question)
+            provisions = {letter: self._provision(text, articles) for letter, text in options.items()}
+            delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
+            return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
                     for letter, text in options.items()]
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
@@ -233,27 +243,39 @@ class ChoiceAnswerer:
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
 
-    def _option_refs(self, text: str) -> list[Reference]:
+    def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
+        """The provision a which-article option cites: its reference, its article (None when not found), its text."""
         named = self.laws.laws_named(text)
-        return self.laws.references(text, named[0] if named else "")
+        refs = self.laws.references(text, named[0] if named else "")
+        if not refs:
+            return None, None, ""
+        article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
+                       None)
+        if article is None:
+            return refs[0], None, ""
+        return refs[0], article, provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
 
-    def _asks_value(self, question: str) -> re.Pattern | None:
-        """How a provision states the value a which-article question asks for (期間を定めた条文), if it asks one."""
+    def _asks_value(self, question: str) -> AskedValue | None:
+        """The value a which-article question asks for (期間を定めた条文), if it asks one."""
         asks = self.laws.rules.asks_value
         found = asks.search(question) if asks else None
-        if found is None or self.laws.rules.forms["negative"][0].search(question):
+        if found is None or found.group(1) not in self.laws.rules.stated_values or \
+                self.laws.rules.forms["negative"][0].search(question):
             return None
-        return self.laws.rules.stated_values.get(found.group(1))
+        word = found.group(1)
+        return AskedValue(self.laws.rules.stated_values[word],
+                          re.compile(f"{_DELEGATION.pattern}.{{0,2}}{re.escape(word)}"))
 
-    def _judge_reference(self, letter: str, text: str, question: str, articles: list[Article],
-                         others: list[Reference]) -> Judged:
-        """Which-article options: how much of the question the cited article's text says."""
+    def _judge_reference(self, letter: str, text: str, question: str,
+                         provision: tuple[Reference | None, Article | None, str],
+                         value: AskedValue | None, delegating: list[Reference]) -> Judged:
+        """Which-article options: how much of the question the cited article's text says.
+
+        A question for a value (`value`) ranks the provisions that state it a step up, and an order's provision
+        that refers back to a `delegating` option's provision (it sets what that one leaves to it) two steps.
+        """
         named = self.laws.laws_named(text)
-        refs = self._option_refs(text)
-        article = None
-        if refs:
-            article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
-                           None)
+        ref, article, body = provision
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, _STATUTES["sentence_end"])
@@ -261,27 +283,25 @@ class ChoiceAnswerer:
         # the articles the question itself cites count as words: the article that refers to them is the one asked,
         # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
         cited = self.laws.references(question, named[0] if named else "")
-        stated = self._asks_value(question)
         if article is None or not (words or cited):
             # an article the corpus lacks may set the asked value: above the articles found that state none
-            unknown = VALUE_STEP if stated and article is None else 0.0
+            unknown = VALUE_STEP if value and article is None else 0.0
             return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
-        body = provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
         mentioned = self.laws.references(body, article.doc_id)
-        told = sum(w in squeezed for w in words) + sum(_within(refs[0], c) or any(_within(m, c, by_number=True)
+        told = sum(w in squeezed for w in words) + sum(_within(ref, c) or any(_within(m, c, by_number=True)
                                                                                    for m in mentioned)
                                                        for c in cited)
         recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
-        if stated and stated.search(comparable(body)):
-            # the order's provision that refers back to another option's provision sets what that one delegates
-            back = any(o.doc_id != article.doc_id and _within(o, m, by_number=True) for o in others for m in mentioned)
+        if value and value.stated.search(comparable(body)):
+            back = any(d.doc_id != article.doc_id and _within(d, m, by_number=True)
+                       for d in delegating for m in mentioned)
             score += VALUE_STEP * (2 if back else 1)
-        sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
+        sentence = Sentence(article.doc_id, ref.label, body[:160], comparable(article.text))
         return Judged(letter, text, Alignment(sentence, score, ()), score, article)
 
     def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:

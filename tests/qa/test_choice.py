@@ -140,6 +140,16 @@ def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegate
     assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "a"
 
 
+def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
+    from qa.choice import Article
+
+    act = ("act", "架空取引法", "第五条", "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。")
+    order = ("order", "架空取引法施行令", "第四条", "法第五条の報告書には、過去五年間の取引を記載しなければならない。")
+    question = "届出者が報告書を内閣総理大臣に提出しなければならない期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第5条", "b": "架空取引法施行令第4条"}
+    assert _which_article(question, options, [Article(*act), Article(*order)]) == "a"
+
+
 def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_corpus_lacks():
     from qa.choice import Article
 
