@@ -18,7 +18,8 @@
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
    option whose cited article best covers the question (an item read with its
-   paragraph's lead; an article the corpus lacks is left out). A question for a
+   paragraph's lead; an option naming only a law stands for its best article
+   found; an article the corpus lacks is left out). A question for a
    value (期間を定めた条文) prefers the provisions that state one, first an order's
    provision that refers back to another option's (it sets what that one
    delegates); when none states it, an article the corpus lacks. A tie the rules leave
@@ -244,11 +245,17 @@ class ChoiceAnswerer:
         return out
 
     def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
-        """The provision a which-article option cites: its reference, its article (None when not found), its text."""
+        """The provision a which-article option cites: its reference, its article (None when not found), its text.
+
+        An option that names a law without an article (開示府令) stands for that law's best article found.
+        """
         named = self.laws.laws_named(text)
         refs = self.laws.references(text, named[0] if named else "")
         if not refs:
-            return None, None, ""
+            best = next((a for a in articles if named and a.doc_id == named[0]), None)
+            if best is None:
+                return None, None, ""
+            refs = [Reference(best.doc_id, best.law, article_key(best.label))]
         article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
                        None)
         if article is None:

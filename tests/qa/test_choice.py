@@ -158,3 +158,12 @@ def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_c
     assert _which_article(question, options, [Article(*ORDER_3)]) == "b"
     question = "外国会社が報告書を記載する言語を規定した条文を教えてください。"
     assert _which_article(question, options, [Article(*ORDER_3)]) == "a"
+
+
+def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_found():
+    from qa.choice import Article
+
+    cao = ("cao", "架空取引業等に関する内閣府令", "第五条", "令第三条の報告書は、二以上の言語で記載しなければならない。")
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "報告書を二以上の言語で記載しなければならないことを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3), Article(*cao)]) == "b"
