@@ -13,7 +13,9 @@
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
    scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
-   term, moved (words from another provision of the article).
+   term, moved (words from another provision of the article). Options that are
+   bare terms (管理医療機器) are instead judged by how much of the question the
+   provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
@@ -63,6 +65,8 @@ class ChoiceSettings:
     tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
     evidence: int = 5  # articles listed in `evidence`
     cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
+    term_option: int = 10  # options this short (characters) are bare terms, judged by their definitions
+    definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
 
     def __post_init__(self):
@@ -124,6 +128,15 @@ class ArticleFinder:
     def search(self, text: str, doc_ids: tuple[str, ...], limit: int) -> list[Article]:
         hits = self.index.search(SearchQuery(text=text, doc_ids=doc_ids, kinds=(ARTICLE_KIND,), limit=limit))
         return [self._article(h.chunk, h.score) for h in hits]
+
+    def definition(self, term: str, doc_ids: tuple[str, ...]) -> Sentence | None:
+        """The provision that defines a term (「再生医療等製品」とは…), among the articles that use it."""
+        marker = _STATUTES["choices"]["definition"].format(term=term)
+        for article in self.search(term, doc_ids, self.settings.definition_search):
+            if marker in article.text:
+                text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
+                return Sentence(article.doc_id, article.name, text, comparable(article.text))
+        return None
 
     def _article(self, chunk, score: float, cited: bool = False) -> Article:
         return Article(chunk.doc_id, chunk.titles[0], chunk.titles[-1], chunk.text, score, cited)
@@ -233,6 +246,9 @@ class ChoiceAnswerer:
             delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
             return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
                     for letter, text in options.items()]
+        terms = self._judge_terms(question, options, articles)
+        if terms:
+            return terms
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
@@ -243,6 +259,34 @@ class ChoiceAnswerer:
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
+
+    def _judge_terms(self, question: str, options: dict[str, str], articles: list[Article]) -> list[Judged]:
+        """Options that are bare terms (管理医療機器): how much of the question each term's definition says.
+
+        The question says what the picked term is (…の意見を聴いて指定するもの); the law says it where it
+        defines the term. Empty when an option is more than a term or a definition is not found.
+        """
+        if any(len(squeeze(t)) > self.settings.term_option or self.laws.references(t) for t in options.values()):
+            return []
+        named = self.laws.laws_named(question + "".join(options.values()))
+        scope = tuple(named or dict.fromkeys(a.doc_id for a in articles))
+        words = self._asked(question)
+        out = []
+        for letter, text in options.items():
+            sentence = self.finder.definition(squeeze(text), scope)
+            if sentence is None or not words:
+                return []
+            said = squeeze(sentence.text)
+            coverage = sum(w in said for w in words) / len(words)
+            out.append(Judged(letter, text, Alignment(sentence, coverage, ()), coverage))
+        return out
+
+    def _asked(self, question: str) -> set[str]:
+        """The question's own words: without its phrasing (rules/laws.yaml `question_words`) and citations."""
+        asked = squeeze(self.laws.without_citations(question))
+        for word in self.laws.rules.question_words:
+            asked = asked.replace(word, _STATUTES["sentence_end"])
+        return set(_CONTENT.findall(asked))
 
     def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
         """The provision a which-article option cites: its reference, its article (None when not found), its text.
@@ -283,10 +327,7 @@ class ChoiceAnswerer:
         """
         named = self.laws.laws_named(text)
         ref, article, body = provision
-        asked = squeeze(self.laws.without_citations(question))
-        for word in self.laws.rules.question_words:
-            asked = asked.replace(word, _STATUTES["sentence_end"])
-        words = set(_CONTENT.findall(asked))
+        words = self._asked(question)
         # the articles the question itself cites count as words: the article that refers to them is the one asked,
         # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
         cited = self.laws.references(question, named[0] if named else "")

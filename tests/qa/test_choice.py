@@ -167,3 +167,38 @@ def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_f
     options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
     question = "報告書を二以上の言語で記載しなければならないことを定めた条文を教えてください。"
     assert _which_article(question, options, [Article(*ORDER_3), Article(*cao)]) == "b"
+
+
+PRODUCTS = """# 架空製品法
+法令番号: 令和九年法律第百号
+法令ID: 999AC0000000100
+種別: acts
+
+## 第一条
+この法律は、架空の製品の品質を確保することを目的とする。
+
+## 第二条
+この法律で「管理製品」とは、その適切な管理が必要なものとして、大臣が審議会の意見を聴いて指定する製品をいう。
+この法律で「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。
+この法律で「再生製品」とは、人の細胞を培養した製品のうち、政令で定めるものをいう。
+
+## 第三条
+管理製品、一般製品又は再生製品を製造しようとする者は、大臣の許可を受けなければならない。
+"""
+
+
+def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "products.md").write_text(PRODUCTS, encoding="utf-8")
+    settings = IndexSettings(tmp_path / "index")
+    ingest(corpus, settings, workers=1)
+    index = open_text_index(settings)
+    try:
+        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        question = Question("t", "次のうち、指定に際して、大臣が審議会の意見を聴く必要のないものを教えてください。",
+                            choices=(("a", "管理製品"), ("b", "再生製品"), ("c", "一般製品")))
+        answer = answerer.run(question)
+    finally:
+        index.close()
+    assert answer.value == "b" and "架空製品法 第二条" in answer.answer
