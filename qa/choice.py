@@ -13,7 +13,8 @@
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
    scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
-   term, moved (words from another provision of the article). Options that are
+   quoted (a 「label」 the article does not write), term, moved (words from
+   another provision of the article). Options that are
    bare terms (管理医療機器) are instead judged by how much of the question the
    provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
@@ -47,7 +48,8 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "moved": 0.1, "condition": 0.25, "term": 0.12}
+CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35, "condition": 0.25,
+                  "term": 0.12, "moved": 0.1}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
