@@ -270,13 +270,15 @@ class ChoiceAnswerer:
         """
         if any(len(squeeze(t)) > self.settings.term_option or self.laws.references(t) for t in options.values()):
             return []
+        words = self._asked(question)
+        if not words:
+            return []
         named = self.laws.laws_named(question + "".join(options.values()))
         scope = tuple(named or dict.fromkeys(a.doc_id for a in articles))
-        words = self._asked(question)
         out = []
         for letter, text in options.items():
             sentence = self.finder.definition(squeeze(text), scope)
-            if sentence is None or not words:
+            if sentence is None:
                 return []
             said = squeeze(sentence.text)
             coverage = sum(w in said for w in words) / len(words)
