@@ -47,4 +47,5 @@ def test_a_question_for_a_value_names_the_value_and_how_a_provision_states_it():
     assert asked and asked.group(1) == "額"
     assert rules.stated_values["額"].search("五千万円とする")
     assert rules.stated_values["期間"].search("6月とする") and not rules.stated_values["期間"].search("五億円")
+    assert rules.stated_values["割合"].search("3分の1以上") and rules.stated_values["割合"].search("4.5/100")
     assert rules.asks_value.search("期限を延長することができる旨を記載した条文") is None
