@@ -78,8 +78,8 @@ SCHEMAS: dict[str, dict] = {
             months_in={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
             negated=TEXT, not_negated=TEXT, list=TEXT,
         ),
-        # qa/choice.py: delegations to orders.
-        choices=_section(delegation=PATTERN, orders=WORDS),
+        # qa/choice.py: delegations to orders, and how a law defines a term.
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(

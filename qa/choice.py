@@ -13,12 +13,19 @@
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
    scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
-   term, moved (words from another provision of the article).
+   quoted (a 「label」 the article does not write), term, moved (words from
+   another provision of the article). Options that are
+   bare terms (管理医療機器) are instead judged by how much of the question the
+   provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
    該当するもの) picks the option that changes least; negative (誤っているもの,
    該当しないもの) the one that changes most; which-article questions pick the
    option whose cited article best covers the question (an item read with its
-   paragraph's lead; an article the corpus lacks is left out). A tie the rules leave
+   paragraph's lead; an option naming only a law stands for its best article
+   found; an article the corpus lacks is left out). A question for a
+   value (期間を定めた条文) prefers the provisions that state one, first an order's
+   provision that refers back to another option's (it sets what that one
+   delegates); when none states it, an article the corpus lacks. A tie the rules leave
    goes to the small model (few-shot chat, task "choice") when one is loaded;
    it never picks an option with a numeric contradiction in a positive
    question, nor passes over one in a negative question.
@@ -41,10 +48,14 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "moved": 0.1, "condition": 0.25, "term": 0.12}
+CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35, "condition": 0.25,
+                  "term": 0.12, "moved": 0.1}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+# A which-article question asking for a value ranks the provisions that state one a step above any coverage
+# score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
+VALUE_STEP = 2.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +67,8 @@ class ChoiceSettings:
     tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
     evidence: int = 5  # articles listed in `evidence`
     cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
+    term_option: int = 10  # options this short (characters) are bare terms, judged by their definitions
+    definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
 
     def __post_init__(self):
@@ -118,6 +131,15 @@ class ArticleFinder:
         hits = self.index.search(SearchQuery(text=text, doc_ids=doc_ids, kinds=(ARTICLE_KIND,), limit=limit))
         return [self._article(h.chunk, h.score) for h in hits]
 
+    def definition(self, term: str, doc_ids: tuple[str, ...]) -> Sentence | None:
+        """The provision that defines a term (「再生医療等製品」とは…), among the articles that use it."""
+        marker = _STATUTES["choices"]["definition"].format(term=term)
+        for article in self.search(term, doc_ids, self.settings.definition_search):
+            if marker in article.text:
+                text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
+                return Sentence(article.doc_id, article.name, text, comparable(article.text))
+        return None
+
     def _article(self, chunk, score: float, cited: bool = False) -> Article:
         return Article(chunk.doc_id, chunk.titles[0], chunk.titles[-1], chunk.text, score, cited)
 
@@ -168,6 +190,14 @@ class ArticleFinder:
 
 
 @dataclass(frozen=True)
+class AskedValue:
+    """What a which-article question for a value (期間を定めた条文) looks for in a provision."""
+
+    stated: re.Pattern  # the value stated (六月, after `comparable`: 6月)
+    delegated: re.Pattern  # the value left to an order (政令で定める期間)
+
+
+@dataclass(frozen=True)
 class Judged:
     letter: str
     text: str
@@ -213,7 +243,14 @@ class ChoiceAnswerer:
     def _judge(self, form: str, question: str, options: dict[str, str], found: Found) -> list[Judged]:
         articles = found.ranked()
         if form == "which_article":
-            return [self._judge_reference(letter, text, question, articles) for letter, text in options.items()]
+            value = self._asks_value(question)
+            provisions = {letter: self._provision(text, articles) for letter, text in options.items()}
+            delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
+            return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
+                    for letter, text in options.items()]
+        terms = self._judge_terms(question, options, articles)
+        if terms:
+            return terms
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
@@ -225,35 +262,98 @@ class ChoiceAnswerer:
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
 
-    def _judge_reference(self, letter: str, text: str, question: str, articles: list[Article]) -> Judged:
-        """Which-article options: how much of the question the cited article's text says."""
-        named = self.laws.laws_named(text)
-        refs = self.laws.references(text, named[0] if named else "")
-        article = None
-        if refs:
-            article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
-                           None)
+    def _judge_terms(self, question: str, options: dict[str, str], articles: list[Article]) -> list[Judged]:
+        """Options that are bare terms (管理医療機器): how much of the question each term's definition says.
+
+        The question says what the picked term is (…の意見を聴いて指定するもの); the law says it where it
+        defines the term. Empty when an option is more than a term or a definition is not found.
+        """
+        if any(len(squeeze(t)) > self.settings.term_option or self.laws.references(t) for t in options.values()):
+            return []
+        words = self._asked(question)
+        if not words:
+            return []
+        named = self.laws.laws_named(question + "".join(options.values()))
+        scope = tuple(named or dict.fromkeys(a.doc_id for a in articles))
+        out = []
+        for letter, text in options.items():
+            sentence = self.finder.definition(squeeze(text), scope)
+            if sentence is None:
+                return []
+            said = squeeze(sentence.text)
+            coverage = sum(w in said for w in words) / len(words)
+            out.append(Judged(letter, text, Alignment(sentence, coverage, ()), coverage))
+        return out
+
+    def _asked(self, question: str) -> set[str]:
+        """The question's own words: without its phrasing (rules/laws.yaml `question_words`) and citations."""
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, _STATUTES["sentence_end"])
-        words = set(_CONTENT.findall(asked))
+        return set(_CONTENT.findall(asked))
+
+    def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
+        """The provision a which-article option cites: its reference, its article (None when not found), its text.
+
+        An option that names a law without an article (開示府令) stands for that law's best article found.
+        """
+        named = self.laws.laws_named(text)
+        refs = self.laws.references(text, named[0] if named else "")
+        if not refs:
+            best = next((a for a in articles if named and a.doc_id == named[0]), None)
+            if best is None:
+                return None, None, ""
+            refs = [Reference(best.doc_id, best.law, article_key(best.label))]
+        article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
+                       None)
+        if article is None:
+            return refs[0], None, ""
+        return refs[0], article, provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
+
+    def _asks_value(self, question: str) -> AskedValue | None:
+        """The value a which-article question asks for (期間を定めた条文), if it asks one."""
+        asks = self.laws.rules.asks_value
+        found = asks.search(question) if asks else None
+        if found is None or found.group(1) not in self.laws.rules.stated_values or \
+                self.laws.rules.forms["negative"][0].search(question):
+            return None
+        word = found.group(1)
+        return AskedValue(self.laws.rules.stated_values[word],
+                          re.compile(f"{_DELEGATION.pattern}.{{0,2}}{re.escape(word)}"))
+
+    def _judge_reference(self, letter: str, text: str, question: str,
+                         provision: tuple[Reference | None, Article | None, str],
+                         value: AskedValue | None, delegating: list[Reference]) -> Judged:
+        """Which-article options: how much of the question the cited article's text says.
+
+        A question for a value (`value`) ranks the provisions that state it a step up, and an order's provision
+        that refers back to a `delegating` option's provision (it sets what that one leaves to it) two steps.
+        """
+        named = self.laws.laws_named(text)
+        ref, article, body = provision
+        words = self._asked(question)
         # the articles the question itself cites count as words: the article that refers to them is the one asked,
         # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
         cited = self.laws.references(question, named[0] if named else "")
         if article is None or not (words or cited):
-            return Judged(letter, text, Alignment(None, 0.0, ()), 0.0, article)
-        body = provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
+            # an article the corpus lacks may set the asked value: above the articles found that state none
+            unknown = VALUE_STEP if value and article is None else 0.0
+            return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
         said = set(_CONTENT.findall(squeeze(body)))
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
         mentioned = self.laws.references(body, article.doc_id)
-        told = sum(w in squeezed for w in words) + sum(_within(refs[0], c) or any(_within(m, c, by_number=True)
+        told = sum(w in squeezed for w in words) + sum(_within(ref, c) or any(_within(m, c, by_number=True)
                                                                                    for m in mentioned)
                                                        for c in cited)
         recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
-        sentence = Sentence(article.doc_id, refs[0].label, body[:160], comparable(article.text))
+        if value and value.stated.search(comparable(body)):
+            back = any(d.doc_id != article.doc_id and _within(d, m, by_number=True)
+                       for d in delegating for m in mentioned)
+            score += VALUE_STEP * (2 if back else 1)
+        sentence = Sentence(article.doc_id, ref.label, body[:160], comparable(article.text))
         return Judged(letter, text, Alignment(sentence, score, ()), score, article)
 
     def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
@@ -262,7 +362,8 @@ class ChoiceAnswerer:
             numeric = [j for j in judged if "number" in j.alignment.kinds]
             if negative and len(numeric) == 1:
                 return numeric[0], "rules:number"
-        else:  # an article the corpus lacks is unknown, not unrelated: choose among the articles found
+        elif not self._asks_value(question):
+            # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
         best = ranked[0]

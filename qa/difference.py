@@ -73,7 +73,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "term" | "moved"
+    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "quoted" | "term" | "moved"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -120,7 +120,8 @@ def window(option: str, sentence: str) -> str:
 
 
 def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pattern, ...]]) -> list[Change]:
-    """Numbers, negations, conditions and words of the option that its law sentence and article do not bear out."""
+    """Numbers, negations, conditions, quoted labels and words of the option that its law sentence and article
+    do not bear out."""
     found: list[Change] = []
     said, article = comparable(option), sentence.article
     law_text = window(squeeze(option), squeeze(sentence.text))
@@ -145,6 +146,10 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         match = pattern.search(said)
         if match and not pattern.search(article):
             found.append(Change("condition", match.group(0), ""))
+    for pattern in change_words.get("quoted", ()):
+        unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
+        if unquoted:
+            found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
     squeezed_article = _DROP.sub("", article)
     missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
     if missing:

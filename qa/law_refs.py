@@ -34,12 +34,15 @@ LAWS_SCHEMA = {
                   "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
                                  for name in ("which_article", "negative")}},
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "asks_value": {"type": "object", "additionalProperties": False, "required": ["question", "stated"],
+                       "properties": {"question": {"type": "string", "minLength": 1},
+                                      "stated": {"type": "object", "additionalProperties": {"type": "string"}}}},
         "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "two_column": {"type": "string", "minLength": 1},
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {**{name: {"type": "array", "minItems": 1,
                                             "items": {"type": "string", "minLength": 1}}
-                                     for name in ("negation", "condition", "frame")},
+                                     for name in ("negation", "condition", "frame", "quoted")},
                                   "opposites": {"type": "array", "items": {
                                       "type": "array", "minItems": 2, "maxItems": 2,
                                       "items": {"type": "string", "minLength": 1}}}}},
@@ -85,6 +88,10 @@ class LawRules:
     more: re.Pattern | None = None
     # a lead whose items are a case and what it is given, on two lines (parser.statutes.provisions)
     two_column: re.Pattern | None = None
+    # a which-article question that asks for the provision setting a value (期間を定めた条文; group 1 the value),
+    # and how a provision states each value
+    asks_value: re.Pattern | None = None
+    stated_values: dict[str, re.Pattern] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "LawRules":
@@ -106,14 +113,12 @@ class LawRules:
         joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
         more = (re.compile(rf"(?:{joiners}){re.escape(_STATUTES['ordinal'])}(\d+)"
                            rf"({re.escape(_WORDS['paragraph'])}|{re.escape(_WORDS['item'])})") if joiners else None)
-        two_column = None
-        if "two_column" in rules.data:
-            try:
-                two_column = re.compile(rules.data["two_column"])
-            except re.error as exc:
-                raise rules.error(f"bad regex {rules.data['two_column']!r}: {exc}", "two_column") from None
+        asks = rules.data.get("asks_value", {})
+        stated = {word: _compile(rules, p, "asks_value", "stated", word) for word, p in asks.get("stated", {}).items()}
+        two_column = _compile(rules, rules.data.get("two_column"), "two_column")
         return cls(rules.data["abbreviations"], rules.data["orders"], compiled["forms"], compiled["change"],
-                   tuple(rules.data["question_words"]), more, two_column)
+                   tuple(rules.data["question_words"]), more, two_column,
+                   _compile(rules, asks.get("question"), "asks_value", "question"), stated)
 
 
 @dataclass
@@ -227,6 +232,13 @@ class LawBook:
             if any(p.search(text) for p in self.rules.forms[name]):
                 return name
         return "positive"
+
+
+def _compile(rules: RuleFile, pattern: str | None, *keys: str) -> re.Pattern | None:
+    try:
+        return re.compile(pattern) if pattern else None
+    except re.error as exc:
+        raise rules.error(f"bad regex {pattern!r}: {exc}", *keys) from None
 
 
 def _int(value: str | None) -> int | None:

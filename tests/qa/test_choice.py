@@ -107,3 +107,98 @@ def test_an_item_is_read_with_its_paragraph_s_lead():
     assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
     assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
     assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone
+
+
+def _which_article(question: str, options: dict[str, str], articles) -> str:
+    from core.records import LawRecord
+    from qa.choice import Found
+
+    register = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
+                "cao": LawRecord("架空取引業等に関する内閣府令")}
+    answerer = ChoiceAnswerer(None, LawBook.load(register), AnswerTemplates.load())
+    found = Found()
+    for article in articles:
+        found.add(article)
+    judged = answerer._judge("which_article", question, options, found)
+    return answerer._decide("which_article", question, judged)[0].letter
+
+
+ACT_4 = ("act", "架空取引法", "第四条", "届出者は、内国会社にあつては事業年度経過後三月以内、外国会社にあつては政令で定める"
+         "期間内に、報告書を内閣総理大臣に提出しなければならない。")
+ORDER_2 = ("order", "架空取引法施行令", "第二条", "法第四条に規定する政令で定める期間は、六月とする。")
+ORDER_3 = ("order", "架空取引法施行令", "第三条", "法第四条に規定する報告書は、外国会社にあつては、日本語で記載しなければならない。")
+
+
+def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegates():
+    from qa.choice import Article
+
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出する期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第4条", "b": "架空取引法施行令第2条", "c": "架空取引法施行令第3条"}
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "b"
+    # without a value asked, the article that says most of the question stays the answer
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出することを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "a"
+
+
+def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
+    from qa.choice import Article
+
+    act = ("act", "架空取引法", "第五条", "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。")
+    order = ("order", "架空取引法施行令", "第四条", "法第五条の報告書には、過去五年間の取引を記載しなければならない。")
+    question = "届出者が報告書を内閣総理大臣に提出しなければならない期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第5条", "b": "架空取引法施行令第4条"}
+    assert _which_article(question, options, [Article(*act), Article(*order)]) == "a"
+
+
+def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_corpus_lacks():
+    from qa.choice import Article
+
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "外国会社が報告書を記載する言語の数を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "b"
+    question = "外国会社が報告書を記載する言語を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "a"
+
+
+def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_found():
+    from qa.choice import Article
+
+    cao = ("cao", "架空取引業等に関する内閣府令", "第五条", "令第三条の報告書は、二以上の言語で記載しなければならない。")
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "報告書を二以上の言語で記載しなければならないことを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3), Article(*cao)]) == "b"
+
+
+PRODUCTS = """# 架空製品法
+法令番号: 令和九年法律第百号
+法令ID: 999AC0000000100
+種別: acts
+
+## 第一条
+この法律は、架空の製品の品質を確保することを目的とする。
+
+## 第二条
+この法律で「管理製品」とは、その適切な管理が必要なものとして、大臣が審議会の意見を聴いて指定する製品をいう。
+この法律で「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。
+この法律で「再生製品」とは、人の細胞を培養した製品のうち、政令で定めるものをいう。
+
+## 第三条
+管理製品、一般製品又は再生製品を製造しようとする者は、大臣の許可を受けなければならない。
+"""
+
+
+def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "products.md").write_text(PRODUCTS, encoding="utf-8")
+    settings = IndexSettings(tmp_path / "index")
+    ingest(corpus, settings, workers=1)
+    index = open_text_index(settings)
+    try:
+        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        question = Question("t", "次のうち、指定に際して、大臣が審議会の意見を聴く必要のないものを教えてください。",
+                            choices=(("a", "管理製品"), ("b", "再生製品"), ("c", "一般製品")))
+        answer = answerer.run(question)
+    finally:
+        index.close()
+    assert answer.value == "b" and "架空製品法 第二条" in answer.answer

@@ -89,3 +89,10 @@ def test_words_from_another_provision_of_the_article_are_moved():
     alignment = align("取引を誘引する目的をもって、金銭を取得すること", sentences, WORDS)
     assert alignment.sentence.text == second and "moved" in alignment.kinds
     assert align("取引を誘引する目的をもって、虚偽の相場を利用すること", sentences, WORDS).changes == ()
+
+
+def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
+    label = sentence("容器には、白地に黒枠、黒字をもつて記載する「生物」の文字を表示しなければならない。")
+    assert "quoted" in align("容器には、白地に黒枠、黒字をもって「危険」の文字を表示しなければならない", [label], WORDS).kinds
+    assert "quoted" not in align("容器には、白地に黒枠、黒字をもって「生物」の文字を表示しなければならない", [label],
+                                 WORDS).kinds

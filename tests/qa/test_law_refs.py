@@ -39,3 +39,13 @@ def test_a_listed_reference_continues_its_article_and_paragraph():
     refs = book.references("架空取引法第二条第一項第四号、第八号及び第十五号並びに第3項に掲げるもの")
     assert [(r.key, r.paragraph, r.item) for r in refs] == [
         ("2", 1, 4), ("2", 1, 8), ("2", 1, 15), ("2", 3, None)]
+
+
+def test_a_question_for_a_value_names_the_value_and_how_a_provision_states_it():
+    rules = LawBook.load(REGISTER).rules
+    asked = rules.asks_value.search("資本金の額の下限を定めている政令の条文を教えて下さい。")
+    assert asked and asked.group(1) == "額"
+    assert rules.stated_values["額"].search("五千万円とする")
+    assert rules.stated_values["期間"].search("6月とする") and not rules.stated_values["期間"].search("五億円")
+    assert rules.stated_values["割合"].search("3分の1以上") and rules.stated_values["割合"].search("4.5/100")
+    assert rules.asks_value.search("期限を延長することができる旨を記載した条文") is None
