@@ -73,6 +73,24 @@ def _year_regex() -> re.Pattern:
 
 def explicit_year(label: str) -> int | None:
     """The year a label names: "2021年", "2016年３月", "令和3年3月期", "民國112年", "一一二年", the end of 自…至…."""
+    found = _years(label)
+    with_month = [f for f in found if f[2]]
+    return with_month[-1][0] if with_month else (found[0][0] if found else None)
+
+
+def dated_year(label: str) -> int | None:
+    """The year of a date a label names ("2020年3月31日", the end of 自…至…); None for a year without a month
+    ("2021年満期", "2019年度"), which need not be the period's.
+
+    >>> dated_year("当連結会計年度末（2020年３月31日）"), dated_year("当連結会計年度末（2021年満期）")
+    (2020, None)
+    """
+    with_month = [f for f in _years(label) if f[2]]
+    return with_month[-1][0] if with_month else None
+
+
+def _years(label: str) -> list[tuple[int, int, bool]]:
+    """(year, position, whether a month follows) of each year in a label; only those after 至 when it has one."""
     text = nfkc(label)
     text = _CN_YEAR.sub(lambda m: str(cjk_number(m.group(1)) or m.group(1)), text)
     found: list[tuple[int, int, bool]] = []  # (year, position, a month follows)
@@ -89,10 +107,7 @@ def explicit_year(label: str) -> int | None:
         rest = text[match.end():]
         month = bool(_MONTH_FOLLOWS.match(rest))
         found.append((year, match.start(), month))
-    if not found:
-        return None
     until = max(text.rfind(mark) for mark in _UNTIL)
     if until >= 0 and any(pos > until for _, pos, _ in found):
         found = [f for f in found if f[1] > until]
-    with_month = [f for f in found if f[2]]
-    return with_month[-1][0] if with_month else found[0][0]
+    return found

@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
+from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
@@ -224,7 +224,7 @@ def current_year(tables: list[Table]) -> int | None:
         for label in labels:
             text = nfkc(label)
             if CURRENT_PERIOD.search(text) and not PRIOR_PERIOD.search(text):
-                year = explicit_year(text)
+                year = dated_year(text)  # a dated period: 当連結会計年度末（2021年満期） names a maturity
                 if year is not None:
                     votes[year] += 1
     return votes.most_common(1)[0][0] if votes else None

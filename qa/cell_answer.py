@@ -322,16 +322,18 @@ class CellAnswerer:
     # -- scoring -----------------------------------------------------------------------------------
 
     def _person_rows(self, asked: CellQuestion, cells: list[_Cell]) -> set[tuple[str, str]]:
-        """The rows naming the person a member stands for (the officers' table row whose name reads like it)."""
+        """The rows naming the person a member stands for: the row whose name reads like it, printed in a cell (the
+        officers' table) or as the row's label (a table of each officer's pay)."""
         if not asked.person:
             return set()
         likeness: dict[tuple[str, str], float] = {}
         for cell in cells:
-            value = str(cell.fact["value"])
-            if cell.fact["number"] is None and 1 < len(value) <= MAX_NAME_CHARS:
-                place = _place(str(cell.fact["cell_id"]))
-                score = name_likeness(asked.person, self._reading(value))
-                likeness[place] = max(likeness.get(place, 0.0), score)
+            names = [str(cell.fact["field"])] + ([str(cell.fact["value"])] if cell.fact["number"] is None else [])
+            place = _place(str(cell.fact["cell_id"]))
+            for name in names:
+                if 1 < len(name) <= MAX_NAME_CHARS:
+                    score = name_likeness(asked.person, self._reading(name))
+                    likeness[place] = max(likeness.get(place, 0.0), score)
         best = max(likeness.values(), default=0.0)
         return {place for place, score in likeness.items() if score == best} if best >= MIN_NAME_LIKENESS else set()
 

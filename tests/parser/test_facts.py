@@ -44,6 +44,13 @@ def test_keyword_periods_need_the_report_year():
     assert explicit_year("令和元年6月") == 2019
 
 
+def test_a_year_without_a_month_is_no_vote_for_this_period():
+    bonds = grid_table([["", "当連結会計年度末（2021年満期、固定利率 6.1%）", "当連結会計年度末（2022年満期）"],
+                        ["社債", "10", "20"]])
+    dated = grid_table([["", "当連結会計年度（自 2019年4月1日 至 2020年3月31日）"], ["売上収益", "5"]])
+    assert current_year([bonds, dated]) == 2020
+
+
 def test_document_states_which_year_this_period_is():
     table = grid_table([["", "前連結会計年度（自 2018年4月1日 至 2019年3月31日）",
                          "当連結会計年度（自 2019年4月1日 至 2020年3月31日）"], ["売上収益", "1", "2"]])

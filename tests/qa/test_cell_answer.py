@@ -43,6 +43,10 @@ def _report() -> str:
 {_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
         [("代表取締役社長", "高橋 誠", "1961年2月2日生", "選任後2年"), ("取締役", "山本 圭司", "1960年1月1日生", "選任後1年"),
          ("取締役", "アンドリュー ハウス", "1959年3月3日生", "選任後3年")])}
+<h2>(4)【役員の報酬等】</h2>
+<p>役員ごとの連結報酬等の総額等</p>
+{_table("TEST0001-0104010-tab9", ["氏名", "連結報酬等の総額(百万円)", "固定報酬(百万円)"],
+        [("高橋 誠", "120", "100"), ("山本 圭司", "80", "70"), ("アンドリュー ハウス", "60", "50")])}
 <h1>第５【経理の状況】</h1>
 <h2>１【連結財務諸表等】</h2>
 <h3>①【連結貸借対照表】</h3>
@@ -261,3 +265,9 @@ def test_a_bare_total_is_named_by_its_tables_title(small_engine):
     answer = _ask(small_engine, f"{COMPANY}の2020年時点における「有形固定資産、減価償却累計額及び減損損失累計額」は？", "TEST0001")
     assert answer.evidence[0].cell_id == "TEST0001-0105010-tab7-r3c3"
     assert ntcir_value(answer.value) == ntcir_value("-95000000")
+
+
+def test_a_person_member_picks_the_row_labelled_with_a_name_that_reads_like_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点のKeijiYamamotoMemberにおける「連結報酬等の総額、役員ごとの連結報酬等」は？",
+                  "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0104010-tab9-r3c2"
