@@ -1,5 +1,7 @@
-"""Numbers broken inside narrow cells are joined again; numbers that only sit together stay apart."""
-from core.units import parse_quantity, rejoin_split_number
+"""Numbers broken inside narrow cells are joined again; numbers that only sit together stay apart; units scale."""
+from decimal import Decimal
+
+from core.units import parse_quantity, rejoin_split_number, scale_of
 from parser.tables import clean_cell
 
 
@@ -17,3 +19,9 @@ def test_negatives_in_brackets_or_with_a_triangle_are_joined_too():
 def test_separate_numbers_in_one_cell_are_not_joined():
     for text in ("1,234 5,678", "12 34", "1,234 567.89", "2021年 12月31日", "3.5 %", "△ 4,187"):
         assert rejoin_split_number(text) == text
+
+
+def test_a_unit_of_hundreds_scales_a_count():
+    assert scale_of("百株") == (Decimal(100), "株")  # 所有株式数（百株）
+    assert scale_of("百万円") == (Decimal(1000000), "円")  # the longer multiplier first
+    assert scale_of("百分比") is None
