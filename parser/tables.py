@@ -130,8 +130,11 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
             return i  # a label-only row ("流动资产：") opens the body
         if i > 0 and not _continues_header(row, rows[i - 1]):
             return i
-        if i == 0 and width == 2 and not _continues_header(row, [GridCell("")]):
-            return 0  # a two-column table starting with a key and its value has no header
+        if i == 0 and width == 2 and not _continues_header(row, [GridCell("")]) and not (
+                find_unit(row[1].text) and len(rows) > 1 and is_data_cell(rows[1][1].text)):
+            # A two-column table starting with a key and its value has no header; one whose second column is
+            # headed by a unit over numbers (セグメントの名称 | 研究開発費（億円）) has.
+            return 0
     else:
         # A table without numbers: a header row only where there are several columns to label.
         return 1 if width >= 3 and len(rows) > 1 else 0

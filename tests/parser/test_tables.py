@@ -211,3 +211,13 @@ def test_two_text_columns_of_one_row_stay_apart():
     grid = [cells("役職名", "氏名", "所有株式数"), cells("取締役社長", "山田 太郎", "12"), cells("取締役", "鈴木 花子", "3")]
     table = build_table(grid, "t1", 0)
     assert list(table.frame.columns) == ["役職名", "氏名", "所有株式数"]
+
+
+def test_a_two_column_table_is_headed_when_its_second_column_states_a_unit_over_numbers():
+    def cells(*texts):
+        return [GridCell(t, "", True) for t in texts]
+
+    headed = build_table([cells("セグメントの名称", "研究開発費（億円）"), cells("IT", "532"), cells("エネルギー", "77")], "t1", 0)
+    assert list(headed.frame.columns) == ["セグメントの名称", "研究開発費（億円）"]
+    keyed = build_table([cells("【会社名】", "株式会社テスト"), cells("【資本金】", "26,433百万円")], "t2", 0)
+    assert keyed.frame.iloc[:, 0].tolist() == ["【会社名】", "【資本金】"]
