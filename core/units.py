@@ -39,6 +39,8 @@ _UNIT_STATEMENT = re.compile(_WORDS["unit_statement"])
 _BRACKETED = re.compile(_WORDS["bracketed_unit"])
 _CURRENCY_NOTE = re.compile(_WORDS["currency_note"])
 _OPENING, _CLOSING = tuple(_WORDS["brackets"][0]), tuple(_WORDS["brackets"][1])
+_SECONDARY_BRACKETS = _WORDS["secondary_brackets"]
+_SECONDARY_FIGURE = re.compile(_WORDS["secondary_figure"])
 _YEN = _WORDS["yen_unit"]
 
 
@@ -146,10 +148,17 @@ def header_name(path: str) -> str:
 
 def is_dash(text: str) -> bool:
     """A cell that says "nothing here" ("－", "—", "-")."""
-    flat = text.strip()
+    flat = _without_note_marks(text.strip())
     if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
     return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
+
+
+def _without_note_marks(flat: str) -> str:
+    """The cell without the note marks before its figure ("※1 , ※2 60,976" is 60,976)."""
+    while _NOTE_PREFIX.match(flat):
+        flat = _NOTE_PREFIX.sub("", flat, count=1)
+    return flat
 
 
 def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterable[str] = ()) -> bool:
@@ -184,10 +193,10 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     secondary figures in parentheses, so they pass parentheses_negative=False.
     """
     raw = text.strip()
-    flat = nfkc(raw).strip()
-    while _NOTE_PREFIX.match(flat):  # "※1 , ※2 60,976": note marks before the number
-        flat = _NOTE_PREFIX.sub("", flat, count=1)
+    flat = _without_note_marks(nfkc(raw).strip())
     flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
+    if flat[:1] == _SECONDARY_BRACKETS[0] and flat[-1:] == _SECONDARY_BRACKETS[1]:
+        flat = flat[1:-1].strip()  # [ 9,112 ]: a secondary figure (臨時雇用者数), never a negative
     negative = False
     if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
         flat = flat[1:-1].strip()
@@ -203,6 +212,8 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     if not match:
         return None
     suffix = flat[match.end():].strip()
+    if _SECONDARY_FIGURE.fullmatch(suffix):
+        suffix = ""  # "19,154 [ 672 ]": the figure, then a secondary one in brackets
     if suffix:
         scaled, stated = scale_of(suffix), suffix
         if scaled is None:

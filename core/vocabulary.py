@@ -98,6 +98,8 @@ SCHEMAS: dict[str, dict] = {
             "type": "array", "prefixItems": [TEXT, {"type": "integer", "minimum": 1}], "minItems": 2, "maxItems": 2}},
         base_units=WORDS,
         money_units=WORDS,
+        secondary_brackets=_PAIR,
+        secondary_figure=PATTERN,
         currency_words=PATTERN,
         dashes=WORDS,
         minus_signs=TEXT,

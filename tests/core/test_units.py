@@ -1,7 +1,7 @@
 """Numbers broken inside narrow cells are joined again; numbers that only sit together stay apart; units scale."""
 from decimal import Decimal
 
-from core.units import parse_quantity, rejoin_split_number, scale_of
+from core.units import is_dash, parse_quantity, rejoin_split_number, scale_of
 from parser.tables import clean_cell
 
 
@@ -25,3 +25,13 @@ def test_a_unit_of_hundreds_scales_a_count():
     assert scale_of("百株") == (Decimal(100), "株")  # 所有株式数（百株）
     assert scale_of("百万円") == (Decimal(1000000), "円")  # the longer multiplier first
     assert scale_of("百分比") is None
+
+
+def test_a_secondary_figure_in_brackets_is_positive_and_never_the_cells_figure():
+    assert parse_quantity("[ 9,112 ]", "", parentheses_negative=False).number == 9112  # 臨時雇用者数
+    assert parse_quantity("19,154 [ 672 ]").number == 19154
+    assert parse_quantity("2,853 (529)", "", parentheses_negative=False).number == 2853
+
+
+def test_note_marks_before_a_dash_leave_a_dash():
+    assert is_dash("※３ , ※５ －") and not is_dash("※１ 1,234")
