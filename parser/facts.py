@@ -298,7 +298,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         field = clean_field(label) or field
         row_titles = chunk_titles + tuple(headings)
         stated = next((_unit_cell(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "") or ""
-        unit_above = unit_above if stated == DITTO else stated
+        # A unit column states its unit at the top and repeats it with 〃 or not at all (a blank cell).
+        unit_above = unit_above if stated in (DITTO, "") else stated
         texts = [t for t in (nfkc(str(frame.iat[i, c.index])).strip() for c in value_cols) if t]
         if len(texts) == 1 and is_unit(texts[0]):
             unit_row = texts[0]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row

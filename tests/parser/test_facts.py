@@ -225,6 +225,13 @@ def test_a_japanese_table_that_signs_with_triangles_or_counts_people_keeps_brack
     assert [f.value for f in table_facts(people, JA)[0]] == ["7"]
 
 
+def test_a_unit_column_states_its_unit_once_for_the_blank_cells_below():
+    table = grid_table([["", "前事業年度", "", "当事業年度", ""], ["給料及び手当", "85,467", "百万円", "86,000", "百万円"],
+                        ["減価償却費", "20,029", "", "21,000", ""]])
+    got = {(f.field, f.period): f.value for f in table_facts(table, JA)[0]}
+    assert got[("減価償却費", "前事業年度")] == "20029000000"
+
+
 def test_opening_balance_row_is_the_year_before():
     table = grid_table([["项目", "2021年"], ["期初余额", "10"], ["本期增加", "5"], ["期末余额", "15"]])
     facts, _ = table_facts(table, ZH)
