@@ -31,6 +31,11 @@ def test_a_bare_chinese_statement_has_no_scope_but_a_bare_japanese_one_is_the_pa
     assert rules.classify(("貸借対照表",), language="ja") == TableKind("balance_sheet", "parent")
 
 
+def test_an_amount_as_the_balance_sheet_carries_it_is_no_balance_sheet(rules):
+    rows = ("区分 銘柄数（銘柄） 貸借対照表計上額の合計額（百万円）",)
+    assert rules.classify(("提出会社における株式の保有状況",), rows, "ja").statement == "other"
+
+
 def test_first_rows_name_the_kind_only_when_no_title_does(rules):
     assert rules.classify((), ("合并利润表 2021年1—12月",), "zh") == TableKind("income_statement", "")
     assert rules.classify(("七、合并财务报表项目注释",), ("合并利润表",), "zh").statement == "notes"
