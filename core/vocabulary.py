@@ -87,6 +87,7 @@ SCHEMAS: dict[str, dict] = {
         note_refs=PATTERN, trailing_unit=PATTERN, sign_note=PATTERN, expense=PATTERN, triangles=TEXT,
         total_row=PATTERN, part=PATTERN, ditto=WORDS, ditto_mark=TEXT, per_share=PATTERN, label_strip=TEXT,
         label_brackets=_PAIR, wordy=PATTERN, bracket_chars=TEXT, percent_units=WORDS, secondary_row=PATTERN,
+        fiscal_year=PATTERN,
         sentence=_section(ja=TEXT, zh=TEXT), sentence_unperiod=_section(ja=TEXT),
         sentence_joiner=_section(ja=TEXT, zh=TEXT), sentence_end=TEXT,
     ),

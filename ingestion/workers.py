@@ -25,6 +25,7 @@ from core.identity import IdentityFinder, IdentityRules, document_pages, finding
 from core.records import ParsedDocument, ReportYear
 from core.rulefile import PROJECT_ROOT as _PROJECT
 from ingestion.sources import Source
+from parser.facts import by_fiscal_end
 from parser.html import parse_html
 from parser.metadata import MetadataFinder
 from parser.pdf import parse_pdf
@@ -205,6 +206,7 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
                           dataclasses.replace(f, company=f.company or meta.company, year=f.year or meta.year,
                                               short_name=f.short_name or meta.short_name, code=f.code or meta.code)
                           for f in document.facts]
+    document.facts = by_fiscal_end(document.facts, document.table_list, meta)
     unplaced = [f for f in document.facts if not (f.company and f.year)]
     if unplaced:
         document.facts = [f for f in document.facts if f.company and f.year]

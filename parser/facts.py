@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
@@ -45,6 +45,7 @@ _WORDS = vocabulary("facts")  # rules/facts.yaml
 _CHANGE = re.compile(_WORDS["change"])
 _OPENING = re.compile(_WORDS["opening"])
 _SECONDARY_ROW = re.compile(_WORDS["secondary_row"])
+_FISCAL_YEAR = re.compile(_WORDS["fiscal_year"])
 _NOTE_HEADER = re.compile(_WORDS["note_header"], re.IGNORECASE)
 _NUMBERING = re.compile(_WORDS["numbering"])
 _CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
@@ -228,6 +229,34 @@ def current_year(tables: list[Table]) -> int | None:
                 if year is not None:
                     votes[year] += 1
     return votes.most_common(1)[0][0] if votes else None
+
+
+def named_by_start(tables: list[Table], meta: DocumentMeta) -> bool:
+    """Whether a Japanese document names fiscal years by the year they start in (2019年度 for April 2019 to March
+    2020): its undated N年度 column labels reach the year before the report's own year (the year its fiscal year
+    ends in) but not that year. Questions, and dated labels (2019年度/2020年3月), use the year it ends in.
+    """
+    if meta.language != "ja" or not meta.year:
+        return False
+    years = {_fiscal_year(str(c)) for table in tables for c in table.frame.columns}
+    return meta.year - 1 in years and meta.year not in years
+
+
+def by_fiscal_end(facts: list[Fact], tables: list[Table], meta: DocumentMeta) -> list[Fact]:
+    """The facts with the year of each undated N年度 period made N+1 when the document names fiscal years by their
+    start (named_by_start), so they carry the year the fiscal year ends in, as dated labels and questions do.
+    Call it once `meta.year` is known (ingestion reads it from any page after parsing)."""
+    if not named_by_start(tables, meta):
+        return facts
+    return [replace(f, year=f.year + 1) if f.year and _fiscal_year(f.period) == f.year else f
+            for f in facts]
+
+
+def _fiscal_year(label: str) -> int | None:
+    """N of an undated "N年度" label; None for any other."""
+    text = nfkc(label)
+    found = _FISCAL_YEAR.search(text)
+    return int(found.group(1)) if found and dated_year(text) is None else None
 
 
 def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:

@@ -10,7 +10,15 @@ import pytest
 from core.dates import iso_date
 from core.records import DocumentMeta, ParsedDocument, Table
 from core.units import find_unit, is_dash, parse_quantity, scale_of
-from parser.facts import add_tables, clean_field, current_year, explicit_year, period_year, table_facts
+from parser.facts import (
+    add_tables,
+    by_fiscal_end,
+    clean_field,
+    current_year,
+    explicit_year,
+    period_year,
+    table_facts,
+)
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, find_pdf_tables
 
@@ -49,6 +57,17 @@ def test_a_year_without_a_month_is_no_vote_for_this_period():
                         ["社債", "10", "20"]])
     dated = grid_table([["", "当連結会計年度（自 2019年4月1日 至 2020年3月31日）"], ["売上収益", "5"]])
     assert current_year([bonds, dated]) == 2020
+
+
+def test_fiscal_years_named_by_their_start_carry_the_year_they_end_in():
+    table = grid_table([["", "2018年度（百万円）", "2019年度（百万円）"], ["交際費", "2,000", "2,342"]])
+    facts, _ = table_facts(table, JA)
+    march = DocumentMeta("d", company="C", year=2020, language="ja")  # the report's year ends in March 2020
+    assert [f.year for f in by_fiscal_end(facts, [table], march)] == [2019, 2020]
+    december = DocumentMeta("d", company="C", year=2019, language="ja")  # 2019年度 is the report's own year
+    assert [f.year for f in by_fiscal_end(facts, [table], december)] == [2018, 2019]
+    dated = grid_table([["", "2018年度/2019年3月", "2019年度/2020年3月"], ["売上高", "1", "2"]])
+    assert [f.year for f in by_fiscal_end(table_facts(dated, JA)[0], [dated], march)] == [2019, 2020]
 
 
 def test_document_states_which_year_this_period_is():
