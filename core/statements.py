@@ -104,9 +104,13 @@ class StatementRules:
         statement = _first(self.kinds, inner) or _first(self.kinds, [nfkc(r) for r in first_rows]) or "other"
         scope = _first(self.scopes, inner[:1]) or _first(self.scopes, [nfkc(h) for h in headers]) \
             or _first(self.scopes, inner[1:]) or ""
-        if not scope and statement in STATEMENTS and language in self.parent_when_bare:
-            scope = "parent"
+        bare = not scope and language in self.parent_when_bare
+        if bare and (statement in STATEMENTS or self._names_statement(inner)):
+            scope = "parent"  # a bare statement, or a note about one ((損益計算書関係)), is the parent's
         return TableKind(statement, scope)
+
+    def _names_statement(self, texts: list[str]) -> bool:
+        return any(name in STATEMENTS and pattern.search(text) for text in texts for name, pattern in self.kinds)
 
     def period_kind(self, label: str) -> str:
         """"quarter", "half" or "change" for a column label that is not a full year's figure; "" otherwise."""

@@ -36,6 +36,12 @@ def test_an_amount_as_the_balance_sheet_carries_it_is_no_balance_sheet(rules):
     assert rules.classify(("提出会社における株式の保有状況",), rows, "ja").statement == "other"
 
 
+def test_a_japanese_note_about_a_bare_statement_is_the_parents(rules):
+    assert rules.classify(("(損益計算書関係)",), language="ja") == TableKind("notes", "parent")
+    assert rules.classify(("(連結損益計算書関係)",), language="ja") == TableKind("notes", "consolidated")
+    assert rules.classify(("(重要な会計方針)",), language="ja") == TableKind("notes", "")
+
+
 def test_first_rows_name_the_kind_only_when_no_title_does(rules):
     assert rules.classify((), ("合并利润表 2021年1—12月",), "zh") == TableKind("income_statement", "")
     assert rules.classify(("七、合并财务报表项目注释",), ("合并利润表",), "zh").statement == "notes"
