@@ -60,6 +60,7 @@ _ROW = re.compile(r"-r(\d+)c\d+$")
 _TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
 _TOTAL = re.compile(_CELLS["total"])
 _BARE_TOTAL = re.compile(_CELLS["bare_total"])
+_ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
 _CONSOLIDATED = _CELLS["consolidated_title"]
 _ACCUMULATED = re.compile(_CELLS["accumulated"])
@@ -395,8 +396,8 @@ class CellAnswerer:
             # A segment named as its column or its row (ライフスタイル for LifestyleMember).
             named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(str(fact["field"])))
             parts["member"] = 2.0 * named if named >= MIN_SPOKEN else 0.0
-        elif asked.member not in self.members.neutral and _TOTAL.search(_header(period)[0]):
-            parts["member"] = 0.4  # no member: the table's total column is the XBRL default
+        elif asked.member not in self.members.neutral:
+            parts["member"] = _default_column(period)
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
         later = any(_LATER_SECTION.search(p) for p in asked.context)
@@ -447,6 +448,18 @@ def _member_fit(word: str, period: str) -> float:
     if word in path:
         return 0.85
     return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
+
+
+@lru_cache(maxsize=65536)
+def _default_column(period: str) -> float:
+    """Points for the column a question without a member means (the XBRL default): the amount the consolidated
+    statements carry (連結財務諸表計上額) first, then a total that no group header is over (純資産合計, not
+    株主資本/株主資本合計 or 報告セグメント/計, the subtotals of a part)."""
+    own = _header(period)[0]
+    if _ENTITY_TOTAL.search(own):
+        return 0.6
+    grouped = [p for p in period.split("/") if p.strip() and header_name(p)][:-1]
+    return 0.4 if _TOTAL.search(own) and not grouped else 0.0
 
 
 @lru_cache(maxsize=65536)

@@ -69,6 +69,18 @@ def _report() -> str:
 {_table("TEST0001-0105010-tab7", ["", "建物", "合計"], [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")])}
 <p>減価償却費及び償却費（百万円）</p>
 {_table("TEST0001-0105010-tab8", periods, [("ライフスタイル", "61", "62"), ("エネルギー", "71", "72")])}
+<p>報告セグメントごとの売上高（百万円）</p>
+<table table-id="TEST0001-0105010-tab10">
+<tr><td cell-id="TEST0001-0105010-tab10-r1c1" rowspan="2"></td>
+<td cell-id="TEST0001-0105010-tab10-r1c2" colspan="3">報告セグメント</td>
+<td cell-id="TEST0001-0105010-tab10-r1c5" rowspan="2">調整額</td>
+<td cell-id="TEST0001-0105010-tab10-r1c6" rowspan="2">連結財務諸表計上額</td></tr>
+<tr><td cell-id="TEST0001-0105010-tab10-r2c2">国内</td><td cell-id="TEST0001-0105010-tab10-r2c3">海外</td>
+<td cell-id="TEST0001-0105010-tab10-r2c4">計</td></tr>
+<tr><td cell-id="TEST0001-0105010-tab10-r3c1">外部顧客への売上高</td><td cell-id="TEST0001-0105010-tab10-r3c2">10</td>
+<td cell-id="TEST0001-0105010-tab10-r3c3">5</td><td cell-id="TEST0001-0105010-tab10-r3c4">15</td>
+<td cell-id="TEST0001-0105010-tab10-r3c5">1</td><td cell-id="TEST0001-0105010-tab10-r3c6">16</td></tr>
+</table>
 <p>セグメント情報（当連結会計年度）</p>
 {_table("TEST0001-0105010-tab9", ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
         [("減損損失", "3", "4", "5", "6", "18")])}
@@ -271,3 +283,8 @@ def test_a_person_member_picks_the_row_labelled_with_a_name_that_reads_like_it(s
     answer = _ask(small_engine, f"{COMPANY}の2020年時点のKeijiYamamotoMemberにおける「連結報酬等の総額、役員ごとの連結報酬等」は？",
                   "TEST0001")
     assert answer.evidence[0].cell_id == "TEST0001-0104010-tab9-r3c2"
+
+
+def test_no_member_means_what_the_consolidated_statements_carry_not_a_segments_subtotal(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「外部顧客への売上高」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab10-r3c6"
