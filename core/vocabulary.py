@@ -143,7 +143,7 @@ SCHEMAS: dict[str, dict] = {
         # qa/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.
         requests=_section(
             count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
-            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, unit=PATTERN,
+            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, share=PATTERN, unit=PATTERN,
         ),
     ),
 }
