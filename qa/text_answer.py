@@ -264,7 +264,10 @@ class TextAnswerer:
         return answer
 
     # ------------------------------------------------------------------ answers
-    def run(self, analysis: Analysis) -> Answer:
+    def run(self, analysis: Analysis, named: str = "") -> Answer:
+        """The answer from the top document's passages. `named` is the value the facts give for the question's
+        field (the auditor's name): a question asking more about it (审计意见是什么?由哪家会计师事务所出具?) is
+        answered by the sentences that write that value, which the field's own table rows outscore in the search."""
         documents, hits = self.search(analysis)
         lang = analysis.language
         if analysis.type == "open":
@@ -277,13 +280,17 @@ class TextAnswerer:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
                                          field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        passages = self.widen(self.passages(analysis, documents[0]) or
-                              [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
+        naming = self.naming(documents[0], named) if named else []
+        passages = naming or self.widen(self.passages(analysis, documents[0]) or
+                                        [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
         if self.llm is not None:
             text = self.llm.answer_from_passages(analysis, passages)
             if text:
                 return self._answer(analysis, text, f"{analysis.type}:llm", documents, passages)
-        sentences = self.best_sentences(analysis, passages)
+        sentences = self.best_sentences(analysis, passages, named if naming else "")
+        if naming:  # the passages that hold the sentences chosen, best first
+            passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
+                        or naming)[: self.settings.evidence]
         page = passages[0].chunk.page_start
         kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
         text = self.templates.render(kind, lang, doc=documents[0], page=page, passages="".join(sentences))
@@ -322,6 +329,13 @@ class TextAnswerer:
                             doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.evidence,
                             title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
         return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
+
+    def naming(self, doc_id: str, name: str) -> list[Hit]:
+        """The chunks of one document that write `name` whole, best first."""
+        query = SearchQuery(phrases=(name,), doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.chunk_hits,
+                            phrase_boost=self.settings.phrase_boost)
+        folded = _fold(name)
+        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and folded in _fold(h.chunk.text)]
 
     def widen(self, hits: list[Hit]) -> list[Hit]:
         """Each hit grown to its whole section, else to its neighbours, within `context_chars`; overlaps merged."""
@@ -370,8 +384,9 @@ class TextAnswerer:
         members = {c.chunk_id for c in (first, chunk, last)}
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
-    def best_sentences(self, analysis: Analysis, passages: list[Hit]) -> list[str]:
-        """The sentences sharing most question terms (key words count double), kept in reading order.
+    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "") -> list[str]:
+        """The sentences sharing most question terms (key words count double), kept in reading order; only those
+        that write `named` when it is given.
 
         A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
         holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
@@ -388,7 +403,7 @@ class TextAnswerer:
             point = hit.chunk.titles[-1] if titled and hit.chunk.titles and not any(
                 p in _fold(hit.chunk.titles[-1]) for p in phrases) else ""
             for pos, sentence in enumerate(_sentences(hit.chunk.text)):
-                if len(sentence) < 4:
+                if len(sentence) < 4 or (named and _fold(named) not in _fold(sentence)):
                     continue
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
