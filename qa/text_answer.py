@@ -71,6 +71,8 @@ _FOLD_SPACES = re.compile(r"\s+")
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
 _LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
+_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
+_ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
 
 
 @dataclass(frozen=True)
@@ -323,12 +325,22 @@ class TextAnswerer:
         return None
 
     def passages(self, analysis: Analysis, doc_id: str) -> list[Hit]:
-        """The best chunks of one document for the question's topic: its words without the company and year."""
+        """The best chunks of one document for the question's topic: its words without the company and year.
+
+        A question asking what its topic is (主营业务是什么) puts first the best chunk with a sentence that says it
+        (公司主营业务是…): sections that only use the word (主营业务分析, 主营业务收入为…) share more of its terms."""
         topic = topic_text(analysis)
+        defining = _defining(analysis)
         query = SearchQuery(text=topic, phrases=tuple(analysis.keywords), titles=tuple(analysis.keywords) or (topic,),
-                            doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.evidence,
+                            doc_ids=(doc_id,), kinds=SMALL_KINDS,
+                            limit=self.settings.chunk_hits if defining else self.settings.evidence,
                             title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
-        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
+        hits = [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
+        says = next((h for h in hits if defining and any(defining.search(_fold(s)) for s in _sentences(h.chunk.text))),
+                    None)
+        if says is None:
+            return hits[: self.settings.evidence]
+        return [says, *(h for h in hits if h is not says)][: self.settings.evidence]
 
     def naming(self, doc_id: str, name: str) -> list[Hit]:
         """The chunks of one document that write `name` whole, best first."""
@@ -390,7 +402,9 @@ class TextAnswerer:
 
         A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
         holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
-        while notes elsewhere share only some of its words."""
+        while notes elsewhere share only some of its words. The first sentence that says what the topic is
+        (公司主营业务是…), when the question asks that, comes before them all."""
+        defining = _defining(analysis)
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
         phrases = [_fold(k) for k in analysis.keywords if len(k) >= 2]
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
@@ -409,8 +423,9 @@ class TextAnswerer:
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in _fold(sentence) for p in phrases)
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
+                says = bool(defining and defining.search(_fold(sentence)))
                 if overlap or titled:
-                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled)))
+                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
         if not candidates:  # nothing shares a term: the start of the best passage
             return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
         ordered = sorted(candidates, key=lambda c: -c[0])
@@ -419,7 +434,8 @@ class TextAnswerer:
         # sections); then the best of the rest.
         leads = [c for c in candidates if c[4] and c[2] == min(d[2] for d in candidates if d[1] == c[1])]
         firsts = sorted({c[1]: c for c in reversed(ordered)}.values(), key=lambda c: -c[0])
-        best = list(dict.fromkeys(leads + firsts + ordered))[: self.settings.answer_sentences]
+        said = [c for c in candidates if c[5]][:1]
+        best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
 
     def _listed(self, lang: str, names: list[str]) -> str:
@@ -478,6 +494,14 @@ def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> 
     for part in sorted([n for n in names if n] + written, key=len, reverse=True):
         text = text.replace(part, " ")
     return text
+
+
+def _defining(analysis: Analysis) -> re.Pattern | None:
+    """For a question asking what its key words are, the sentences that say it (rules/questions.yaml `defines`)."""
+    topics = [_fold(k) for k in analysis.keywords if len(k) >= 2]
+    if not topics or not _ASKS_WHAT.search(analysis.question.text):
+        return None
+    return re.compile(_QUESTIONS["defines"].replace("{topic}", "(?:" + "|".join(map(re.escape, topics)) + ")"))
 
 
 def _sentences(text: str) -> list[str]:

@@ -65,6 +65,12 @@ def index(tmp_path_factory):
                                              "第一章 公司简介", "公司聘请的会计师事务所",
                                              "会计师事务所名称为甲乙会计师事务所。会计师事务所办公地址为北京。"],
                         company="平安测试银行", year=2024)
+              + _chunks("annual/freezer-2019", ["第三节 公司业务概要", "一、报告期内公司所从事的主要业务",
+                                                "公司主营业务是冷冻设备的研发、生产和销售。报告期内公司经营模式未变。",
+                                                "第四节 经营情况讨论与分析", "(一) 主营业务分析",
+                                                "报告期内公司实现主营业务收入11亿元，主营业务成本8亿元，主营业务毛利率22%。",
+                                                "主营业务分行业情况的说明：主营业务收入按行业列示。"],
+                        company="冷冻测试科技", year=2019)
               + _chunks("S100TEST/S100TEST-0102010", ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
                         page=0))
     index.add(chunks)
@@ -256,3 +262,11 @@ def test_a_question_asking_more_about_a_named_value_is_answered_by_the_sentences
     named = answerer.run(analysis, named="甲乙会计师事务所")
     assert "标准无保留意见" in named.answer and "办公地址" not in named.answer
     assert all("甲乙会计师事务所" in e.text for e in named.evidence)
+
+
+def test_a_question_asking_what_its_topic_is_gets_the_sentence_that_says_it_first(answerer):
+    # The 主营业务分析 section uses the word more often and under its heading; the sentence saying what it is wins.
+    answer = answerer.run(_analysis("冷冻测试科技2019年的主营业务是什么?", company="冷冻测试科技", years=[2019],
+                                    keywords=["主营业务"]))
+    assert answer.documents[0] == "annual/freezer-2019"
+    assert answer.answer.split("：", 1)[1].startswith("公司主营业务是冷冻设备的研发、生产和销售。")
