@@ -422,8 +422,8 @@ class TextAnswerer:
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in _fold(sentence) for p in phrases)
-                sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 says = bool(defining and defining.search(_fold(sentence)))
+                sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
                     candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
         if not candidates:  # nothing shares a term: the start of the best passage
