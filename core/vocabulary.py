@@ -56,9 +56,10 @@ SCHEMAS: dict[str, dict] = {
     ),
     # core/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),
-    # qa/understand.py, qa/questions.py: quoted words, value questions, option lines, lawqa_jp keys.
+    # qa/understand.py, qa/questions.py, qa/text_answer.py: quoted words, value questions, option lines, lawqa_jp
+    # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
-                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT)),
+                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
     # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
@@ -144,7 +145,7 @@ SCHEMAS: dict[str, dict] = {
         # qa/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.
         requests=_section(
             count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
-            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, unit=PATTERN,
+            ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, share=PATTERN, unit=PATTERN,
         ),
     ),
 }

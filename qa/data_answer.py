@@ -40,6 +40,7 @@ from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.fact_choice import asks_parent, explain, rank_facts
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
+from qa.output_request import asks_share
 from qa.records import Analysis, Answer, Evidence, OutputRequest
 from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
 from search.backend import FactStore
@@ -209,6 +210,11 @@ class DataAnswerer:
         percent = formula.percent if output.percent is None else output.percent
         style = NumberStyle(_digits(output, formula.precision), percent)
         value = style.format(result)
+        shown = value + ("" if style.percent else formula.unit)
+        # A share asked without saying ratio or percent: the formula's ratio (FinGLM's convention) and the
+        # percentage annual reports print shares in (研发人员数量占公司总人数的比例（%）), since readers expect either.
+        if output.percent is None and not style.percent and not formula.unit and asks_share(analysis.question.text):
+            shown += self._aside(NumberStyle(style.digits, percent=True).format(result))
         parts = []
         for op in formula.operands():
             f = operands.get(op)
@@ -220,7 +226,7 @@ class DataAnswerer:
         text = self.templates.render(
             "formula", lang, company=shown_company, year=year, formula=formula.name,
             expression=formula.right_side(words["prev"]), operands=words["sep"].join(parts),
-            result=value + ("" if style.percent else formula.unit))
+            result=shown)
         return self._answer(analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit)
 
     def _operands(self, formula: Formula, company: str, year: int,

@@ -5,6 +5,7 @@
                                               |     (a lookup no fact answers: a sentence stating it -> TextAnswerer.stated)
                                               +-- ranking / statistics over companies --------> StatisticsAnswerer (facts)
                                               +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
+                                              |     (asking more about a text field: the sentences writing its value)
                                               +-- open --------------------------------------> TextAnswerer (model or template)
     question with choices ---------------------------------------------------------------------> ChoiceAnswerer (statutes)
 
@@ -14,7 +15,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -151,7 +152,7 @@ class Engine:
         if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
             answer = self.statistics.run(analysis)
         elif analysis.type not in DATA_TYPES:
-            return self.text.run(analysis)
+            return self.text.run(analysis, self._named(analysis))
         else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
             answer = self.cells.run(analysis) if analysis.type == "lookup" else None
             answer = answer or self.data.run(analysis)
@@ -161,6 +162,15 @@ class Engine:
             # The model may only reword: numbers are checked against the computed value.
             answer.answer = self.llm.rephrase(answer.answer, answer.value)
         return answer
+
+    def _named(self, analysis: Analysis) -> str:
+        """The value the facts give for a report_text question's one text field (a name: the auditor), else ""."""
+        if analysis.type != "report_text" or len(analysis.fields) != 1 or analysis.company is None:
+            return ""
+        field = self.analyzer.fields.fields.get(analysis.fields[0])
+        if field is None or field.kind != "text":
+            return ""
+        return self.data.run(replace(analysis, type="lookup")).value or ""
 
     def close(self) -> None:
         self.index.close()

@@ -33,6 +33,7 @@ _JA_DIGIT = _pattern("ja_digit")
 _JA_PLACE = _pattern("ja_place")
 _PERCENT = _pattern("percent")
 _RATIO = _pattern("ratio")
+_SHARE = _pattern("share")
 _UNIT = _pattern("unit")
 
 
@@ -63,3 +64,12 @@ def output_request(text: str) -> OutputRequest:
     unit_match = _UNIT.search(text)
     unit = next((g for g in unit_match.groups() if g), "") if unit_match else ""
     return OutputRequest(digits=digits, percent=percent, unit=unit, round_at=round_at)
+
+
+def asks_share(text: str) -> bool:
+    """Whether the question asks for a share of a whole (研发人员占职工人数的比例, 占比).
+
+    >>> asks_share("硕士及以上人员占职工人数的比例是多少?"), asks_share("流动比率是多少?")
+    (True, False)
+    """
+    return _SHARE.search(unicodedata.normalize("NFKC", text)) is not None

@@ -71,6 +71,8 @@ _FOLD_SPACES = re.compile(r"\s+")
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
 _LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
+_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
+_ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
 
 
 @dataclass(frozen=True)
@@ -264,7 +266,10 @@ class TextAnswerer:
         return answer
 
     # ------------------------------------------------------------------ answers
-    def run(self, analysis: Analysis) -> Answer:
+    def run(self, analysis: Analysis, named: str = "") -> Answer:
+        """The answer from the top document's passages. `named` is the value the facts give for the question's
+        field (the auditor's name): a question asking more about it (审计意见是什么?由哪家会计师事务所出具?) is
+        answered by the sentences that write that value, which the field's own table rows outscore in the search."""
         documents, hits = self.search(analysis)
         lang = analysis.language
         if analysis.type == "open":
@@ -277,13 +282,17 @@ class TextAnswerer:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
                                          field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        passages = self.widen(self.passages(analysis, documents[0]) or
-                              [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
+        naming = self.naming(documents[0], named) if named else []
+        passages = naming or self.widen(self.passages(analysis, documents[0]) or
+                                        [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
         if self.llm is not None:
             text = self.llm.answer_from_passages(analysis, passages)
             if text:
                 return self._answer(analysis, text, f"{analysis.type}:llm", documents, passages)
-        sentences = self.best_sentences(analysis, passages)
+        sentences = self.best_sentences(analysis, passages, named if naming else "")
+        if naming:  # the passages that hold the sentences chosen, best first
+            passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
+                        or naming)[: self.settings.evidence]
         page = passages[0].chunk.page_start
         kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
         text = self.templates.render(kind, lang, doc=documents[0], page=page, passages="".join(sentences))
@@ -316,12 +325,29 @@ class TextAnswerer:
         return None
 
     def passages(self, analysis: Analysis, doc_id: str) -> list[Hit]:
-        """The best chunks of one document for the question's topic: its words without the company and year."""
+        """The best chunks of one document for the question's topic: its words without the company and year.
+
+        A question asking what its topic is (主营业务是什么) puts first the best chunk with a sentence that says it
+        (公司主营业务是…): sections that only use the word (主营业务分析, 主营业务收入为…) share more of its terms."""
         topic = topic_text(analysis)
+        defining = _defining(analysis)
         query = SearchQuery(text=topic, phrases=tuple(analysis.keywords), titles=tuple(analysis.keywords) or (topic,),
-                            doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.evidence,
+                            doc_ids=(doc_id,), kinds=SMALL_KINDS,
+                            limit=self.settings.chunk_hits if defining else self.settings.evidence,
                             title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
-        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
+        hits = [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
+        says = next((h for h in hits if defining and any(defining.search(_fold(s)) for s in _sentences(h.chunk.text))),
+                    None)
+        if says is None:
+            return hits[: self.settings.evidence]
+        return [says, *(h for h in hits if h is not says)][: self.settings.evidence]
+
+    def naming(self, doc_id: str, name: str) -> list[Hit]:
+        """The chunks of one document that write `name` whole, best first."""
+        query = SearchQuery(phrases=(name,), doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.chunk_hits,
+                            phrase_boost=self.settings.phrase_boost)
+        folded = _fold(name)
+        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and folded in _fold(h.chunk.text)]
 
     def widen(self, hits: list[Hit]) -> list[Hit]:
         """Each hit grown to its whole section, else to its neighbours, within `context_chars`; overlaps merged."""
@@ -370,12 +396,15 @@ class TextAnswerer:
         members = {c.chunk_id for c in (first, chunk, last)}
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
-    def best_sentences(self, analysis: Analysis, passages: list[Hit]) -> list[str]:
-        """The sentences sharing most question terms (key words count double), kept in reading order.
+    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "") -> list[str]:
+        """The sentences sharing most question terms (key words count double), kept in reading order; only those
+        that write `named` when it is given.
 
         A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
         holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
-        while notes elsewhere share only some of its words."""
+        while notes elsewhere share only some of its words. The first sentence that says what the topic is
+        (公司主营业务是…), when the question asks that, comes before them all."""
+        defining = _defining(analysis)
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
         phrases = [_fold(k) for k in analysis.keywords if len(k) >= 2]
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
@@ -388,14 +417,15 @@ class TextAnswerer:
             point = hit.chunk.titles[-1] if titled and hit.chunk.titles and not any(
                 p in _fold(hit.chunk.titles[-1]) for p in phrases) else ""
             for pos, sentence in enumerate(_sentences(hit.chunk.text)):
-                if len(sentence) < 4:
+                if len(sentence) < 4 or (named and _fold(named) not in _fold(sentence)):
                     continue
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in _fold(sentence) for p in phrases)
+                says = bool(defining and defining.search(_fold(sentence)))
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
-                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled)))
+                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
         if not candidates:  # nothing shares a term: the start of the best passage
             return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
         ordered = sorted(candidates, key=lambda c: -c[0])
@@ -404,7 +434,8 @@ class TextAnswerer:
         # sections); then the best of the rest.
         leads = [c for c in candidates if c[4] and c[2] == min(d[2] for d in candidates if d[1] == c[1])]
         firsts = sorted({c[1]: c for c in reversed(ordered)}.values(), key=lambda c: -c[0])
-        best = list(dict.fromkeys(leads + firsts + ordered))[: self.settings.answer_sentences]
+        said = [c for c in candidates if c[5]][:1]
+        best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
 
     def _listed(self, lang: str, names: list[str]) -> str:
@@ -463,6 +494,14 @@ def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> 
     for part in sorted([n for n in names if n] + written, key=len, reverse=True):
         text = text.replace(part, " ")
     return text
+
+
+def _defining(analysis: Analysis) -> re.Pattern | None:
+    """For a question asking what its key words are, the sentences that say it (rules/questions.yaml `defines`)."""
+    topics = [_fold(k) for k in analysis.keywords if len(k) >= 2]
+    if not topics or not _ASKS_WHAT.search(analysis.question.text):
+        return None
+    return re.compile(_QUESTIONS["defines"].replace("{topic}", "(?:" + "|".join(map(re.escape, topics)) + ")"))
 
 
 def _sentences(text: str) -> list[str]:

@@ -23,6 +23,15 @@ def test_a_field_of_a_company_year_is_a_lookup(classifier):
     assert classifier.classify("销售费用和管理费用分别是多少元?", Entities(company=True, years=1, fields=2)).type == "lookup"
 
 
+def test_two_questions_of_which_one_names_a_field_go_to_the_report_text(classifier):
+    one_field = Entities(company=True, years=1, fields=1)
+    rule = classifier.classify("2024年度财务报告的审计意见是什么?由哪家#####出具?", one_field)
+    assert (rule.id, rule.type) == ("report_text_two_asks", "report_text")
+    assert classifier.classify("2024年的#####是哪家?", one_field).type == "lookup"
+    two_fields = Entities(company=True, years=1, fields=2)
+    assert classifier.classify("2019年的####是什么?#####是谁?", two_fields).type == "lookup"
+
+
 def test_reasons_and_descriptions_go_to_the_report_text(classifier):
     rule = classifier.classify("请简要分析营业收入变动情况及原因", Entities(company=True, years=1, fields=1))
     assert (rule.id, rule.type) == ("report_text_reason", "report_text")

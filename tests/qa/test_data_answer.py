@@ -267,6 +267,20 @@ def test_an_optional_operand_the_report_omits_counts_as_zero_and_the_answer_says
     assert "博士及以上人数未列示，按0计" in answer.answer
 
 
+def test_a_share_asked_without_ratio_or_percent_states_the_ratio_and_its_percentage(answerer):
+    # 21 / 400 = 0.0525: the formula's ratio is the value, the percentage annual reports print follows it.
+    answer = ask(answerer, "formula", JIA, [2021], formula="企业硕士及以上人员占职工人数比例",
+                 text="甲科技2021年硕士及以上人员占职工人数的比例是多少?保留2位小数。", output=OutputRequest(digits=2))
+    assert answer.value == "0.05" and "比例是0.05（5.25%）" in answer.answer
+
+
+def test_a_ratio_that_is_no_share_or_a_share_asked_as_a_ratio_states_the_ratio_alone(answerer):
+    quick = ask(answerer, "formula", JIA, [2021], formula="速动比率", text="甲科技2021年的速动比率是多少?")
+    asked = ask(answerer, "formula", JIA, [2021], formula="企业硕士及以上人员占职工人数比例",
+                text="甲科技2021年硕士及以上人员占职工人数的比例是多少?以小数形式表示。", output=OutputRequest(percent=False))
+    assert "%" not in quick.answer and "%" not in asked.answer
+
+
 def test_a_per_share_figure_the_report_prints_wins_over_computing_it(answerer):
     answer = ask(answerer, "formula", JIA, [2021], formula="每股收益")
     assert answer.value == "0.744095" and answer.route == "formula:reported" and "0.744095元/股" in answer.answer

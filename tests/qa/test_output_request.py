@@ -1,4 +1,4 @@
-from qa.output_request import output_request
+from qa.output_request import asks_share, output_request
 
 
 def test_chinese_decimal_requests():
@@ -29,3 +29,8 @@ def test_percent_ratio_and_unit_requests():
     assert output_request("以万元为单位").unit == "万元"
     assert output_request("为多少新台幣仟元？").unit == "新台幣仟元"
     assert output_request("百万円単位で答えてください").unit == "百万円"
+
+
+def test_a_share_of_a_whole_is_read_whatever_the_words_between():
+    assert asks_share("研发人员占职工人数的比例是多少") and asks_share("三费占比") and asks_share("投资收益佔營業收入比重")
+    assert not asks_share("流动比率是多少") and not asks_share("研发经费与利润比值")

@@ -60,6 +60,17 @@ def index(tmp_path_factory):
               + _chunks("annual/delta-2022", ["第二节 公司简介", f"{DELTA}成立于1971年，{DELTA}总部位于台北。",
                                                   "第三节 管理层讨论与分析", "公司的核心竞争力在于电源管理技术与全球布局。"],
                         company=DELTA, year=2022)
+              + _chunks("annual/bank-2024", ["重要提示", "本行董事会保证年度报告内容的真实、准确、完整。",
+                                             "甲乙会计师事务所根据国内审计准则对本行财务报告进行了审计，并出具了标准无保留意见的审计报告。",
+                                             "第一章 公司简介", "公司聘请的会计师事务所",
+                                             "会计师事务所名称为甲乙会计师事务所。会计师事务所办公地址为北京。"],
+                        company="平安测试银行", year=2024)
+              + _chunks("annual/freezer-2019", ["第三节 公司业务概要", "一、报告期内公司所从事的主要业务",
+                                                "公司主营业务是冷冻设备的研发、生产和销售。报告期内公司经营模式未变。",
+                                                "第四节 经营情况讨论与分析", "(一) 主营业务分析",
+                                                "报告期内公司实现主营业务收入11亿元，主营业务成本8亿元，主营业务毛利率22%。",
+                                                "主营业务分行业情况的说明：主营业务收入按行业列示。"],
+                        company="冷冻测试科技", year=2019)
               + _chunks("S100TEST/S100TEST-0102010", ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
                         page=0))
     index.add(chunks)
@@ -243,3 +254,19 @@ def test_sections_headed_by_the_topic_give_their_lead_sentences_first_each_with_
     assert sentences[0] == "公司拥有独特的酿造工艺和长期贮存的基酒资源。"
     assert "1、研发平台优势 公司建成国家工程实验室。" in sentences
     assert not any("培训" in s for s in sentences)  # three sentences: two leads and the first section's best
+
+
+def test_a_question_asking_more_about_a_named_value_is_answered_by_the_sentences_that_write_it(answerer):
+    analysis = _analysis("平安测试银行2024年度财务报告的审计意见是什么?由哪家会计师事务所出具?", company="平安测试银行",
+                         years=[2024], keywords=["会计师事务所", "财务报告", "审计意见"], fields=["会计师事务所"])
+    named = answerer.run(analysis, named="甲乙会计师事务所")
+    assert "标准无保留意见" in named.answer and "办公地址" not in named.answer
+    assert all("甲乙会计师事务所" in e.text for e in named.evidence)
+
+
+def test_a_question_asking_what_its_topic_is_gets_the_sentence_that_says_it_first(answerer):
+    # The 主营业务分析 section uses the word more often and under its heading; the sentence saying what it is wins.
+    answer = answerer.run(_analysis("冷冻测试科技2019年的主营业务是什么?", company="冷冻测试科技", years=[2019],
+                                    keywords=["主营业务"]))
+    assert answer.documents[0] == "annual/freezer-2019"
+    assert answer.answer.split("：", 1)[1].startswith("公司主营业务是冷冻设备的研发、生产和销售。")
