@@ -52,7 +52,8 @@ SCHEMAS: dict[str, dict] = {
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
         consolidated_title=TEXT, dropped=PATTERN, total_suffix=PATTERN, total=PATTERN, bare_total=PATTERN,
-        entity_total=PATTERN, accumulated=PATTERN, later_section=PATTERN, negation=TEXT, us_gaap=PATTERN, percent_units=WORDS, evidence=TEXT,
+        entity_total=PATTERN, accumulated=PATTERN, later_section=PATTERN, negation=TEXT, us_gaap=PATTERN,
+        percent_units=WORDS, evidence=TEXT,
     ),
     # core/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT, report_name=TEXT, year=TEXT),

@@ -343,6 +343,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             field = f"{section[0]}/{clean_field(label) or field}"
             row_unit = row_unit or section[1]
             per_share = per_share or section[2]
+        # Brackets in a row of secondary figures are no negatives; a row without a label goes on the one above.
+        negative_brackets = bracketed_negative and not _secondary_row(label or field)
         row_year = explicit_year(label)
         opening = row_year is None and bool(_OPENING.search(nfkc(label)))
         page = row_pages[i] if row_pages else table.page
@@ -376,8 +378,7 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             # One year column's header stating the unit states it for the other years' columns.
             unit = _cell_unit(row_unit, column, table.unit or (header_unit if explicit_year(column.period) else ""),
                               per_share)
-            secondary = _secondary_row(label or field)  # a row without a label goes on the one above
-            value, number, unit, stated = _fact_value(text, unit, bracketed_negative and not secondary)
+            value, number, unit, stated = _fact_value(text, unit, negative_brackets)
             if deducted and number is not None and number < 0 and _EXPENSE.search(field) and \
                     _deduction_mark(text, bracketed_negative):
                 number = -number
