@@ -207,7 +207,7 @@ class CellQuestion:
                    spoken)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Cell:
     """A candidate cell: a fact row of the store and the table-row chunk it belongs to."""
 
@@ -216,10 +216,10 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
-    parts: dict[str, float] = field(default_factory=dict)  # the score's parts, for the trace
+    parts: dict[str, float] | None = None  # the score's parts, for the trace (only a cell whose label fits has them)
 
     def why(self) -> str:
-        return ", ".join(f"{name} {points:+.2f}" for name, points in self.parts.items() if points)
+        return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
 
 
 @dataclass(frozen=True)
@@ -313,10 +313,14 @@ class CellAnswerer:
                 rows[place] = (hit.chunk, hit.score / top)
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
         cells = []
+        in_sources: dict[str, bool] = {}
         for fact in self.store.row_cells([f"{table}-r{row}" for table, row in rows]):
             year, doc_id = fact["year"], fact["doc_id"]
-            if (years is None or not year or year in years) and any(doc_id.startswith(s) or s in doc_id
-                                                                   for s in sources):
+            if years is not None and year and year not in years:
+                continue
+            if doc_id not in in_sources:
+                in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
+            if in_sources[doc_id]:
                 cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
         return cells
 
@@ -348,35 +352,34 @@ class CellAnswerer:
 
     def _score(self, asked: CellQuestion, cell: _Cell, matches: list[tuple[_LabelMatch, tuple[str, ...]]],
                persons: set[tuple[str, str]] = frozenset(), by_wording: bool = False) -> None:
-        fact, titles = cell.fact, " ".join(cell.chunk.titles)
-        period = str(fact["period"] or "")
+        fact, titles = cell.fact, cell.chunk.titles
+        named_row, period = str(fact["field"]), str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        readings = [(match.label, context, match.of(str(fact["field"]), period)) for match, context in matches]
+        readings = [(match.label, context, match.of(named_row, period)) for match, context in matches]
         field = self.canonical(asked.label) if by_wording else None
-        if field is not None and field == self.canonical(str(fact["field"])):
+        if field is not None and field == self.canonical(named_row):
             readings[0] = (readings[0][0], readings[0][1], 1.0)
-        named_row = str(fact["field"])
-        if cell.chunk.titles and (_BARE_TOTAL.match(_norm(named_row)) or (
+        if titles and (_BARE_TOTAL.match(_norm(named_row)) or (
                 asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
-            readings = [(label, context, max(similarity, *(TITLED * match.of(t, "") for t in cell.chunk.titles)))
+            readings = [(label, context, max(similarity, *(TITLED * match.of(t, "") for t in titles)))
                         for (label, context, similarity), (match, _) in zip(readings, matches)]
-        cell.label = max(similarity for _, _, similarity in readings)
+        cell.label = max([similarity for _, _, similarity in readings])
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
-        where = _norm(titles + period + str(fact["field"]))
-        names = {_norm(t) for t in cell.chunk.titles} | {_norm(str(fact["field"]))}
+        where = _norm(" ".join(titles) + period + named_row)
+        names = {_norm(t) for t in titles} | {_norm(named_row)}
         fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
                   for _, context, similarity in readings)
-        parts = cell.parts
+        parts = cell.parts = {}
         parts["label"] = fit + 0.5 * cell.rank
         if asked.year is not None and fact["year"]:
             parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
         statement, scope = fact["statement"], fact["scope"]
         if statement in _PRIMARY:
             parts["statement"] = 0.8
-        if is_per_share(asked.label) != is_per_share(str(fact["field"])):
+        if is_per_share(asked.label) != is_per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
         if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
             parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
@@ -388,13 +391,13 @@ class CellAnswerer:
             parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
         if asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
-            row_match = any(_norm(w) in _norm(str(fact["field"])) for w in asked.member_words)
+            row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
         elif persons:
             parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
         elif asked.spoken:
             # A segment named as its column or its row (ライフスタイル for LifestyleMember).
-            named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(str(fact["field"])))
+            named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(named_row))
             parts["member"] = 2.0 * named if named >= MIN_SPOKEN else 0.0
         elif asked.member not in self.members.neutral:
             parts["member"] = _default_column(period)
@@ -498,37 +501,43 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
+        self._cells: dict[tuple[str, str], float] = {}
         self._rows: dict[str, float] = {}
         self._columns: dict[str, float] = {}
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str) -> float:
         """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
+        # Called for every candidate cell: the dictionaries are read inline, a method call costs as much as a ratio.
+        cell = (field, period)
+        likeness = self._cells.get(cell)
+        if likeness is not None:
+            return likeness
         name = _norm(field)
+        best = self._rows.get(name)
+        if best is None:
+            best = self._rows[name] = self._row(name)
         columns = _columns(period)
-        best = self._row(name)
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
-        for column in columns[-1:]:
-            best = max(best, fuzz.ratio(self.wanted, name + column), fuzz.ratio(self.wanted, column + name),
-                       self._column(column))
-        return best / 100
+        if columns:
+            column = columns[-1]
+            named = self._columns.get(column)
+            if named is None:
+                # The label may name the column of a row the member or the context picks ("報酬等の総額").
+                named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
+            # A cutoff lets rapidfuzz skip a pair too unlike in length to beat the best so far (most cells).
+            best = max(best, named)
+            best = max(best, fuzz.ratio(self.wanted, name + column, score_cutoff=best),
+                       fuzz.ratio(self.wanted, column + name, score_cutoff=best))
+        likeness = self._cells[cell] = best / 100
+        return likeness
 
     def _row(self, name: str) -> float:
-        score = self._rows.get(name)
-        if score is None:
-            score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
-            if self.reordered:
-                score = max(score, fuzz.ratio(self.reordered, name))
-            self._rows[name] = score
-        return score
-
-    def _column(self, column: str) -> float:
-        # The label may name the column of a row the member or the context picks ("報酬等の総額").
-        score = self._columns.get(column)
-        if score is None:
-            score = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
+        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        if self.reordered:
+            score = max(score, fuzz.ratio(self.reordered, name))
         return score
 
     def _part_ratios(self, term: str) -> list[float]:
@@ -544,6 +553,7 @@ def _columns(period: str) -> tuple[str, ...]:
     return tuple(_norm(p) for p in period.split("/") if p.strip())
 
 
+@lru_cache(maxsize=65536)
 def _place(cell_id: str) -> tuple[str, str] | None:
     """(table id, row) of a cell id "S100IXUZ-0105010-tab89-r25c9"."""
     match = _ROW.search(cell_id or "")

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from core.errors import InputError
+from core.lru import LeastRecent
 from core.records import Fact, ReportYear
 from search.backend import Condition
 from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, WHERE_COLUMNS, precision_of, rank_companies, report_year_of
@@ -98,12 +99,14 @@ class SqliteFactStore:
     """
 
     def __init__(self, path: Path, batch_size: int = 5000, timeout: float = 30.0, cache_mb: int = 64,
-                 page_size: int = 200):
+                 page_size: int = 200, cached_rows: int = 8192):
         """`timeout`: seconds to wait for another process's write transaction before giving up;
         `cache_mb`: SQLite's page cache (index pages stay cached while a corpus is added);
-        `page_size`: (company, value) pairs a ranking reads per step."""
-        if batch_size < 1 or page_size < 1:
-            raise InputError(f"batch_size and page_size must be positive, got {batch_size}, {page_size}")
+        `page_size`: (company, value) pairs a ranking reads per step;
+        `cached_rows`: table rows whose cells row_cells keeps (questions about one report read the same rows)."""
+        if batch_size < 1 or page_size < 1 or cached_rows < 1:
+            raise InputError(f"batch_size, page_size and cached_rows must be positive, "
+                             f"got {batch_size}, {page_size}, {cached_rows}")
         if timeout < 0:
             raise InputError(f"timeout must not be negative, got {timeout}")
         if cache_mb < 1:
@@ -111,6 +114,8 @@ class SqliteFactStore:
         self.path = Path(path)
         self.batch_size = batch_size
         self.page_size = page_size
+        self._rows: LeastRecent[str, list[dict]] = LeastRecent(cached_rows)
+        self._data_version = -1  # SQLite's count of other connections' commits when _rows was last valid
         self.read_only = self.path.is_file() and not os.access(self.path.parent, os.W_OK)
         try:
             if self.read_only:  # a read-only folder (mount, permissions): no journal can be made; read as it is
@@ -165,6 +170,7 @@ class SqliteFactStore:
             self._db.execute("COMMIT")
 
     def rollback(self) -> None:
+        self._rows.clear()
         if self._db.in_transaction:
             self._db.execute("ROLLBACK")
 
@@ -274,16 +280,35 @@ class SqliteFactStore:
 
     def row_cells(self, rows: Sequence[str]) -> list[dict]:
         """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order, as
-        RESULT_COLUMNS dicts (a question weighs a few hundred cells one by one: no frame to build)."""
+        RESULT_COLUMNS dicts (a question weighs a few hundred cells one by one: no frame to build).
+        The dicts are shared with later calls (the rows are kept until the store changes): read them only."""
         rows = list(dict.fromkeys(rows))
+        self._forget_rows_if_changed()
+        by_row: dict[str, list[dict] | None] = {row: self._rows.get(row) for row in rows}
+        missing = [row for row, kept in by_row.items() if kept is None]
         found: list = []
-        for start in range(0, len(rows), _ROWS_PER_QUERY):
-            part = rows[start:start + _ROWS_PER_QUERY]
+        for start in range(0, len(missing), _ROWS_PER_QUERY):
+            part = missing[start:start + _ROWS_PER_QUERY]
             ranges = " OR ".join(["(cell_id >= ? AND cell_id < ?)"] * len(part))
             args = [bound for row in part for bound in (row + "c", row + "d")]
             found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
-        found.sort(key=lambda r: r[RESULT_COLUMNS.index("cell_id")])
-        return [dict(zip(RESULT_COLUMNS, row)) for row in _with_decimals(found)]
+        read: dict[str, list[dict]] = {row: [] for row in missing}
+        at = RESULT_COLUMNS.index("cell_id")
+        for fact in _with_decimals(found):
+            read[_row_of(fact[at], read)].append(dict(zip(RESULT_COLUMNS, fact)))
+        for row, cells in read.items():
+            self._rows[row] = by_row[row] = cells
+        found_cells = [cell for cells in by_row.values() for cell in cells]
+        found_cells.sort(key=lambda cell: cell["cell_id"])
+        return found_cells
+
+    def _forget_rows_if_changed(self) -> None:
+        """Drop the kept rows when another connection has committed since (an ingest while questions are
+        answered); this connection's own writes drop them in _begin and rollback."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._rows.clear()
+            self._data_version = version
 
     def reports(self, company: str | None = None) -> list[dict]:
         """The company-years the corpus covers (all, or one company's), by company and year, as rows."""
@@ -320,6 +345,7 @@ class SqliteFactStore:
         self.close()
 
     def _begin(self) -> None:
+        self._rows.clear()  # the rows kept may be about to change
         if not self._db.in_transaction:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -390,6 +416,14 @@ def _with_decimals(rows: list) -> list[tuple]:
     """Rows in RESULT_COLUMNS order with `number` as a Decimal (stored as text: no float rounding)."""
     at = RESULT_COLUMNS.index("number")
     return [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1:]) for r in rows]
+
+
+def _row_of(cell_id: str, rows: dict[str, list]) -> str:
+    """Which of `rows` the cell id is in: the longest one followed by "c" (the row id may hold a "c" too)."""
+    cut = cell_id.rfind("c")
+    while cut > 0 and cell_id[:cut] not in rows:
+        cut = cell_id.rfind("c", 0, cut)
+    return cell_id[:cut]
 
 
 def _marks(values: Sequence) -> str:

@@ -1,6 +1,9 @@
 """search/embedded.py: the tantivy index on disk — persistence, the writer lock, damaged directories."""
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import pytest
 import tantivy
 
@@ -46,6 +49,22 @@ def test_changes_are_invisible_until_commit_and_dropped_on_close_without_it(sett
     index.close()
     with EmbeddedIndex(settings, search_tokenizer) as reopened:
         assert reopened.count() == 3
+
+
+def test_a_chunk_replaced_in_another_process_is_read_anew_by_an_open_index(settings, search_tokenizer, corpus):
+    chunk = corpus[0]
+    fill(settings, search_tokenizer, [chunk])
+    with EmbeddedIndex(settings, search_tokenizer) as reader:
+        query = SearchQuery(text=chunk.text[:20])
+        assert reader.search(query)[0].chunk.text == chunk.text  # read once: kept decoded
+        fill(settings, search_tokenizer, [dataclasses.replace(chunk, text=chunk.text[:20] + "（改訂）")])
+        texts = set()
+        for _ in range(100):  # tantivy's reader sees another writer's commit within a moment
+            texts.add(reader.search(query)[0].chunk.text)
+            if len(texts) == 2:
+                break
+            time.sleep(0.05)
+        assert texts == {chunk.text, chunk.text[:20] + "（改訂）"}
 
 
 def test_a_second_writer_gets_a_clear_error_naming_the_directory(settings, search_tokenizer, corpus):

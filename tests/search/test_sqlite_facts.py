@@ -327,3 +327,35 @@ def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
     rows = store.row_cells(["T-tab1-r50", "T-tab2-r5"])
     assert [(r["value"], r["number"]) for r in rows] == [("7", Decimal("7")), ("99", Decimal("99"))]
     assert store.row_cells([]) == []
+
+
+def test_row_cells_read_again_see_what_another_connection_committed_since(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    with SqliteFactStore(path) as reader, SqliteFactStore(path) as writer:
+        writer.add([fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3")])
+        writer.commit()
+        assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["12"]
+        writer.delete_documents(["甲/a"])
+        writer.add([fact("甲", 2021, "売上高", "13", "甲/a", cell_id="T-tab1-r5c3"),
+                    fact("甲", 2021, "売上高", "14", "甲/a", cell_id="T-tab1-r5c4")])
+        writer.commit()
+        assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["13", "14"]
+
+
+def test_row_cells_read_again_see_the_stores_own_writes(store):
+    store.add([fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3")])
+    store.commit()
+    assert [r["value"] for r in store.row_cells(["T-tab1-r5"])] == ["12"]
+    store.delete_documents(["甲/a"])
+    store.commit()
+    assert store.row_cells(["T-tab1-r5"]) == []
+
+
+def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
+    with SqliteFactStore(tmp_path / "facts.sqlite", cached_rows=2) as small:
+        small.add([fact("甲", 2021, "売上高", str(row), "甲/a", cell_id=f"T-tab1-r{row}c{col}")
+                   for row in range(1, 5) for col in (2, 3)])
+        small.commit()
+        small.row_cells(["T-tab1-r1", "T-tab1-r2"])
+        cells = small.row_cells(["T-tab1-r2", "T-tab1-r3", "T-tab1-r4", "T-tab1-r1"])
+    assert [r["cell_id"] for r in cells] == [f"T-tab1-r{row}c{col}" for row in range(1, 5) for col in (2, 3)]
