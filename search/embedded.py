@@ -73,7 +73,10 @@ class EmbeddedIndex:
         self._heap = writer_heap_mb * 1_000_000
         self._writer: tantivy.IndexWriter | None = None
         self._titles_cache: dict = {}
-        self._chunks: LeastRecent[bytes, Chunk] = LeastRecent(cached_chunks)
+        # Chunks by their address in the reader's current generation (see _searcher): a batch of questions about
+        # one report reads the same chunks again and again.
+        self._chunks: LeastRecent[tuple[int, int], Chunk] = LeastRecent(cached_chunks)
+        self._generation: tuple[int, int, int] | None = None  # meta.json's (inode, mtime, size) the reader was loaded at
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -115,7 +118,7 @@ class EmbeddedIndex:
             self._writer.commit()
         except ValueError as exc:
             raise InputError(f"cannot commit the text index: {exc}", str(self.directory)) from None
-        self._index.reload()
+        self._reload()
 
     def search(self, query: SearchQuery) -> list[Hit]:
         if query.limit < 1:
@@ -125,7 +128,7 @@ class EmbeddedIndex:
         if plan is None:
             return []
         try:
-            searcher = self._index.searcher()
+            searcher = self._searcher()
             if not terms.scored:  # filters alone: every match scores 0, so take them in chunk_id order
                 found = searcher.search(plan, limit=query.limit, count=False, order_by_field="chunk_id",
                                         order=tantivy.Order.Asc).hits
@@ -141,7 +144,7 @@ class EmbeddedIndex:
         return [self.search(query) for query in queries]
 
     def count(self) -> int:
-        return self._index.searcher().num_docs
+        return self._searcher().num_docs
 
     def generation(self) -> str:
         """An id made with the index (kept in GENERATION_FILE): a new one when the index is made again."""
@@ -168,19 +171,37 @@ class EmbeddedIndex:
     def __exit__(self, *_) -> None:
         self.close()
 
+    def _searcher(self) -> tantivy.Searcher:
+        """A searcher of the last commit, whoever made it. The reader reloads only here and in commit() (its reload
+        policy is manual), so a chunk's address stays valid for _chunks until the index's meta.json changes."""
+        try:
+            meta = (self.directory / "meta.json").stat()
+            generation = (meta.st_ino, meta.st_mtime_ns, meta.st_size)
+        except FileNotFoundError:
+            generation = None
+        if generation != self._generation:
+            self._reload()
+            self._generation = generation
+        return self._index.searcher()
+
+    def _reload(self) -> None:
+        self._index.reload()
+        self._chunks.clear()
+        self._generation = None  # read again at the next search
+
     def _stored(self, searcher: tantivy.Searcher, address) -> Chunk:
-        # Keyed by the stored bytes themselves, so a chunk replaced by an ingest is never served stale; a batch of
-        # questions about one report reads the same chunks again and again.
-        stored = searcher.doc(address)["chunk"][0]
-        chunk = self._chunks.get(stored)
+        key = (address.segment_ord, address.doc)
+        chunk = self._chunks.get(key)
         if chunk is None:
-            chunk = self._chunks[stored] = chunk_from_stored(json.loads(stored))
+            chunk = self._chunks[key] = chunk_from_stored(json.loads(searcher.doc(address)["chunk"][0]))
         return chunk
 
     def _open(self) -> tantivy.Index:
         path = str(self.directory)
         try:
-            return tantivy.Index(_schema(), path=path, reuse=True)
+            index = tantivy.Index(_schema(), path=path, reuse=True)
+            index.config_reader(reload_policy="Manual")  # see _searcher
+            return index
         except ValueError as exc:
             if "schema does not match" in str(exc):
                 reason = "was built by another version of finqa (its schema differs)"
