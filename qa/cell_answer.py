@@ -298,8 +298,9 @@ class CellAnswerer:
         titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
         if asked.spoken:
             titles += (asked.label,)  # the member may name the row, and the label the table's caption
-        # A short label ("その他") heads many rows: look further down the hits for the right one.
-        limit = self.settings.rows * (3 if len(asked.label) <= 4 or asked.person else 1)
+        # A short label ("その他") heads many rows: look further down the hits for the right one; further still for
+        # an officer, whose row is one of dozens alike in the officers' tables.
+        limit = self.settings.rows * (3 if asked.person else 2 if len(asked.label) <= 4 else 1)
         phrases = (asked.label, *wordings)
         hits = self.index.search(SearchQuery(text=" ".join(words), phrases=phrases, titles=titles,
                                              doc_ids=sources, kinds=("table",), limit=limit))
