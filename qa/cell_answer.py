@@ -356,23 +356,22 @@ class CellAnswerer:
         fact, titles = cell.fact, cell.chunk.titles
         named_row, period = str(fact["field"]), str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        readings = [(match.label, context, match.of(named_row, period)) for match, context in matches]
+        likeness = [match.of(named_row, period) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
-            readings[0] = (readings[0][0], readings[0][1], 1.0)
-        if titles and (_BARE_TOTAL.match(_norm(named_row)) or (
-                asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
+            likeness[0] = 1.0
+        if titles and (_bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
-            readings = [(label, context, max(similarity, *(TITLED * match.of(t, "") for t in titles)))
-                        for (label, context, similarity), (match, _) in zip(readings, matches)]
-        cell.label = max([similarity for _, _, similarity in readings])
+            likeness = [max(similarity, *(TITLED * match.of(t, "") for t in titles))
+                        for similarity, (match, _) in zip(likeness, matches)]
+        cell.label = max(likeness)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
-        where = _norm(" ".join(titles) + period + named_row)
+        where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
         names = {_norm(t) for t in titles} | {_norm(named_row)}
         fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
-                  for _, context, similarity in readings)
+                  for similarity, (_, context) in zip(likeness, matches))
         parts = cell.parts = {}
         parts["label"] = fit + 0.5 * cell.rank
         if asked.year is not None and fact["year"]:
@@ -443,6 +442,11 @@ def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
 
 
+@lru_cache(maxsize=65536)
+def _bare_total(row: str) -> bool:
+    return bool(_BARE_TOTAL.match(_norm(row)))
+
+
 def _member_fit(word: str, period: str) -> float:
     """How well a member's printed word names a column: its own name (best), a group header over it ("評価・換算差額
     等" over その他有価証券評価差額金, whose total column is the member's own), or a fuzzy likeness."""
@@ -479,9 +483,15 @@ def _context_match(part: str, names: set[str], where: str) -> float:
         return 0.0
     if part in names:
         return 1.5
-    if re.search(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}", where):
+    if _unnegated(part).search(where):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
+
+
+@lru_cache(maxsize=4096)
+def _unnegated(part: str) -> re.Pattern:
+    """The context word not as the tail of its opposite (流動負債, not in 非流動負債)."""
+    return re.compile(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}")
 
 
 class _LabelMatch:
