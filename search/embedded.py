@@ -15,6 +15,7 @@ search. Changes not committed when the index is closed are dropped.
 from __future__ import annotations
 
 import json
+import os
 import uuid
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -77,6 +78,7 @@ class EmbeddedIndex:
         # one report reads the same chunks again and again.
         self._chunks: LeastRecent[tuple[int, int], Chunk] = LeastRecent(cached_chunks)
         self._generation: tuple[int, int, int] | None = None  # meta.json's (inode, mtime, size) the reader was loaded at
+        self._meta = str(self.directory / "meta.json")  # tantivy's list of committed segments
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -175,7 +177,7 @@ class EmbeddedIndex:
         """A searcher of the last commit, whoever made it. The reader reloads only here and in commit() (its reload
         policy is manual), so a chunk's address stays valid for _chunks until the index's meta.json changes."""
         try:
-            meta = (self.directory / "meta.json").stat()
+            meta = os.stat(self._meta)
             generation = (meta.st_ino, meta.st_mtime_ns, meta.st_size)
         except FileNotFoundError:
             generation = None
