@@ -13,7 +13,9 @@
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
    scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
-   quoted (a 「label」 the article does not write), term, moved (words from
+   quoted (a 「label」 the article does not write), term (a word the article
+   does not say, or one ending like its word: 財務大臣 for 内閣総理大臣), reworded
+   (a word starting as the article's: 居住目的 for 居住の用), moved (words from
    another provision of the article). Options that are
    bare terms (管理医療機器) are instead judged by how much of the question the
    provision defining each term (「管理医療機器」とは…) says.
@@ -49,7 +51,7 @@ from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
 CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35, "condition": 0.25,
-                  "term": 0.12, "moved": 0.1}
+                  "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")

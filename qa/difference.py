@@ -35,6 +35,8 @@ _MONTHS_IN: dict[str, int] = _WORDS["months_in"]  # periods: years and months ar
 _DROP = re.compile(_WORDS["dropped"])
 _SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+_DETERMINERS = re.compile(_WORDS["determiners"])
+_ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
 
 def comparable(text: str) -> str:
@@ -73,7 +75,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "quoted" | "term" | "moved"
+    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "quoted" | "term" | "reworded" | "moved"
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -132,10 +134,16 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
             found.append(Change("number", shown, _WORDS["list"].join(sorted({w for _, w in same_unit}))))
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
+    replaced = _replaced(squeeze(option), law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
         found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
-    replaced = _replaced(squeeze(option), law_text)
+    else:  # both negate somewhere (していないが…): a negation the option adds where the law says (almost) nothing
+        local = next(((o, w) for o, w in replaced + _added(squeeze(option), law_text)
+                      if len(w) <= _ADDED_SPAN and _count(change_words["negation"], _unframed(o, change_words)) and
+                      not _count(change_words["negation"], _unframed(w, change_words))), None)
+        if local:
+            found.append(Change("negation", local[0], local[1]))
     for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
     for said_part, law_part in replaced:
@@ -151,13 +159,19 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         if unquoted:
             found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
     squeezed_article = _DROP.sub("", article)
-    missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
-    if missing:
-        found.append(Change("term", _WORDS["list"].join(missing[:4]), ""))
+    words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in _CONTENT.findall(_DROP.sub("", said))))
+    missing = [w for w in words if not _covered(w, squeezed_article)]
+    # a word that starts as the article's does rewords it (居住目的 for 居住の用); one that only ends like one names
+    # another thing of its kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
+    reworded = [w for w in missing if w[:2] in squeezed_article]
+    new = [w for w in missing if w not in reworded]
+    if new:
+        found.append(Change("term", _WORDS["list"].join(new[:4]), ""))
+    if reworded:
+        found.append(Change("reworded", _WORDS["list"].join(reworded[:4]), ""))
     # words the article says, but in another provision: an option that joins two items' halves
     squeezed_sentence = squeeze(sentence.text)
-    moved = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said)))
-             if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
+    moved = [w for w in words if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
     if moved:
         found.append(Change("moved", _WORDS["list"].join(moved[:4]), ""))
     return found
@@ -167,6 +181,13 @@ def _replaced(option: str, law: str) -> list[tuple[str, str]]:
     """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
     matcher = SequenceMatcher(None, option, law, autojunk=False)
     return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+
+
+def _added(option: str, law: str) -> list[tuple[str, str]]:
+    """The words the option adds inside the law's window, where the law says nothing: (option's, "")."""
+    matcher = SequenceMatcher(None, option, law, autojunk=False)
+    return [(option[i1:i2], "") for tag, i1, i2, _, _ in matcher.get_opcodes()
+            if tag == "delete" and 0 < i1 and i2 < len(option)]  # not past the ends of the law's window
 
 
 def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
@@ -197,13 +218,9 @@ def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:
 
 
 def _covered(word: str, text: str) -> bool:
-    """A word is borne out when it, or each half of it (compounds split differently), is in the text."""
-    if word in text:
-        return True
-    if len(word) >= 4:
-        half = len(word) // 2
-        return word[:half] in text and word[half:] in text
-    return False
+    """A word is borne out when it, or both parts of it split somewhere (compounds split differently), are in
+    the text."""
+    return word in text or any(word[:i] in text and word[i:] in text for i in range(2, len(word) - 1))
 
 
 def _numbers(text: str) -> set[tuple[float, str, str]]:

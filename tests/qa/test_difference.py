@@ -96,3 +96,28 @@ def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
     assert "quoted" in align("容器には、白地に黒枠、黒字をもって「危険」の文字を表示しなければならない", [label], WORDS).kinds
     assert "quoted" not in align("容器には、白地に黒枠、黒字をもって「生物」の文字を表示しなければならない", [label],
                                  WORDS).kinds
+
+
+HEIR = ("居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
+        "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。")
+
+
+def test_a_negation_added_where_the_law_says_nothing_counts_when_both_negate_elsewhere():
+    added = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった者は、"
+                  "同居していないときでも、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    assert "negation" in added.kinds
+    same = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった同居者は、"
+                 "建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    assert "negation" not in same.kinds
+
+
+def test_a_word_starting_as_the_law_s_is_reworded_one_ending_like_it_is_another_term():
+    reworded = align("居住目的で建物を賃借した賃借人が相続人なしに死亡した場合", [sentence(HEIR)], WORDS)
+    assert ("reworded", "居住目的") in {(c.kind, c.option) for c in reworded.changes}
+    other = align("事務所目的で建物を賃借した賃借人が相続人なしに死亡した場合", [sentence(HEIR)], WORDS)
+    assert "term" in other.kinds and "reworded" not in other.kinds
+
+
+def test_a_word_pointed_back_to_is_the_word_itself_and_other_than_it_is_a_negation():
+    assert align("当該建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).changes == ()
+    assert "negation" in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
