@@ -16,7 +16,8 @@
    quoted (a 「label」 the article does not write), term (a word the article
    does not say, or one ending like its word: 財務大臣 for 内閣総理大臣), reworded
    (a word starting as the article's: 居住目的 for 居住の用), moved (words from
-   another provision of the article). Options that are
+   another provision of the article), excluded (the option applies the provision
+   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number). Options that are
    bare terms (管理医療機器) are instead judged by how much of the question the
    provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
@@ -50,8 +51,8 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35, "condition": 0.25,
-                  "term": 0.12, "moved": 0.1, "reworded": 0.06}
+CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
+                  "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")

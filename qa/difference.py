@@ -36,6 +36,7 @@ _DROP = re.compile(_WORDS["dropped"])
 _SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _DETERMINERS = re.compile(_WORDS["determiners"])
+_EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
 
@@ -75,7 +76,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "quoted" | "term" | "reworded" | "moved"
+    kind: str  # number, negation, swap, opposite, condition, quoted, excluded, term, reworded, moved
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -158,6 +159,14 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
         if unquoted:
             found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
+    # what the aligned provision takes out (申請者（Xを除く。）) named by the option, and not taken out there too
+    # (Xを除く, X以外 right after it)
+    for pattern in change_words.get("excluded", ()):
+        taken_out = [squeeze(m.group(1)) for m in pattern.finditer(sentence.text)]
+        applied = [w for w in taken_out if w in law_text and w in squeeze(option) and not
+                   _count(change_words["negation"], squeeze(option).split(w, 1)[1][:_EXCLUSION_MARK])]
+        if applied:
+            found.append(Change("excluded", applied[0], ""))
     squeezed_article = _DROP.sub("", article)
     words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in _CONTENT.findall(_DROP.sub("", said))))
     missing = [w for w in words if not _covered(w, squeezed_article)]

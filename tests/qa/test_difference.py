@@ -121,3 +121,13 @@ def test_a_word_starting_as_the_law_s_is_reworded_one_ending_like_it_is_another_
 def test_a_word_pointed_back_to_is_the_word_itself_and_other_than_it_is_a_negation():
     assert align("当該建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).changes == ()
     assert "negation" in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
+
+
+def test_an_option_applying_a_provision_to_what_its_bracket_takes_out_is_excluded():
+    law = "申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を与えてはならない。"
+    applied = align("外国製造業者が申請者である場合に、第二条第一項の許可を受けていないときは、認証を受けられない",
+                    [sentence(law)], WORDS)
+    assert "excluded" in applied.kinds
+    kept = align("申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を受けられない",
+                 [sentence(law)], WORDS)
+    assert "excluded" not in kept.kinds
