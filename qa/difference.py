@@ -36,6 +36,7 @@ _DROP = re.compile(_WORDS["dropped"])
 _SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _DETERMINERS = re.compile(_WORDS["determiners"])
+_SENTENCE_END = vocabulary("statutes")["sentence_end"]
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
@@ -155,6 +156,11 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         match = pattern.search(said)
         if match and not pattern.search(article):
             found.append(Change("condition", match.group(0), ""))
+    if "condition" not in {c.kind for c in found}:
+        unlimited = [m.group(0) for p in change_words.get("limited", ()) for m in p.finditer(said)
+                     if not _limited(m.group(1), comparable(sentence.text), change_words.get("limits", ()))]
+        if unlimited:
+            found.append(Change("condition", unlimited[0], ""))
     for pattern in change_words.get("quoted", ()):
         unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
         if unquoted:
@@ -220,6 +226,25 @@ def _unframed(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> str
     for pattern in change_words.get("frame", ()):
         text = pattern.sub("", text)
     return text
+
+
+def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
+    """Whether the law (`comparable` text) limits the word: a limit right after it (取締役等に限る), or a bracket
+    after it whose words end in one (株券等（…ものに限る。）, brackets nested inside skipped)."""
+    for start in (m.end() for m in re.finditer(re.escape(word), text)):
+        rest = text[start:]
+        if any(p.match(rest) for p in limits):
+            return True
+        if rest.startswith("("):
+            depth, end = 0, 0
+            for end, char in enumerate(rest):
+                depth += (char == "(") - (char == ")")
+                if depth == 0:
+                    break
+            inside = rest[1:end].rstrip(_SENTENCE_END)
+            if any(m.end() == len(inside) for p in limits for m in p.finditer(inside)):
+                return True
+    return False
 
 
 def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:

@@ -42,7 +42,8 @@ LAWS_SCHEMA = {
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {**{name: {"type": "array", "minItems": 1,
                                             "items": {"type": "string", "minLength": 1}}
-                                     for name in ("negation", "condition", "frame", "quoted", "excluded")},
+                                     for name in ("negation", "condition", "frame", "quoted", "excluded", "limited",
+                                                  "limits")},
                                   "opposites": {"type": "array", "items": {
                                       "type": "array", "minItems": 2, "maxItems": 2,
                                       "items": {"type": "string", "minLength": 1}}}}},

@@ -131,3 +131,12 @@ def test_an_option_applying_a_provision_to_what_its_bracket_takes_out_is_exclude
     kept = align("申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を受けられない",
                  [sentence(law)], WORDS)
     assert "excluded" not in kept.kinds
+
+
+def test_an_option_limiting_a_word_agrees_only_where_the_law_limits_that_word():
+    law = ("会社が、その取締役等を相手方として、株券等（交付の日（以下「交付日」という。）から一年を経過するまで"
+           "譲渡が禁止されるものに限る。）の取得勧誘を行う場合")
+    limited = align("譲渡が禁止される株券等のみが対象となる", [sentence(law)], WORDS)
+    assert "condition" not in limited.kinds
+    unlimited = align("会社の取締役等のみが対象となる", [sentence(law)], WORDS)
+    assert ("condition", "取締役等のみ") in {(c.kind, c.option) for c in unlimited.changes}
