@@ -12,7 +12,9 @@
    laws or cites several articles, the full path runs. `route` says which.
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
-   scale), negation, swap (two terms exchanged), opposite (前 for 後), condition
+   scale; not the facts of the option's case, stated where the law sentence
+   states no number; the longest agreed period where a proviso lets a longer
+   one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
    (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
    quoted (a 「label」 the article does not write), term (a word the article
    does not say, or one ending like its word: 財務大臣 for 内閣総理大臣), reworded

@@ -37,6 +37,7 @@ _SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _DETERMINERS = re.compile(_WORDS["determiners"])
 _SENTENCE_END = vocabulary("statutes")["sentence_end"]
+_LONGER = re.compile(_WORDS["longer"])
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
@@ -129,11 +130,7 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     found: list[Change] = []
     said, article = comparable(option), sentence.article
     law_text = window(squeeze(option), squeeze(sentence.text))
-    law_numbers = _numbers(article)
-    for value, unit, shown in sorted(_numbers(said)):
-        same_unit = {(v, w) for v, u, w in law_numbers if u == unit}
-        if same_unit and value not in {v for v, _ in same_unit}:
-            found.append(Change("number", shown, _WORDS["list"].join(sorted({w for _, w in same_unit}))))
+    found += _number_changes(squeeze(option), sentence)
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
     replaced = _replaced(squeeze(option), law_text)
@@ -196,6 +193,34 @@ def _replaced(option: str, law: str) -> list[tuple[str, str]]:
     """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
     matcher = SequenceMatcher(None, option, law, autojunk=False)
     return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+
+
+def _number_changes(option: str, sentence: Sentence) -> list[Change]:
+    """The option's numbers that the law does not set: each is compared with the article's numbers of its unit,
+    except the facts of the option's case (残存期間10年の借地権), stated where the law sentence states no number.
+
+    A sentence that lets a longer period stand (ただし、当事者がこれより長い期間を定めたときは、その期間による)
+    sets the longest of its own period and the periods the case agrees.
+    """
+    law = squeeze(sentence.text)
+    law_numbers = _numbers(sentence.article)
+    ops = SequenceMatcher(None, option, law, autojunk=False).get_opcodes() if _NUMBER_UNIT.search(law) else []
+    stated, facts = [], []
+    for match in _NUMBER_UNIT.finditer(option):
+        over = [(tag, law[j1:j2]) for tag, i1, i2, j1, j2 in ops if i1 < match.end() and match.start() < i2]
+        fact = bool(over) and all(tag == "delete" or (tag == "replace" and not re.search(r"\d", text))
+                                  for tag, text in over)
+        (facts if fact else stated).extend(_numbers(match.group(0)))
+    longer = _LONGER.search(comparable(sentence.text))
+    out: dict[str, Change] = {}
+    for value, unit, shown in stated:
+        allowed = {(v, w) for v, u, w in law_numbers if u == unit}
+        own = [(v, w) for v, u, w in _numbers(comparable(sentence.text)) if u == unit]
+        if longer and own:  # only the longest of the law's and the agreed periods stands
+            allowed = {max(own + [(v, w) for v, u, w in facts if u == unit])}
+        if allowed and value not in {v for v, _ in allowed}:
+            out.setdefault(shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed}))))
+    return list(out.values())
 
 
 def _added(option: str, law: str) -> list[tuple[str, str]]:

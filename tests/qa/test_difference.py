@@ -140,3 +140,25 @@ def test_an_option_limiting_a_word_agrees_only_where_the_law_limits_that_word():
     assert "condition" not in limited.kinds
     unlimited = align("会社の取締役等のみが対象となる", [sentence(law)], WORDS)
     assert ("condition", "取締役等のみ") in {(c.kind, c.option) for c in unlimited.changes}
+
+
+REBUILT = ("借地権の存続期間が満了する前に建物の滅失があった場合において、借地権者が残存期間を超えて存続すべき建物を"
+           "築造したときは、借地権は、承諾があった日から二十年間存続する。ただし、残存期間がこれより長いとき、"
+           "又は当事者がこれより長い期間を定めたときは、その期間による。")
+
+
+def test_a_number_of_the_option_s_case_is_a_fact_not_a_value_the_law_sets():
+    alignment = align("残存期間10年の借地権の存続期間が満了する前に建物の滅失があった場合、借地権は承諾があった日から"
+                      "20年間存続する", [sentence(REBUILT)], WORDS)
+    assert "number" not in alignment.kinds
+
+
+def test_a_proviso_letting_a_longer_period_stand_sets_the_longest_agreed():
+    def numbers(agreed, lasts):
+        alignment = align(f"借地権者が承諾を得て、承諾があった日から{agreed}年の残存期間を定め、建物を築造したときは、"
+                          f"借地権は承諾があった日から{lasts}年間存続する", [sentence(REBUILT)], WORDS)
+        return [c.option for c in alignment.changes if c.kind == "number"]
+
+    assert numbers(30, 30) == []
+    assert numbers(30, 20) == ["20年"]
+    assert numbers(15, 15) == ["15年"]
