@@ -81,7 +81,7 @@ SCHEMAS: dict[str, dict] = {
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN,
         ),
         # qa/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
