@@ -162,3 +162,11 @@ def test_a_proviso_letting_a_longer_period_stand_sets_the_longest_agreed():
     assert numbers(30, 30) == []
     assert numbers(30, 20) == ["20年"]
     assert numbers(15, 15) == ["15年"]
+
+
+def test_unless_and_not_all_are_not_conditions_the_option_adds():
+    law = "建物の賃借人に不利な特約は、無効とする。"
+    assert "condition" in align("建物の賃借人に不利な特約は、すべて無効とする", [sentence(law)], WORDS).kinds
+    assert "condition" not in align("建物の賃借人に不利な特約がすべて無効になるわけではない", [sentence(law)], WORDS).kinds
+    assert "condition" not in align("強行規定に反しない限り、建物の賃借人に不利な特約は無効とする", [sentence(law)],
+                                    WORDS).kinds
