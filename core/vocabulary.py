@@ -78,7 +78,7 @@ SCHEMAS: dict[str, dict] = {
             kanji=TEXT, counters=PATTERN, percent=PATTERN, decimal_point=TEXT, months=PATTERN, month=TEXT,
             number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT,
             months_in={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
-            negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN,
+            negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/choice.py: delegations to orders, and how a law defines a term.
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS),

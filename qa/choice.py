@@ -16,8 +16,9 @@
    states no number; the longest agreed period where a proviso lets a longer
    one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
    (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
-   quoted (a 「label」 the article does not write), term (a word the article
-   does not say, or one ending like its word: 財務大臣 for 内閣総理大臣), reworded
+   quoted (a 「label」 the article does not write), actor (a person or body the
+   article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
+   article does not say, or one ending like its word), reworded
    (a word starting as the article's: 居住目的 for 居住の用), moved (words from
    another provision of the article), excluded (the option applies the provision
    to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number).
@@ -58,7 +59,7 @@ from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
 CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
-                  "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
+                  "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _VOID_AGREEMENT = re.compile(_STATUTES["choices"]["void_agreement"])

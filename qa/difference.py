@@ -38,6 +38,7 @@ _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _DETERMINERS = re.compile(_WORDS["determiners"])
 _SENTENCE_END = vocabulary("statutes")["sentence_end"]
 _LONGER = re.compile(_WORDS["longer"])
+_ACTOR = re.compile(_WORDS["actors"])
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
@@ -78,7 +79,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # number, negation, swap, opposite, condition, quoted, excluded, term, reworded, moved
+    kind: str  # number, negation, swap, opposite, condition, quoted, excluded, actor, term, reworded, moved
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -177,6 +178,10 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     # another thing of its kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
     reworded = [w for w in missing if w[:2] in squeezed_article]
     new = [w for w in missing if w not in reworded]
+    actors = [w for w in new if _ACTOR.search(w)]  # a person or body the article does not name: another actor
+    if actors:
+        found.append(Change("actor", _WORDS["list"].join(actors[:4]), ""))
+    new = [w for w in new if w not in actors]
     if new:
         found.append(Change("term", _WORDS["list"].join(new[:4]), ""))
     if reworded:
