@@ -134,12 +134,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     found += _number_changes(squeeze(option), sentence)
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
-    replaced = _replaced(squeeze(option), law_text)
+    replaced, added = _edits(squeeze(option), law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
         found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
     else:  # both negate somewhere (していないが…): a negation the option adds where the law says (almost) nothing
-        local = next(((o, w) for o, w in replaced + _added(squeeze(option), law_text)
+        local = next(((o, w) for o, w in replaced + added
                       if len(w) <= _ADDED_SPAN and _count(change_words["negation"], _unframed(o, change_words)) and
                       not _count(change_words["negation"], _unframed(w, change_words))), None)
         if local:
@@ -194,10 +194,14 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     return found
 
 
-def _replaced(option: str, law: str) -> list[tuple[str, str]]:
-    """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
-    matcher = SequenceMatcher(None, option, law, autojunk=False)
-    return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+def _edits(option: str, law: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Where the option says something else than the law it is aligned with, (option's, law's), and the words it
+    adds inside the law's window where the law says nothing, (option's, "")."""
+    ops = SequenceMatcher(None, option, law, autojunk=False).get_opcodes()
+    replaced = [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    added = [(option[i1:i2], "") for tag, i1, i2, _, _ in ops
+             if tag == "delete" and 0 < i1 and i2 < len(option)]  # not past the ends of the law's window
+    return replaced, added
 
 
 def _number_changes(option: str, sentence: Sentence) -> list[Change]:
@@ -217,22 +221,15 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
                                   for tag, text in over)
         (facts if fact else stated).extend(_numbers(match.group(0)))
     longer = _LONGER.search(comparable(sentence.text))
+    own = _numbers(comparable(sentence.text))
     out: dict[str, Change] = {}
     for value, unit, shown in stated:
         allowed = {(v, w) for v, u, w in law_numbers if u == unit}
-        own = [(v, w) for v, u, w in _numbers(comparable(sentence.text)) if u == unit]
-        if longer and own:  # only the longest of the law's and the agreed periods stands
-            allowed = {max(own + [(v, w) for v, u, w in facts if u == unit])}
+        if longer and any(u == unit for _, u, _ in own):  # only the longest of the law's and the agreed periods
+            allowed = {max((v, w) for v, u, w in list(own) + facts if u == unit)}
         if allowed and value not in {v for v, _ in allowed}:
             out.setdefault(shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed}))))
     return list(out.values())
-
-
-def _added(option: str, law: str) -> list[tuple[str, str]]:
-    """The words the option adds inside the law's window, where the law says nothing: (option's, "")."""
-    matcher = SequenceMatcher(None, option, law, autojunk=False)
-    return [(option[i1:i2], "") for tag, i1, i2, _, _ in matcher.get_opcodes()
-            if tag == "delete" and 0 < i1 and i2 < len(option)]  # not past the ends of the law's window
 
 
 def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
