@@ -78,10 +78,10 @@ SCHEMAS: dict[str, dict] = {
             kanji=TEXT, counters=PATTERN, percent=PATTERN, decimal_point=TEXT, months=PATTERN, month=TEXT,
             number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT,
             months_in={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
-            negated=TEXT, not_negated=TEXT, list=TEXT,
+            negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(

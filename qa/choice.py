@@ -12,9 +12,19 @@
    laws or cites several articles, the full path runs. `route` says which.
 3. Each option is aligned with its closest sentence (qa/difference.py) and
    what it changes is classified: number (periods in years and months on one
-   scale), negation, swap (two terms exchanged), opposite (前 for 後), condition,
-   quoted (a 「label」 the article does not write), term, moved (words from
-   another provision of the article). Options that are
+   scale; not the facts of the option's case, stated where the law sentence
+   states no number; the longest agreed period where a proviso lets a longer
+   one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
+   (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
+   quoted (a 「label」 the article does not write), actor (a person or body the
+   article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
+   article does not say, or one ending like its word), reworded
+   (a word starting as the article's: 居住目的 for 居住の用), moved (words from
+   another provision of the article), excluded (the option applies the provision
+   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number).
+   An option saying an agreement is void (…という特約は無効) is right when what
+   the agreement says departs from a provision that another one protects from
+   contrary agreements (…の規定に反する特約で…不利なものは、無効とする). Options that are
    bare terms (管理医療機器) are instead judged by how much of the question the
    provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
@@ -48,10 +58,14 @@ from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35, "condition": 0.25,
-                  "term": 0.12, "moved": 0.1}
+CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
+                  "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
+_VOID_AGREEMENT = re.compile(_STATUTES["choices"]["void_agreement"])
+_VOIDS = _STATUTES["choices"]["voids"]
+# a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
+SUBSTANTIVE = 0.25
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
@@ -138,6 +152,14 @@ class ArticleFinder:
             if marker in article.text:
                 text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
                 return Sentence(article.doc_id, article.name, text, comparable(article.text))
+        return None
+
+    def voiding(self, doc_id: str, key: str) -> Article | None:
+        """The law's provision voiding agreements contrary to article `key` (第三十四条…の規定に反する特約…無効)."""
+        for article in self.search(" ".join(_VOIDS), (doc_id,), self.settings.definition_search):
+            if all(w in article.text for w in _VOIDS) and \
+                    any(r.key == key for r in self.laws.references(article.text, doc_id)):
+                return article
         return None
 
     def _article(self, chunk, score: float, cited: bool = False) -> Article:
@@ -256,11 +278,35 @@ class ChoiceAnswerer:
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
         out = []
         for letter, text in options.items():
+            void = self._judge_void(letter, text, sentences, articles)
+            if void is not None:
+                out.append(void)
+                continue
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
                               sentences, self.laws.rules.change)
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
+
+    def _judge_void(self, letter: str, text: str, sentences: list[Sentence], articles: list[Article]) -> Judged | None:
+        """An option saying an agreement is void (…という特約は無効): right when what the agreement says departs
+        from a provision that another provision protects from contrary agreements (借地借家法第三十七条).
+
+        None when the option says no such thing, or the agreement keeps to the law, or no provision voids it:
+        the option is then judged as any other.
+        """
+        void = _VOID_AGREEMENT.search(self.laws.without_citations(text, self.settings.citation_option))
+        if void is None:
+            return None
+        agreed = align(void.group(1), sentences, self.laws.rules.change)
+        if agreed.sentence is None or not any(CHANGE_WEIGHTS[c.kind] >= SUBSTANTIVE for c in agreed.changes):
+            return None
+        source = next((a for a in articles if a.name == agreed.sentence.label), None)
+        voiding = source and self.finder.voiding(source.doc_id, article_key(source.label))
+        if not voiding:
+            return None
+        sentence = Sentence(voiding.doc_id, voiding.name, voiding.text, comparable(voiding.text))
+        return Judged(letter, text, Alignment(sentence, agreed.similarity, ()), agreed.similarity, voiding)
 
     def _judge_terms(self, question: str, options: dict[str, str], articles: list[Article]) -> list[Judged]:
         """Options that are bare terms (管理医療機器): how much of the question each term's definition says.

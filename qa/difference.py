@@ -35,6 +35,12 @@ _MONTHS_IN: dict[str, int] = _WORDS["months_in"]  # periods: years and months ar
 _DROP = re.compile(_WORDS["dropped"])
 _SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+_DETERMINERS = re.compile(_WORDS["determiners"])
+_SENTENCE_END = vocabulary("statutes")["sentence_end"]
+_LONGER = re.compile(_WORDS["longer"])
+_ACTOR = re.compile(_WORDS["actors"])
+_EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
+_ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 
 
 def comparable(text: str) -> str:
@@ -73,7 +79,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "number" | "negation" | "swap" | "opposite" | "condition" | "quoted" | "term" | "moved"
+    kind: str  # number, negation, swap, opposite, condition, quoted, excluded, actor, term, reworded, moved
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -125,17 +131,19 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     found: list[Change] = []
     said, article = comparable(option), sentence.article
     law_text = window(squeeze(option), squeeze(sentence.text))
-    law_numbers = _numbers(article)
-    for value, unit, shown in sorted(_numbers(said)):
-        same_unit = {(v, w) for v, u, w in law_numbers if u == unit}
-        if same_unit and value not in {v for v, _ in same_unit}:
-            found.append(Change("number", shown, _WORDS["list"].join(sorted({w for _, w in same_unit}))))
+    found += _number_changes(squeeze(option), sentence)
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
+    replaced, added = _edits(squeeze(option), law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
         found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
-    replaced = _replaced(squeeze(option), law_text)
+    else:  # both negate somewhere (していないが…): a negation the option adds where the law says (almost) nothing
+        local = next(((o, w) for o, w in replaced + added
+                      if len(w) <= _ADDED_SPAN and _count(change_words["negation"], _unframed(o, change_words)) and
+                      not _count(change_words["negation"], _unframed(w, change_words))), None)
+        if local:
+            found.append(Change("negation", local[0], local[1]))
     for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
     for said_part, law_part in replaced:
@@ -146,27 +154,82 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         match = pattern.search(said)
         if match and not pattern.search(article):
             found.append(Change("condition", match.group(0), ""))
+    if "condition" not in {c.kind for c in found}:
+        unlimited = [m.group(0) for p in change_words.get("limited", ()) for m in p.finditer(said)
+                     if not _limited(m.group(1), comparable(sentence.text), change_words.get("limits", ()))]
+        if unlimited:
+            found.append(Change("condition", unlimited[0], ""))
     for pattern in change_words.get("quoted", ()):
         unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
         if unquoted:
             found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
+    # what the aligned provision takes out (申請者（Xを除く。）) named by the option, and not taken out there too
+    # (Xを除く, X以外 right after it)
+    for pattern in change_words.get("excluded", ()):
+        taken_out = [squeeze(m.group(1)) for m in pattern.finditer(sentence.text)]
+        applied = [w for w in taken_out if w in law_text and w in squeeze(option) and not
+                   _count(change_words["negation"], squeeze(option).split(w, 1)[1][:_EXCLUSION_MARK])]
+        if applied:
+            found.append(Change("excluded", applied[0], ""))
     squeezed_article = _DROP.sub("", article)
-    missing = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said))) if not _covered(w, squeezed_article)]
-    if missing:
-        found.append(Change("term", _WORDS["list"].join(missing[:4]), ""))
+    words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in _CONTENT.findall(_DROP.sub("", said))))
+    missing = [w for w in words if not _covered(w, squeezed_article)]
+    # a word that starts as the article's does rewords it (居住目的 for 居住の用); one that only ends like one names
+    # another thing of its kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
+    reworded = [w for w in missing if w[:2] in squeezed_article]
+    new = [w for w in missing if w not in reworded]
+    actors = [w for w in new if _ACTOR.search(w)]  # a person or body the article does not name: another actor
+    if actors:
+        found.append(Change("actor", _WORDS["list"].join(actors[:4]), ""))
+    new = [w for w in new if w not in actors]
+    if new:
+        found.append(Change("term", _WORDS["list"].join(new[:4]), ""))
+    if reworded:
+        found.append(Change("reworded", _WORDS["list"].join(reworded[:4]), ""))
     # words the article says, but in another provision: an option that joins two items' halves
     squeezed_sentence = squeeze(sentence.text)
-    moved = [w for w in dict.fromkeys(_CONTENT.findall(_DROP.sub("", said)))
-             if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
+    moved = [w for w in words if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
     if moved:
         found.append(Change("moved", _WORDS["list"].join(moved[:4]), ""))
     return found
 
 
-def _replaced(option: str, law: str) -> list[tuple[str, str]]:
-    """The spans where the option says something else than the law it is aligned with: (option's, law's)."""
-    matcher = SequenceMatcher(None, option, law, autojunk=False)
-    return [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag == "replace"]
+def _edits(option: str, law: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Where the option says something else than the law it is aligned with, (option's, law's), and the words it
+    adds inside the law's window where the law says nothing, (option's, "")."""
+    ops = SequenceMatcher(None, option, law, autojunk=False).get_opcodes()
+    replaced = [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
+    added = [(option[i1:i2], "") for tag, i1, i2, _, _ in ops
+             if tag == "delete" and 0 < i1 and i2 < len(option)]  # not past the ends of the law's window
+    return replaced, added
+
+
+def _number_changes(option: str, sentence: Sentence) -> list[Change]:
+    """The option's numbers that the law does not set: each is compared with the article's numbers of its unit,
+    except the facts of the option's case (残存期間10年の借地権), stated where the law sentence states no number.
+
+    A sentence that lets a longer period stand (ただし、当事者がこれより長い期間を定めたときは、その期間による)
+    sets the longest of its own period and the periods the case agrees.
+    """
+    law = squeeze(sentence.text)
+    law_numbers = _numbers(sentence.article)
+    ops = SequenceMatcher(None, option, law, autojunk=False).get_opcodes() if _NUMBER_UNIT.search(law) else []
+    stated, facts = [], []
+    for match in _NUMBER_UNIT.finditer(option):
+        over = [(tag, law[j1:j2]) for tag, i1, i2, j1, j2 in ops if i1 < match.end() and match.start() < i2]
+        fact = bool(over) and all(tag == "delete" or (tag == "replace" and not re.search(r"\d", text))
+                                  for tag, text in over)
+        (facts if fact else stated).extend(_numbers(match.group(0)))
+    longer = _LONGER.search(comparable(sentence.text))
+    own = _numbers(comparable(sentence.text))
+    out: dict[str, Change] = {}
+    for value, unit, shown in stated:
+        allowed = {(v, w) for v, u, w in law_numbers if u == unit}
+        if longer and any(u == unit for _, u, _ in own):  # only the longest of the law's and the agreed periods
+            allowed = {max((v, w) for v, u, w in list(own) + facts if u == unit)}
+        if allowed and value not in {v for v, _ in allowed}:
+            out.setdefault(shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed}))))
+    return list(out.values())
 
 
 def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
@@ -192,18 +255,33 @@ def _unframed(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> str
     return text
 
 
+def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
+    """Whether the law (`comparable` text) limits the word: a limit right after it (取締役等に限る), or a bracket
+    after it whose words end in one (株券等（…ものに限る。）, brackets nested inside skipped)."""
+    for start in (m.end() for m in re.finditer(re.escape(word), text)):
+        rest = text[start:]
+        if any(p.match(rest) for p in limits):
+            return True
+        if rest.startswith("("):
+            depth, end = 0, 0
+            for end, char in enumerate(rest):
+                depth += (char == "(") - (char == ")")
+                if depth == 0:
+                    break
+            inside = rest[1:end].rstrip(_SENTENCE_END)
+            if any(m.end() == len(inside) for p in limits for m in p.finditer(inside)):
+                return True
+    return False
+
+
 def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:
     return sum(len(p.findall(text)) for p in patterns)
 
 
 def _covered(word: str, text: str) -> bool:
-    """A word is borne out when it, or each half of it (compounds split differently), is in the text."""
-    if word in text:
-        return True
-    if len(word) >= 4:
-        half = len(word) // 2
-        return word[:half] in text and word[half:] in text
-    return False
+    """A word is borne out when it, or both parts of it split somewhere (compounds split differently), are in
+    the text."""
+    return word in text or any(word[:i] in text and word[i:] in text for i in range(2, len(word) - 1))
 
 
 def _numbers(text: str) -> set[tuple[float, str, str]]:

@@ -42,7 +42,8 @@ LAWS_SCHEMA = {
         "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
                    "properties": {**{name: {"type": "array", "minItems": 1,
                                             "items": {"type": "string", "minLength": 1}}
-                                     for name in ("negation", "condition", "frame", "quoted")},
+                                     for name in ("negation", "condition", "frame", "quoted", "excluded", "limited",
+                                                  "limits")},
                                   "opposites": {"type": "array", "items": {
                                       "type": "array", "minItems": 2, "maxItems": 2,
                                       "items": {"type": "string", "minLength": 1}}}}},
@@ -127,7 +128,7 @@ class LawBook:
 
     laws: dict[str, LawRecord]  # doc_id -> record
     rules: LawRules
-    names: dict[str, str] = field(default_factory=dict)  # written name -> doc_id
+    names: dict[str, str] = field(default_factory=dict)  # written name -> doc_id ("" for a law the corpus lacks)
     _pattern: re.Pattern | None = None
 
     @classmethod
@@ -140,8 +141,12 @@ class LawBook:
             for short in law.abbreviations:
                 names.setdefault(_fold(short), doc_id)
         for short, title in rules.abbreviations.items():
-            if _fold(title) in by_title:
-                names.setdefault(_fold(short), by_title[_fold(title)])
+            # a law the corpus lacks is still a name: the article numbers in and after it are not another law's
+            # (金融商品取引法第二条に規定する定義に関する内閣府令第十六条 is not 金融商品取引法 第二条, 第十六条)
+            names.setdefault(_fold(short), by_title.get(_fold(title), ""))
+            names.setdefault(_fold(title), by_title.get(_fold(title), ""))
+        # references are read with Arabic article numbers: names that write one are found in that form too
+        names.update({arabic_articles(n): d for n, d in names.items() if arabic_articles(n) not in names})
         book.names = names
         if names:
             alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
@@ -155,7 +160,7 @@ class LawBook:
         """Document ids of the laws a text names, in order, each once (longest names win)."""
         text = _fold(text)
         found = [self.names[m.group(0)] for m in self._pattern.finditer(text)] if self._pattern else []
-        return list(dict.fromkeys(found))
+        return [d for d in dict.fromkeys(found) if d]
 
     def references(self, text: str, default: str = "") -> list[Reference]:
         """Article references in `text`; a bare one belongs to the law last named before it (or `default`)."""
@@ -165,6 +170,8 @@ class LawBook:
         out: list[Reference] = []
         last: Reference | None = None
         for match in _REF.finditer(text):
+            if any(start <= match.start() < end for start, end, _ in names):
+                continue  # part of a law's name
             before = [n for n in names if n[1] <= match.start()]
             doc_id = before[-1][2] if before else default
             if match.group("rel"):

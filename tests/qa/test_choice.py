@@ -80,23 +80,37 @@ def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_othe
     assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
 
 
-def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared_data, tmp_path):
+def _answer_over_the_lease_act(shared_data, tmp_path, question: Question):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    # one real law, linked (not copied) so ingestion reads it from ../shared/data
+    # one real law (借地借家法), linked (not copied) so ingestion reads it from ../shared/data
     (corpus / "403AC0000000090.md").symlink_to(shared_data / "lawqa_jp" / "corpus" / "403AC0000000090.md")
     settings = IndexSettings(tmp_path / "index")
     ingest(corpus, settings, workers=1)
     index = open_text_index(settings)
     try:
         answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
-        question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
-            ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
-            ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
-        answer = answerer.run(question)
+        return answerer.run(question)
     finally:
         index.close()
+
+
+def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared_data, tmp_path):
+    question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
+        ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
+        ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
+    answer = _answer_over_the_lease_act(shared_data, tmp_path, question)
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
+
+
+def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, tmp_path):
+    question = Question("t", "建物の転借人の保護について、正しいものを教えてください。", choices=(
+        ("a", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
+              "当然に終了する"),
+        ("b", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
+              "当然に終了するという特約は無効である")))
+    answer = _answer_over_the_lease_act(shared_data, tmp_path, question)
+    assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
 
 
 def test_an_item_is_read_with_its_paragraph_s_lead():

@@ -49,3 +49,13 @@ def test_a_question_for_a_value_names_the_value_and_how_a_provision_states_it():
     assert rules.stated_values["期間"].search("6月とする") and not rules.stated_values["期間"].search("五億円")
     assert rules.stated_values["割合"].search("3分の1以上") and rules.stated_values["割合"].search("4.5/100")
     assert rules.asks_value.search("期限を延長することができる旨を記載した条文") is None
+
+
+def test_article_numbers_inside_a_law_s_name_and_after_a_law_the_corpus_lacks_are_not_another_law_s():
+    book = LawBook.load({**REGISTER, "fiea": LawRecord("金融商品取引法"),
+                         "named": LawRecord("架空取引法第二条に規定する定義に関する内閣府令")})
+    refs = book.references("架空取引法第2条に規定する定義に関する内閣府令第十六条第一項")
+    assert [(r.doc_id, r.key, r.paragraph) for r in refs] == [("named", "16", 1)]
+    # 定義府令 (rules/laws.yaml) is not in this register: neither 第二条 nor 第十六条 is 金融商品取引法's
+    assert book.references("金融商品取引法第二条に規定する定義に関する内閣府令第十六条第一項第八号") == []
+    assert book.laws_named("金融商品取引法第二条に規定する定義に関する内閣府令") == []
