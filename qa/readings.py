@@ -55,15 +55,6 @@ def kana_key(kana: str) -> str:
     return _LONG.sub("", "".join(out))
 
 
-@lru_cache(maxsize=65536)
-def _reading_keys(reading: str) -> tuple[str, str]:
-    """A reading's loose romanisation, whole and without vowels: foreign names in katakana add vowels
-    (アンドリュー for Andrew), but their consonants still agree. Kept, since a question weighs the names of
-    every officer in a table against one member."""
-    read = kana_key(reading)
-    return read, _VOWELS.sub("", read)
-
-
 def _latin_key(word: str) -> str:
     text = word.lower()
     for pattern, repl in _HEPBURN:
@@ -93,11 +84,13 @@ def spelled_key(words: tuple[str, ...]) -> tuple[str, ...]:
     return ("".join(_latin_key(w) for w in words),) if words else ()
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=65536)  # a question weighs every officer's name in a table against one member
 def name_likeness(keys: tuple[str, ...], reading: str) -> float:
     """How well a printed name's katakana reading fits a member's name keys (0..1)."""
     if not keys or not reading:
         return 0.0
-    read, bare = _reading_keys(reading)
+    read = kana_key(reading)
+    # Foreign names in katakana add vowels (アンドリュー for Andrew): their consonants still agree.
+    bare = _VOWELS.sub("", read)
     return max(max(fuzz.ratio(key, read), CONSONANTS_WEIGHT * fuzz.ratio(_VOWELS.sub("", key), bare))
                for key in keys) / 100
