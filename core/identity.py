@@ -37,7 +37,8 @@ from core.vocabulary import vocabulary
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
-PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal"}
+PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal",
+                 "approved_month"}
 _COMPANY_GROUPS = {"company", "short_name", "code"}
 
 _PATTERN = {
@@ -251,6 +252,11 @@ class IdentityFinder:
         if second is not None:
             year = max(year, second)
         end_year = _year_number(groups.get("end_year"), groups.get("era") or rule.era, None, self.rules.eras)
+        if groups.get("approved_month"):  # approved or reviewed within a quarter of the period's end
+            ended = (int(groups["approved_month"]) - 1) // 3
+            if ended == 0:
+                return _Period(year - 1, 4, f"{year - 1}FY")
+            return _Period(year, ended, f"{year}Q{ended}") if ended <= 3 else None
         if groups.get("quarter"):
             quarter = int(groups["quarter"])
             return _Period(year, quarter, f"{year}Q{quarter}") if 1 <= quarter <= 4 else None
@@ -320,6 +326,8 @@ def _year_number(written: str | None, era: str, era_year: str | None, eras: dict
     number = cjk_number(written)
     if number is None:
         return None
+    if not 1900 <= number <= 2100 and len(written) == 4 and written.isdigit():
+        number = int(written[1:])  # a year run into the number before it (…174,121111年): its last three digits
     if number < 200:  # a bare short year in a Chinese report counts from 民國 (rules/documents.yaml eras)
         base = eras.get(era) if era else eras.get(_NUMBERS["bare_era"])
         if base is None:
