@@ -7,10 +7,10 @@ index is committed, in two steps, each weaker than a name read from the document
    name at least SPELLING_RATIO times as many documents write is read as that name (the finding keeps
    what the page wrote, and the name as `read_as`);
 2. mentions: the document's text names a register company by its core name (聯華電子 of
-   聯華電子股份有限公司) or by a short name its own reports use for it before 公司 or 集團
-   (中鋼公司, 台積公司, 國巨集團: the characters stand in order in the core name, from its
-   first); compared in Simplified characters, as OCR often reads them. The company named
-   most often wins (confidence `register_confidence`).
+   聯華電子股份有限公司) or by a short name that its own reports write and no other company's
+   do (中鋼, 台積, 智邦: the characters stand in order in the core name, from its first);
+   compared in Simplified characters, as OCR often reads them. The company named most often
+   wins (confidence `register_confidence`).
 
 Nothing is guessed from text that only reads like another company's reports: voting by the most similar
 documents was wrong more often than right on note excerpts (a company with few documents in the corpus
@@ -21,7 +21,6 @@ loses its excerpts to one whose reports share the auditor's wording), and a wron
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 
 from core.folding import fold, opencc
@@ -29,11 +28,9 @@ from core.identity import IdentityBook, IdentityRules
 from search.backend import SearchQuery, TextIndex
 
 DOCUMENT_CHUNKS = 2000  # chunks read from a document to count the names in it
-SHORT_NAME_USES = 2  # a short name counts once a company's own reports use it this often
+SHORT_NAME_USES = 2  # a short name counts once this many of a company's own reports write it (all, when fewer)
 SPELLING_RATIO = 2  # a name is read as a one-character-apart name that this many times more documents write
 ATTRIBUTED = ("register:", "similar text:")  # how this module's findings start (similar text: an earlier version's)
-# What follows a company's short name when a report names it (中鋼公司, 台化集團), folded to Simplified.
-_NAMED = re.compile("公司|集团")
 
 
 def attribute_companies(book: IdentityBook, index: TextIndex, rules: IdentityRules) -> dict[str, int]:
@@ -91,45 +88,39 @@ def _folded_text(index: TextIndex, doc_id: str) -> str:
 
 
 def _short_names(book: IdentityBook, index: TextIndex, register: dict[str, str]) -> dict[str, set[str]]:
-    """Company -> the short names its own reports (named on their pages) give it before 公司 or 集團."""
-    uses: dict[str, Counter] = defaultdict(Counter)
+    """Company -> its short names: two or three characters standing in order in its core name from the
+    first (中鋼 of 中國鋼鐵, 智邦 of 智邦科技) that its own reports (named on their pages) write and no other
+    company's reports do (中華 of 中華電信 is in every report's 中華民國)."""
+    t2s = opencc("t2s")
+    candidates = {company: _abbreviations(t2s.convert(core)) for company, core in register.items()}
+    reports: Counter = Counter()
+    writers: dict[str, Counter] = defaultdict(Counter)  # short name -> company -> its reports that write it
     for doc_id, row in book.documents.items():
-        core = register.get(row.get("company", ""))
-        if not core:
+        company = row.get("company", "")
+        if company not in register:
             continue
-        core = opencc("t2s").convert(core)
+        reports[company] += 1
         text = _folded_text(index, doc_id)
-        for match in _NAMED.finditer(text):
-            for size in (2, 3):
-                candidate = text[max(0, match.start() - size): match.start()]
-                if len(candidate) == size and candidate != core[:size] and _in_order(candidate, core):
-                    uses[row["company"]][candidate] += 1
-    owners = Counter(name for used in uses.values() for name, n in used.items() if n >= SHORT_NAME_USES)
-    return {company: {name for name, n in used.items() if n >= SHORT_NAME_USES and owners[name] == 1}
-            for company, used in uses.items()}
+        for short in {s for shorts in candidates.values() for s in shorts if s in text}:
+            writers[short][company] += 1
+    return {company: {s for s in shorts if set(writers[s]) == {company}
+                      and writers[s][company] >= min(SHORT_NAME_USES, reports[company])}
+            for company, shorts in candidates.items()}
 
 
-def _in_order(short: str, core: str) -> bool:
-    """Whether the characters of `short` stand in order in `core`, starting with its first (中鋼 in 中國鋼鐵)."""
-    if not short or short[0] != core[0]:
-        return False
-    at = 1
-    for char in short[1:]:
-        at = core.find(char, at) + 1
-        if not at:
-            return False
-    return True
+def _abbreviations(core: str) -> set[str]:
+    """The two- and three-character names whose characters stand in order in `core`, from its first."""
+    rest = core[1:]
+    return ({core[0] + a for a in rest} | {core[0] + rest[i] + b for i in range(len(rest)) for b in rest[i + 1:]}) - {core}
 
 
 def _names(register: dict[str, str], short_names: dict[str, set[str]]) -> dict[str, dict[str, str]]:
-    """Company -> what names it in folded text (its core name, each short name before 公司 or 集團) -> as shown."""
+    """Company -> what names it in folded Simplified text (its core name, its short names) -> as shown."""
     to_traditional = opencc("s2t")
     out = {}
     for company, core in register.items():
         named = {opencc("t2s").convert(core): core}
-        for short in sorted(short_names.get(company, ())):
-            for word in ("公司", "集团"):
-                named[short + word] = to_traditional.convert(short + word)
+        named.update({short: to_traditional.convert(short) for short in sorted(short_names.get(company, ()))})
         out[company] = named
     return out
 

@@ -15,10 +15,11 @@ UMC = "聯華電子股份有限公司"
 SHIPPING = "合併公司透過新加坡商星展銀行開立保證信用狀，因新造船舶及貨櫃租賃需求向金融機構申請中長期貸款額度。"
 FOUNDRY = "合併公司之晶圓代工產能與十二吋晶圓廠擴建計畫，設備採購承諾及矽智財授權合約。"
 CSC = "中國鋼鐵股份有限公司"
+CHT = "中華電信股份有限公司"
 DOCUMENTS = {
     "finance/1": (EVERGREEN, SHIPPING + "船舶租賃"),
     "finance/2": (EVERGREEN, SHIPPING + "貨櫃"),
-    "finance/3": (UMC, FOUNDRY),
+    "finance/3": (UMC, FOUNDRY + "依中華民國法令設立"),
     "finance/4": (UMC, FOUNDRY + "晶圓"),
     "finance/5": ("", "關係人交易：聯華電子投資之子公司與本公司間之晶圓銷貨。"),  # names the company by its core name
     "finance/6": ("", SHIPPING),  # names no company, only reads like the shipping reports
@@ -28,6 +29,9 @@ DOCUMENTS = {
     "finance/10": ("", "海運部門－包括中運公司；鋼鐵部門－包括中鋼公司、中龍公司。"),  # the short name its reports use
     "finance/11": ("", "联华电子股份有限公司及子公司合并现金流量表"),  # a scanned page read in Simplified characters
     "finance/12": ("聯莽電子股份有限公司", FOUNDRY),  # a scanned title misread by one character
+    "finance/13": (CHT, "中華電信之行動通信業務"),
+    "finance/14": (CHT, "中華電信之固網業務"),
+    "finance/15": ("", "本公司依中華民國法令設立"),  # 中華 of 中華電信: other companies' reports write it too
 }
 
 
@@ -58,14 +62,15 @@ def test_a_short_name_the_companys_own_reports_use_names_it(setup):
     book, index = setup
     attribute_companies(book, index, IdentityRules.load())
     assert book.get("finance/10")["company"] == CSC
-    assert book.get("finance/10")["findings"]["company"]["source"] == "register: its text names 中鋼公司 1x"
+    assert book.get("finance/10")["findings"]["company"]["source"] == "register: its text names 中鋼 1x"
 
 
 def test_a_document_that_only_reads_like_others_stays_unknown(setup):
     book, index = setup
     counts = attribute_companies(book, index, IdentityRules.load())
     assert book.get("finance/6")["company"] == "" and book.get("finance/7")["company"] == ""
-    assert counts["unknown"] == 2
+    assert book.get("finance/15")["company"] == ""
+    assert counts["unknown"] == 3
 
 
 def test_a_name_misread_by_one_character_is_read_as_the_name_more_documents_write(setup):
