@@ -21,15 +21,18 @@ loses its excerpts to one whose reports share the auditor's wording), and a wron
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 
 from core.folding import fold, opencc
-from core.identity import IdentityBook, IdentityRules
+from core.identity import LEGAL_SUFFIXES, IdentityBook, IdentityRules
 from search.backend import SearchQuery, TextIndex
 
 DOCUMENT_CHUNKS = 2000  # chunks read from a document to count the names in it
 SHORT_NAME_USES = 2  # a short name counts once this many of a company's own reports write it (all, when fewer)
 SPELLING_RATIO = 2  # a name is read as a one-character-apart name that this many times more documents write
+# A legal form after a name, in folded Simplified text ((股)公司 folds to 股公司).
+_LEGAL_FORM = "|".join(re.escape(opencc("t2s").convert(s)) for s in (*LEGAL_SUFFIXES, "股公司"))
 ATTRIBUTED = ("register:", "similar text:")  # how this module's findings start (similar text: an earlier version's)
 
 
@@ -126,7 +129,11 @@ def _names(register: dict[str, str], short_names: dict[str, set[str]]) -> dict[s
 
 
 def _mentions(text: str, names: dict[str, dict[str, str]]) -> dict[str, Counter]:
-    """Company -> how often the text writes each of its names (as shown)."""
+    """Company -> how often the text writes each of its names (as shown), leaving out names written with
+    their legal form: the notes call their own company 本公司 and name another party in full
+    (本公司對聯發科技股份有限公司提起告訴: no mention of 聯發科)."""
+    full = "|".join(re.escape(name) for named in names.values() for name in named)
+    text = re.sub(f"(?:{full})(?:{_LEGAL_FORM})", "\n", text) if full else text
     out = {}
     for company, named in names.items():
         used = Counter({shown: text.count(name) for name, shown in named.items() if name in text})

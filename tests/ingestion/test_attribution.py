@@ -32,6 +32,7 @@ DOCUMENTS = {
     "finance/13": (CHT, "中華電信之行動通信業務"),
     "finance/14": (CHT, "中華電信之固網業務"),
     "finance/15": ("", "本公司依中華民國法令設立"),  # 中華 of 中華電信: other companies' reports write it too
+    "finance/16": ("", "本公司對聯華電子股份有限公司提起告訴"),  # another party, named in full
 }
 
 
@@ -65,12 +66,12 @@ def test_a_short_name_the_companys_own_reports_use_names_it(setup):
     assert book.get("finance/10")["findings"]["company"]["source"] == "register: its text names 中鋼 1x"
 
 
-def test_a_document_that_only_reads_like_others_stays_unknown(setup):
+def test_a_document_that_only_reads_like_others_or_names_another_party_stays_unknown(setup):
     book, index = setup
     counts = attribute_companies(book, index, IdentityRules.load())
     assert book.get("finance/6")["company"] == "" and book.get("finance/7")["company"] == ""
-    assert book.get("finance/15")["company"] == ""
-    assert counts["unknown"] == 3
+    assert book.get("finance/15")["company"] == "" and book.get("finance/16")["company"] == ""
+    assert counts["unknown"] == 4
 
 
 def test_a_name_misread_by_one_character_is_read_as_the_name_more_documents_write(setup):
