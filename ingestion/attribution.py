@@ -130,10 +130,10 @@ def _names(register: dict[str, str], short_names: dict[str, set[str]]) -> dict[s
 
 def _mentions(text: str, names: dict[str, dict[str, str]]) -> dict[str, Counter]:
     """Company -> how often the text writes each of its names (as shown), leaving out names written with
-    their legal form: the notes call their own company 本公司 and name another party in full
-    (本公司對聯發科技股份有限公司提起告訴: no mention of 聯發科)."""
+    their legal form outside a title (…股份有限公司及子公司): the notes call their own company 本公司 and
+    name another party in full (本公司對聯發科技股份有限公司提起告訴: no mention of 聯發科)."""
     full = "|".join(re.escape(name) for named in names.values() for name in named)
-    text = re.sub(f"(?:{full})(?:{_LEGAL_FORM})", "\n", text) if full else text
+    text = re.sub(f"(?:{full})(?:{_LEGAL_FORM})(?!及其?子公司)", "\n", text) if full else text  # not a title
     out = {}
     for company, named in names.items():
         used = Counter({shown: text.count(name) for name, shown in named.items() if name in text})
