@@ -38,7 +38,7 @@ from core.vocabulary import vocabulary
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
 PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal",
-                 "approved_month"}
+                 "approved_month", "previous"}
 _COMPANY_GROUPS = {"company", "short_name", "code"}
 
 _PATTERN = {
@@ -252,6 +252,8 @@ class IdentityFinder:
         if second is not None:
             year = max(year, second)
         end_year = _year_number(groups.get("end_year"), groups.get("era") or rule.era, None, self.rules.eras)
+        if groups.get("previous"):  # the last annual report, referred to by an interim one of the year after
+            return _Period(year + 1, 0, str(year + 1))
         if groups.get("approved_month"):  # approved or reviewed within a quarter of the period's end
             ended = (int(groups["approved_month"]) - 1) // 3
             if ended == 0:

@@ -182,3 +182,8 @@ def test_a_report_referred_to_and_a_contracts_end_are_not_the_period(finder):
 
 def test_a_year_run_into_the_number_before_it_is_read_from_its_last_digits(finder):
     assert finder.find(["$ 293,104 $ 174,121111年1月1日至3月31日110年1月1日至3月31日"]).period == "2022Q1"
+
+
+def test_the_annual_report_an_interim_one_refers_to_gives_the_year_after(finder):
+    identity = finder.find(["本期無重大變動，請參閱民國 111 年度財務報表附註十二。"])
+    assert (identity.year, identity.quarter, identity.period) == (2023, 0, "2023")
