@@ -45,6 +45,7 @@ _PATTERN = {
     "type": "object",
     "properties": {"pattern": {"type": "string", "minLength": 1}, "confidence": {"type": "number"},
                    "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"},
+                   "next_line": {"type": "string", "minLength": 1},
                    "date": {"type": "boolean"}},
     "required": ["pattern", "confidence"],
     "additionalProperties": False,
@@ -107,7 +108,13 @@ class _Rule:
     confidence: float
     era: str = ""
     top_lines: int = 0  # > 0: only within the first `top_lines` lines of a page
+    next_line: re.Pattern | None = None  # only when the line after matches this (a title's second line)
     date: bool = False  # a period-end date (column head, balance date), chosen as the module docstring says
+
+    def applies(self, lines: list[str], position: int) -> bool:
+        if self.top_lines and position >= self.top_lines:
+            return False
+        return self.next_line is None or (position + 1 < len(lines) and bool(self.next_line.search(lines[position + 1])))
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,7 @@ class IdentityRules:
             for i, item in enumerate(section[name]):
                 try:
                     regex = re.compile(item["pattern"])
+                    next_line = re.compile(item["next_line"]) if item.get("next_line") else None
                 except re.error as exc:
                     raise rule_file.error(f"bad regex: {exc}", "identity", name, i, "pattern") from None
                 unknown = set(regex.groupindex) - allowed
@@ -145,7 +153,7 @@ class IdentityRules:
                 if era and era not in eras:
                     raise rule_file.error(f"era {era!r} is not listed under eras", "identity", name, i, "era")
                 out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0)),
-                                 bool(item.get("date", False))))
+                                 date=bool(item.get("date", False)), next_line=next_line))
             return tuple(out)
 
         kinds = {k: tuple(v) for k, v in section["kinds"].items()}
@@ -197,7 +205,7 @@ class IdentityFinder:
             for position, line in enumerate(lines):
                 where = f"p{number}: {line[:80]}"
                 for rule in self.rules.company:
-                    if rule.top_lines and position >= rule.top_lines:
+                    if not rule.applies(lines, position):
                         continue
                     for match in rule.regex.finditer(line):
                         groups = {k: v.strip() for k, v in match.groupdict().items() if v and v.strip()}
@@ -208,7 +216,7 @@ class IdentityFinder:
                         if "short_name" in groups:
                             short_names[groups["short_name"]].append(Finding(groups["short_name"], rule.confidence, where))
                 for rule in self.rules.period:
-                    if rule.top_lines and position >= rule.top_lines:
+                    if not rule.applies(lines, position):
                         continue
                     for match in rule.regex.finditer(line):
                         period = self._period(match, rule)
@@ -279,7 +287,9 @@ class IdentityFinder:
             return _Period(year, 4, f"{year}FY")
         if start == 1 and end == 6:
             return _Period(year, 2, f"{year}H1")
-        quarter = (end + 2) // 3
+        if end % 3:
+            return None  # a quarter ends with its third month (1月1日至8月31日 is a scanned 3月31日)
+        quarter = end // 3
         return _Period(year, quarter, f"{year}Q{quarter}")
 
     @staticmethod

@@ -187,3 +187,14 @@ def test_a_year_run_into_the_number_before_it_is_read_from_its_last_digits(finde
 def test_the_annual_report_an_interim_one_refers_to_gives_the_year_after(finder):
     identity = finder.find(["本期無重大變動，請參閱民國 111 年度財務報表附註十二。"])
     assert (identity.year, identity.quarter, identity.period) == (2023, 0, "2023")
+
+
+def test_a_title_the_text_layer_put_mid_page_names_the_company_and_related_party_rows_do_not(finder):
+    title = "\n".join(["股本保留盈餘其他權益項目"] * 10 + ["聯華電子股份有限公司及子公司", "合併權益變動表", "民國112年及111年1月1日至9月30日"])
+    assert finder.find([title]).company == "聯華電子股份有限公司"
+    rows = "關係人名稱與本集團之關係\n樺漢科技股份有限公司及其子公司 〃\n天鈺科技股份有限公司及其子公司註1\n河南中富康數顯有限公司關聯企業"
+    assert finder.find([rows]).company == ""
+
+
+def test_a_range_that_ends_in_no_quarter_end_is_no_period(finder):
+    assert finder.find(["暨民國111年及110年1月1日至8月31日之合併綜合損益表"]).period == ""
