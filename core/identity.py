@@ -114,7 +114,8 @@ class _Rule:
     def applies(self, lines: list[str], position: int) -> bool:
         if self.top_lines and position >= self.top_lines:
             return False
-        return self.next_line is None or (position + 1 < len(lines) and bool(self.next_line.search(lines[position + 1])))
+        following = lines[position + 1] if position + 1 < len(lines) else ""
+        return self.next_line is None or bool(following and self.next_line.search(following))
 
 
 @dataclass(frozen=True)

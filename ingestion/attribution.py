@@ -26,13 +26,17 @@ from collections import Counter, defaultdict
 
 from core.folding import fold, opencc
 from core.identity import LEGAL_SUFFIXES, IdentityBook, IdentityRules
+from core.vocabulary import vocabulary
 from search.backend import SearchQuery, TextIndex
 
 DOCUMENT_CHUNKS = 2000  # chunks read from a document to count the names in it
 SHORT_NAME_USES = 2  # a short name counts once this many of a company's own reports write it (all, when fewer)
 SPELLING_RATIO = 2  # a name is read as a one-character-apart name that this many times more documents write
-# A legal form after a name, in folded Simplified text ((股)公司 folds to 股公司).
-_LEGAL_FORM = "|".join(re.escape(opencc("t2s").convert(s)) for s in (*LEGAL_SUFFIXES, "股公司"))
+_WORDS = vocabulary("companies")  # rules/companies.yaml
+# A legal form after a name, and a title's group suffix, in folded Simplified text ((股)公司 folds to 股公司).
+_LEGAL_FORM = "|".join(re.escape(opencc("t2s").convert(fold(suffix)))
+                       for suffix in (*LEGAL_SUFFIXES, *_WORDS["abbreviated_suffixes"]))
+_GROUP = opencc("t2s").convert(_WORDS["group_suffix"])
 ATTRIBUTED = ("register:", "similar text:")  # how this module's findings start (similar text: an earlier version's)
 
 
@@ -114,7 +118,8 @@ def _short_names(book: IdentityBook, index: TextIndex, register: dict[str, str])
 def _abbreviations(core: str) -> set[str]:
     """The two- and three-character names whose characters stand in order in `core`, from its first."""
     rest = core[1:]
-    return ({core[0] + a for a in rest} | {core[0] + rest[i] + b for i in range(len(rest)) for b in rest[i + 1:]}) - {core}
+    pairs = {core[0] + rest[i] + b for i in range(len(rest)) for b in rest[i + 1:]}
+    return ({core[0] + a for a in rest} | pairs) - {core}
 
 
 def _names(register: dict[str, str], short_names: dict[str, set[str]]) -> dict[str, dict[str, str]]:
@@ -133,7 +138,7 @@ def _mentions(text: str, names: dict[str, dict[str, str]]) -> dict[str, Counter]
     their legal form outside a title (…股份有限公司及子公司): the notes call their own company 本公司 and
     name another party in full (本公司對聯發科技股份有限公司提起告訴: no mention of 聯發科)."""
     full = "|".join(re.escape(name) for named in names.values() for name in named)
-    text = re.sub(f"(?:{full})(?:{_LEGAL_FORM})(?!及其?子公司)", "\n", text) if full else text  # not a title
+    text = re.sub(f"(?:{full})(?:{_LEGAL_FORM})(?!{_GROUP})", "\n", text) if full else text  # not a title
     out = {}
     for company, named in names.items():
         used = Counter({shown: text.count(name) for name, shown in named.items() if name in text})

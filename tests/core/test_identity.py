@@ -198,3 +198,8 @@ def test_a_title_the_text_layer_put_mid_page_names_the_company_and_related_party
 
 def test_a_range_that_ends_in_no_quarter_end_is_no_period(finder):
     assert finder.find(["暨民國111年及110年1月1日至8月31日之合併綜合損益表"]).period == ""
+
+
+def test_column_heads_split_by_the_text_layer_give_no_earlier_range(finder):
+    page = "111年7月1日110年7月1日111年1月1日110年1月1日至9月30日至9月30日\n關係人名稱111年9月30日110年12月31日110年9月30日"
+    assert finder.find([page]).period == "2022Q3"
