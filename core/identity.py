@@ -37,13 +37,15 @@ from core.vocabulary import vocabulary
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
-PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal"}
+PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal",
+                 "approved_month", "previous"}
 _COMPANY_GROUPS = {"company", "short_name", "code"}
 
 _PATTERN = {
     "type": "object",
     "properties": {"pattern": {"type": "string", "minLength": 1}, "confidence": {"type": "number"},
                    "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"},
+                   "next_line": {"type": "string", "minLength": 1},
                    "date": {"type": "boolean"}},
     "required": ["pattern", "confidence"],
     "additionalProperties": False,
@@ -106,7 +108,14 @@ class _Rule:
     confidence: float
     era: str = ""
     top_lines: int = 0  # > 0: only within the first `top_lines` lines of a page
+    next_line: re.Pattern | None = None  # only when the line after matches this (a title's second line)
     date: bool = False  # a period-end date (column head, balance date), chosen as the module docstring says
+
+    def applies(self, lines: list[str], position: int) -> bool:
+        if self.top_lines and position >= self.top_lines:
+            return False
+        following = lines[position + 1] if position + 1 < len(lines) else ""
+        return self.next_line is None or bool(following and self.next_line.search(following))
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,7 @@ class IdentityRules:
             for i, item in enumerate(section[name]):
                 try:
                     regex = re.compile(item["pattern"])
+                    next_line = re.compile(item["next_line"]) if item.get("next_line") else None
                 except re.error as exc:
                     raise rule_file.error(f"bad regex: {exc}", "identity", name, i, "pattern") from None
                 unknown = set(regex.groupindex) - allowed
@@ -144,7 +154,7 @@ class IdentityRules:
                 if era and era not in eras:
                     raise rule_file.error(f"era {era!r} is not listed under eras", "identity", name, i, "era")
                 out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0)),
-                                 bool(item.get("date", False))))
+                                 date=bool(item.get("date", False)), next_line=next_line))
             return tuple(out)
 
         kinds = {k: tuple(v) for k, v in section["kinds"].items()}
@@ -196,7 +206,7 @@ class IdentityFinder:
             for position, line in enumerate(lines):
                 where = f"p{number}: {line[:80]}"
                 for rule in self.rules.company:
-                    if rule.top_lines and position >= rule.top_lines:
+                    if not rule.applies(lines, position):
                         continue
                     for match in rule.regex.finditer(line):
                         groups = {k: v.strip() for k, v in match.groupdict().items() if v and v.strip()}
@@ -207,7 +217,7 @@ class IdentityFinder:
                         if "short_name" in groups:
                             short_names[groups["short_name"]].append(Finding(groups["short_name"], rule.confidence, where))
                 for rule in self.rules.period:
-                    if rule.top_lines and position >= rule.top_lines:
+                    if not rule.applies(lines, position):
                         continue
                     for match in rule.regex.finditer(line):
                         period = self._period(match, rule)
@@ -251,6 +261,13 @@ class IdentityFinder:
         if second is not None:
             year = max(year, second)
         end_year = _year_number(groups.get("end_year"), groups.get("era") or rule.era, None, self.rules.eras)
+        if groups.get("previous"):  # the last annual report, referred to by an interim one of the year after
+            return _Period(year + 1, 0, str(year + 1))
+        if groups.get("approved_month"):  # approved or reviewed within a quarter of the period's end
+            ended = (int(groups["approved_month"]) - 1) // 3
+            if ended == 0:
+                return _Period(year - 1, 4, f"{year - 1}FY")
+            return _Period(year, ended, f"{year}Q{ended}") if ended <= 3 else None
         if groups.get("quarter"):
             quarter = int(groups["quarter"])
             return _Period(year, quarter, f"{year}Q{quarter}") if 1 <= quarter <= 4 else None
@@ -271,7 +288,9 @@ class IdentityFinder:
             return _Period(year, 4, f"{year}FY")
         if start == 1 and end == 6:
             return _Period(year, 2, f"{year}H1")
-        quarter = (end + 2) // 3
+        if end % 3:
+            return None  # a quarter ends with its third month (1月1日至8月31日 is a scanned 3月31日)
+        quarter = end // 3
         return _Period(year, quarter, f"{year}Q{quarter}")
 
     @staticmethod
@@ -320,6 +339,8 @@ def _year_number(written: str | None, era: str, era_year: str | None, eras: dict
     number = cjk_number(written)
     if number is None:
         return None
+    if not 1900 <= number <= 2100 and len(written) == 4 and written.isdigit():
+        number = int(written[1:])  # a year run into the number before it (…174,121111年): its last three digits
     if number < 200:  # a bare short year in a Chinese report counts from 民國 (rules/documents.yaml eras)
         base = eras.get(era) if era else eras.get(_NUMBERS["bare_era"])
         if base is None:

@@ -142,3 +142,64 @@ def test_a_year_from_the_cover_is_a_weak_finding_and_one_from_the_file_name_a_su
 def test_a_short_name_is_what_the_text_defines_never_this_company(finder):
     assert finder.find(["統一企業股份有限公司(以下簡稱「統一」)"]).short_name == "統一"
     assert finder.find(["台達電子工業股份有限公司 (以下簡稱「 本公司」)於中華民國設立"]).short_name == ""
+
+
+def test_a_holding_without_a_legal_form_and_the_auditors_addressee_name_the_company(finder):
+    title = finder.find(["- 4 -\n亞 德 客 國 際 集 團 及 其 子公司\n合 併 資 產 負 債 表\n民國 112 年 3 月 31 日"])
+    assert (title.company, title.period) == ("亞德客國際集團", "2023Q1")
+    scanned = finder.find(["Deloitte 勤業眾信聯合會計師事務所 會計師核閱報告國巨股份有,限公司”公鑒:前言國巨股份有限公司"
+                           "及其子公司 (國巨集團) 民國 111 年及 110年9月30日之合併資產負債表"])
+    assert scanned.company == "國巨股份有限公司" and scanned.findings["company"].source.startswith("p1: Deloitte")
+    ocr = finder.find(["(111)財審報字第 22002217 號鴻海精密工業股份有限公司”公鑒:"])
+    assert ocr.company == "鴻海精密工業股份有限公司"
+    for line in ("非衍生金融負債剩餘合約到期分析係依本公司及子公司", "本公司及子公司"):
+        assert finder.find([line]).company == ""
+
+
+def test_a_company_name_alone_in_a_table_names_no_document(finder):
+    page = "序號\n鴻海精密\n亞太電信股份有限公司\n112年1月1日至3月31日"  # a cell of a table of subsidiaries
+    assert finder.find([page]).company == ""
+
+
+def test_column_heads_of_months_and_dotted_dates_name_the_quarter(finder):
+    assert finder.find(["112年7至9月 111年7至9月\n淨利(損)"]).period == "2023Q3"
+    assert finder.find(["金融資產 112.09.30 111.12.31 111.09.30"]).period == "2023Q3"
+
+
+def test_the_date_a_report_was_approved_or_reviewed_names_the_quarter_before(finder):
+    approved = finder.find(["本 合併 財 務報 告已 於 112 年 10 月 30 日經 母公 司董 事會 通 過後 發布。"])
+    assert approved.period == "2023Q3" and approved.findings["period"].confidence == 0.7
+    assert finder.find(["(請參閱勤業眾信聯合會計師事務所民國 111 年 4 月 28 日核閱報告)"]).period == "2022Q1"
+    assert finder.find(["(請參閱會計師民國 112 年 3 月 10 日查核報告)"]).period == "2022FY"
+
+
+def test_a_report_referred_to_and_a_contracts_end_are_not_the_period(finder):
+    page = ("本合併財務報告所採用之會計政策與民國111年度合併財務報告相同\n"
+            "合約有效期間自民國 110 年 3 月 1 日至民 國 113 年 12 月 31 日，截至 民國 112 年 9 月 30 日前述款項")
+    identity = finder.find([page])
+    assert identity.period == "2023Q3" and identity.findings["period"].source.startswith("p1: 合約有效期間")
+
+
+def test_a_year_run_into_the_number_before_it_is_read_from_its_last_digits(finder):
+    assert finder.find(["$ 293,104 $ 174,121111年1月1日至3月31日110年1月1日至3月31日"]).period == "2022Q1"
+
+
+def test_the_annual_report_an_interim_one_refers_to_gives_the_year_after(finder):
+    identity = finder.find(["本期無重大變動，請參閱民國 111 年度財務報表附註十二。"])
+    assert (identity.year, identity.quarter, identity.period) == (2023, 0, "2023")
+
+
+def test_a_title_the_text_layer_put_mid_page_names_the_company_and_related_party_rows_do_not(finder):
+    title = "\n".join(["股本保留盈餘其他權益項目"] * 10 + ["聯華電子股份有限公司及子公司", "合併權益變動表", "民國112年及111年1月1日至9月30日"])
+    assert finder.find([title]).company == "聯華電子股份有限公司"
+    rows = "關係人名稱與本集團之關係\n樺漢科技股份有限公司及其子公司 〃\n天鈺科技股份有限公司及其子公司註1\n河南中富康數顯有限公司關聯企業"
+    assert finder.find([rows]).company == ""
+
+
+def test_a_range_that_ends_in_no_quarter_end_is_no_period(finder):
+    assert finder.find(["暨民國111年及110年1月1日至8月31日之合併綜合損益表"]).period == ""
+
+
+def test_column_heads_split_by_the_text_layer_give_no_earlier_range(finder):
+    page = "111年7月1日110年7月1日111年1月1日110年1月1日至9月30日至9月30日\n關係人名稱111年9月30日110年12月31日110年9月30日"
+    assert finder.find([page]).period == "2022Q3"

@@ -1,4 +1,4 @@
-"""Companies for documents whose pages name none: by name mentions, else by the most similar documents."""
+"""Companies for documents whose pages name none: by the names their text uses, never by text that only reads alike."""
 from __future__ import annotations
 
 import pytest
@@ -14,14 +14,25 @@ EVERGREEN = "長榮海運股份有限公司"
 UMC = "聯華電子股份有限公司"
 SHIPPING = "合併公司透過新加坡商星展銀行開立保證信用狀，因新造船舶及貨櫃租賃需求向金融機構申請中長期貸款額度。"
 FOUNDRY = "合併公司之晶圓代工產能與十二吋晶圓廠擴建計畫，設備採購承諾及矽智財授權合約。"
+CSC = "中國鋼鐵股份有限公司"
+CHT = "中華電信股份有限公司"
 DOCUMENTS = {
     "finance/1": (EVERGREEN, SHIPPING + "船舶租賃"),
     "finance/2": (EVERGREEN, SHIPPING + "貨櫃"),
-    "finance/3": (UMC, FOUNDRY),
+    "finance/3": (UMC, FOUNDRY + "依中華民國法令設立"),
     "finance/4": (UMC, FOUNDRY + "晶圓"),
     "finance/5": ("", "關係人交易：聯華電子投資之子公司與本公司間之晶圓銷貨。"),  # names the company by its core name
-    "finance/6": ("", SHIPPING),  # names no company, reads like the shipping reports
+    "finance/6": ("", SHIPPING),  # names no company, only reads like the shipping reports
     "finance/7": ("", "本頁空白之外別無他物。"),
+    "finance/8": (CSC, "鋼鐵部門－包括中鋼公司、中龍公司，從事鋼鐵製品之製造。"),
+    "finance/9": (CSC, "中鋼公司之子公司中鴻公司；中鋼公司提供背書保證。"),
+    "finance/10": ("", "海運部門－包括中運公司；鋼鐵部門－包括中鋼公司、中龍公司。"),  # the short name its reports use
+    "finance/11": ("", "联华电子股份有限公司及子公司合并现金流量表"),  # a scanned page read in Simplified characters
+    "finance/12": ("聯莽電子股份有限公司", FOUNDRY),  # a scanned title misread by one character
+    "finance/13": (CHT, "中華電信之行動通信業務"),
+    "finance/14": (CHT, "中華電信之固網業務"),
+    "finance/15": ("", "本公司依中華民國法令設立"),  # 中華 of 中華電信: other companies' reports write it too
+    "finance/16": ("", "本公司對聯華電子股份有限公司提起告訴"),  # another party, named in full
 }
 
 
@@ -42,23 +53,43 @@ def test_a_document_naming_a_register_company_by_its_core_name_gets_it(setup):
     book, index = setup
     counts = attribute_companies(book, index, IdentityRules.load())
     row = book.get("finance/5")
-    assert row["company"] == UMC and row["findings"]["company"]["source"].startswith("register: its text names 聯華電子")
+    assert row["company"] == UMC and row["findings"]["company"]["source"] == "register: its text names 聯華電子 1x"
     assert row["findings"]["company"]["confidence"] == IdentityRules.load().register_confidence
-    assert counts["mentions"] == 1
+    assert book.get("finance/11")["company"] == UMC
+    assert counts["mentions"] == 3
 
 
-def test_a_document_naming_none_gets_the_company_of_the_most_similar_documents_with_low_confidence(setup):
+def test_a_short_name_the_companys_own_reports_use_names_it(setup):
+    book, index = setup
+    attribute_companies(book, index, IdentityRules.load())
+    assert book.get("finance/10")["company"] == CSC
+    assert book.get("finance/10")["findings"]["company"]["source"] == "register: its text names 中鋼 1x"
+
+
+def test_a_document_that_only_reads_like_others_or_names_another_party_stays_unknown(setup):
     book, index = setup
     counts = attribute_companies(book, index, IdentityRules.load())
-    row = book.get("finance/6")
-    assert row["company"] == EVERGREEN and row["findings"]["company"]["source"].startswith("similar text:")
-    assert row["findings"]["company"]["confidence"] <= 0.5
-    assert book.get("finance/7")["company"] == "" and counts["unknown"] == 1
+    assert book.get("finance/6")["company"] == "" and book.get("finance/7")["company"] == ""
+    assert book.get("finance/15")["company"] == "" and book.get("finance/16")["company"] == ""
+    assert counts["unknown"] == 4
+
+
+def test_a_name_misread_by_one_character_is_read_as_the_name_more_documents_write(setup):
+    book, index = setup
+    counts = attribute_companies(book, index, IdentityRules.load())
+    row = book.get("finance/12")
+    assert row["company"] == UMC and row["findings"]["company"]["value"] == "聯莽電子股份有限公司"
+    assert counts["spelling"] == 1
+    attribute_companies(book, index, IdentityRules.load())  # again: read from what the page wrote, not twice
+    assert book.get("finance/12")["findings"]["company"] == {"value": "聯莽電子股份有限公司", "confidence": 0.9,
+                                                             "source": "p1: title", "read_as": UMC}
 
 
 def test_attribution_is_redone_from_scratch_each_run(setup):
     book, index = setup
     attribute_companies(book, index, IdentityRules.load())
-    book.documents["finance/1"]["company"] = book.documents["finance/2"]["company"] = ""  # the register loses Evergreen
+    for doc_id in ("finance/3", "finance/4", "finance/12"):  # the register loses UMC
+        book.documents[doc_id]["company"] = ""
+        book.documents[doc_id]["findings"] = {}
     attribute_companies(book, index, IdentityRules.load())
-    assert book.get("finance/6")["company"] != EVERGREEN
+    assert book.get("finance/5")["company"] != UMC
