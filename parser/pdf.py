@@ -35,6 +35,7 @@ from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 from parser.tables import centre_inside, find_pdf_tables, merge_continued
 from parser.unruled import find_unruled_tables
@@ -100,7 +101,7 @@ class PdfParser:
             doc.pages = len(page_list)
             for index, page in enumerate(page_list):
                 try:
-                    pages.append(self._read_page(path, page, index + 1, doc, reference))
+                    pages.append(self._read_page(path, fast_chars(page), index + 1, doc, reference))
                 except Exception as exc:  # one broken page must not lose the rest of the document
                     doc.warnings.append(f"page {index + 1}: unreadable ({_reason(exc)})")
                     pages.append(_Page(index + 1))
