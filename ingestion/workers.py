@@ -146,13 +146,13 @@ def check_file(source: Source, settings: ParseSettings = ParseSettings()) -> str
             tail = fh.read()
         if b"%PDF-" in head and b"%%EOF" not in tail:
             return "truncated PDF: the end of the file (%%EOF) is missing; download or copy it again"
-        pages = _page_count(source.path)
+        pages = page_count(source.path)
         if pages > settings.max_pages:
             return f"{pages} pages, over the limit of {settings.max_pages} pages per file (--max-pages)"
     return ""
 
 
-def _page_count(path: Path) -> int:
+def page_count(path: Path) -> int:
     """The PDF's page count from its page tree (pypdfium2, cheap); 0 when it cannot be read (the parser says why)."""
     import pypdfium2
 
