@@ -192,7 +192,8 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
     if not (meta.company and meta.year and meta.language):
         first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
         meta = finder.complete(meta, "\n".join(first))
-    found = identity.find(document_pages(path, document.chunks, identity.rules.pages))
+    found = identity.find(document_pages(path, document.chunks, identity.rules.pages, document.page_texts))
+    document.page_texts = []  # read here only: not sent back to the main process
     fixed = finder.fixed(meta.doc_id)
     meta = with_identity(meta, found, fixed)
     document.identity = findings_of(meta, found, fixed)

@@ -107,6 +107,7 @@ class PdfParser:
                     pages.append(_Page(index + 1))
                 finally:
                     page.close()
+            doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
         _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:
             _join_wrapped(page)
@@ -254,6 +255,7 @@ class _PdfiumText:
     def __init__(self, path: Path):
         self.path = path
         self._document = None
+        self.texts: dict[int, str] = {}  # by page index, the pages read so far
 
     def __enter__(self) -> "_PdfiumText":
         return self
@@ -270,7 +272,8 @@ class _PdfiumText:
             page = self._document[index]
             textpage = page.get_textpage()
             try:
-                return textpage.get_text_range()
+                self.texts[index] = textpage.get_text_range()
+                return self.texts[index]
             finally:
                 textpage.close()
                 page.close()

@@ -142,3 +142,17 @@ def test_a_year_from_the_cover_is_a_weak_finding_and_one_from_the_file_name_a_su
 def test_a_short_name_is_what_the_text_defines_never_this_company(finder):
     assert finder.find(["統一企業股份有限公司(以下簡稱「統一」)"]).short_name == "統一"
     assert finder.find(["台達電子工業股份有限公司 (以下簡稱「 本公司」)於中華民國設立"]).short_name == ""
+
+
+def test_page_texts_the_pdf_parser_read_are_reused_not_read_again(shared_data):
+    from core.identity import pdf_page_texts
+    from core.records import DocumentMeta
+    from parser.pdf import parse_pdf
+    from parser.settings import ParseSettings
+
+    path = shared_data / "aicup" / "reference" / "finance" / "22.pdf"
+    document = parse_pdf(path, DocumentMeta("finance/22"), ParseSettings(ocr=False))
+    assert document.page_texts and None not in document.page_texts
+    assert pdf_page_texts(path, 50, document.page_texts) == pdf_page_texts(path, 50)
+    given = ["given", *[None] * (len(document.page_texts) - 1)]
+    assert pdf_page_texts(path, 50, given) == ["given", *pdf_page_texts(path, 50)[1:]]
