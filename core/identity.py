@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -358,8 +359,13 @@ def core_name(company: str) -> str:
     return ""
 
 
-def pdf_page_texts(path: Path, limit: int) -> list[str]:
-    """The text layer of each page (pdfium, with running headers kept), at most `limit` pages; [] if unreadable."""
+def pdf_page_texts(path: Path, limit: int, known: Sequence[str | None] = ()) -> list[str]:
+    """The text layer of each page (pdfium, with running headers kept), at most `limit` pages; [] if unreadable.
+
+    `known` holds the texts the parser already read with pdfium (None where it did not): only the others are read.
+    """
+    if len(known) >= limit and all(text is not None for text in known[:limit]):
+        return list(known[:limit])
     import pypdfium2
 
     try:
@@ -369,6 +375,9 @@ def pdf_page_texts(path: Path, limit: int) -> list[str]:
     try:
         pages = []
         for index in range(min(len(document), limit)):
+            if index < len(known) and known[index] is not None:
+                pages.append(known[index])
+                continue
             page = document[index]
             textpage = page.get_textpage()
             pages.append(textpage.get_text_range())
@@ -379,15 +388,15 @@ def pdf_page_texts(path: Path, limit: int) -> list[str]:
         document.close()
 
 
-def document_pages(path: Path, chunks, limit: int) -> list[str]:
+def document_pages(path: Path, chunks, limit: int, known: Sequence[str | None] = ()) -> list[str]:
     """A parsed document's text page by page, for identity: a PDF's own text layer (running headers
-    and footers included, which the chunks leave out), with the chunks' text (OCR) on pages without
-    one; other documents as their chunks' text."""
+    and footers included, which the chunks leave out; `known`: the pages' texts the parser read), with
+    the chunks' text (OCR) on pages without one; other documents as their chunks' text."""
     by_page: dict[int, list[str]] = defaultdict(list)
     for chunk in chunks:
         if chunk.kind != "section":  # a section repeats its text chunks
             by_page[chunk.page_start].append(chunk.text)
-    pages = pdf_page_texts(path, limit) if path.suffix.lower() == ".pdf" else []
+    pages = pdf_page_texts(path, limit, known) if path.suffix.lower() == ".pdf" else []
     if not pages:
         return ["\n".join(by_page[number]) for number in sorted(by_page)][:limit]
     return [text if len(text.strip()) >= 20 else "\n".join(by_page.get(number, []))

@@ -122,6 +122,9 @@ class ParsedDocument:
     rejected: list[str] = field(default_factory=list)  # rows left out of a facts workbook: "file:row: reason"
     law: LawRecord | None = None  # statutes: the law's title and number for the register
     identity: dict = field(default_factory=dict)  # per identity field: value, confidence, source line
+    # pdfium's text of each PDF page the parser read it for (None: not read), reused for identity;
+    # emptied before the document leaves its worker
+    page_texts: list[str | None] = field(default_factory=list, repr=False)
 
 
 @dataclass

@@ -46,7 +46,7 @@ from core.manifest import Manifest, atomic_write_text, file_sha256
 from core.records import FileReport
 from core.rulefile import RULES_DIR
 from ingestion.sources import Source, find_sources
-from ingestion.workers import PARSE_RULES, Outcome, ParserPool
+from ingestion.workers import PARSE_RULES, Outcome, ParserPool, page_count
 from ingestion.writer import BatchWriter, Job, check_index_dir, failed_report, open_manifest_mirror, verify_stores
 from parser.metadata import MetadataFinder
 from parser.settings import ParseSettings
@@ -276,6 +276,7 @@ class Ingester:
             else:
                 todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns))
 
+        todo = _longest_first(todo)
         workers = min(self.options.workers, len(todo))
         with ExitStack() as stack:
             # the pool forks before the index opens its writer threads
@@ -337,6 +338,21 @@ class Ingester:
 
 
 
+
+
+PAGE_BYTES = 2048  # a file other than a PDF counts as one page per this many bytes, when jobs are ordered
+
+
+def _longest_first(todo: list[Job]) -> list[Job]:
+    """The jobs with the most pages first (a PDF's from its page tree, cheap; other files by size).
+
+    The pool then ends on short files: no worker idles while another parses a
+    long report alone, and the last batch the main process writes is small.
+    """
+    def pages(job: Job) -> float:
+        return page_count(job.source.path) if job.source.kind == "pdf" else job.size / PAGE_BYTES
+
+    return sorted(todo, key=pages, reverse=True)
 
 
 def _settings_fingerprint(parse: ParseSettings) -> str:

@@ -146,13 +146,13 @@ def check_file(source: Source, settings: ParseSettings = ParseSettings()) -> str
             tail = fh.read()
         if b"%PDF-" in head and b"%%EOF" not in tail:
             return "truncated PDF: the end of the file (%%EOF) is missing; download or copy it again"
-        pages = _page_count(source.path)
+        pages = page_count(source.path)
         if pages > settings.max_pages:
             return f"{pages} pages, over the limit of {settings.max_pages} pages per file (--max-pages)"
     return ""
 
 
-def _page_count(path: Path) -> int:
+def page_count(path: Path) -> int:
     """The PDF's page count from its page tree (pypdfium2, cheap); 0 when it cannot be read (the parser says why)."""
     import pypdfium2
 
@@ -192,7 +192,8 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
     if not (meta.company and meta.year and meta.language):
         first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
         meta = finder.complete(meta, "\n".join(first))
-    found = identity.find(document_pages(path, document.chunks, identity.rules.pages))
+    found = identity.find(document_pages(path, document.chunks, identity.rules.pages, document.page_texts))
+    document.page_texts = []  # read here only: not sent back to the main process
     fixed = finder.fixed(meta.doc_id)
     meta = with_identity(meta, found, fixed)
     document.identity = findings_of(meta, found, fixed)
@@ -266,7 +267,7 @@ class ParserPool:
                 running[self._pool.submit(_work, source)] = source
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             crashed = False
-            for future in done:
+            for future in [f for f in running if f in done]:  # those done together, in the order they were given
                 source = running.pop(future)
                 try:
                     outcome = future.result()

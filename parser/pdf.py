@@ -35,6 +35,7 @@ from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 from parser.tables import centre_inside, find_pdf_tables, merge_continued
 from parser.unruled import find_unruled_tables
@@ -100,12 +101,13 @@ class PdfParser:
             doc.pages = len(page_list)
             for index, page in enumerate(page_list):
                 try:
-                    pages.append(self._read_page(path, page, index + 1, doc, reference))
+                    pages.append(self._read_page(path, fast_chars(page), index + 1, doc, reference))
                 except Exception as exc:  # one broken page must not lose the rest of the document
                     doc.warnings.append(f"page {index + 1}: unreadable ({_reason(exc)})")
                     pages.append(_Page(index + 1))
                 finally:
                     page.close()
+            doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
         _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:
             _join_wrapped(page)
@@ -253,6 +255,7 @@ class _PdfiumText:
     def __init__(self, path: Path):
         self.path = path
         self._document = None
+        self.texts: dict[int, str] = {}  # by page index, the pages read so far
 
     def __enter__(self) -> "_PdfiumText":
         return self
@@ -269,7 +272,8 @@ class _PdfiumText:
             page = self._document[index]
             textpage = page.get_textpage()
             try:
-                return textpage.get_text_range()
+                self.texts[index] = textpage.get_text_range()
+                return self.texts[index]
             finally:
                 textpage.close()
                 page.close()

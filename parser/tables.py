@@ -19,10 +19,12 @@ Layout facts `merge_continued` needs travel in `Table.frame.attrs`:
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
 import pandas as pd
+from pdfplumber.utils import chars_to_textmap, crop_to_bbox, extract_text
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
@@ -292,7 +294,7 @@ def _pdf_grid(plumber_table) -> list[list[GridCell]] | None:
     tops = sorted({round(c[1], 1) for c in cells})
     if len(xs) < 2 or len(tops) < 2:
         return None
-    texts = plumber_table.extract()
+    texts = _cell_texts(plumber_table)
     grid: list[list[GridCell | None]] = [[None] * len(xs) for _ in tops]
     origins: list[list[tuple[int, tuple, int]]] = [[] for _ in tops]  # per row: cells starting there
     block_end = list(range(len(tops)))  # rows a merged cell ties together form one block
@@ -329,6 +331,33 @@ def _pdf_grid(plumber_table) -> list[list[GridCell]] | None:
     return out
 
 
+def _cell_texts(plumber_table) -> list[list[str | None]]:
+    """`plumber_table.extract()`: each cell's text from the characters whose centre lies in it, in page order.
+
+    pdfplumber tests every character of the page against every row of the
+    table; here a row takes the characters of its band from a list sorted by
+    their vertical centre, with the same half-open bounds.
+    """
+    chars = plumber_table.page.chars
+    middles = sorted(((c["top"] + c["bottom"]) / 2, i) for i, c in enumerate(chars))
+    keys = [middle for middle, _ in middles]
+    texts = []
+    for row in plumber_table.rows:
+        x0, top, x1, bottom = row.bbox
+        band = sorted(i for _, i in middles[bisect.bisect_left(keys, top):bisect.bisect_left(keys, bottom)])
+        row_chars = [chars[i] for i in band if x0 <= (chars[i]["x0"] + chars[i]["x1"]) / 2 < x1]
+        row_texts: list[str | None] = []
+        for cell in row.cells:
+            if cell is None:
+                row_texts.append(None)
+                continue
+            cell_chars = [c for c in row_chars if cell[0] <= (c["x0"] + c["x1"]) / 2 < cell[2]
+                          and cell[1] <= (c["top"] + c["bottom"]) / 2 < cell[3]]
+            row_texts.append(extract_text(cell_chars) if cell_chars else "")
+        texts.append(row_texts)
+    return texts
+
+
 _CODE = re.compile(r"^[0-9][0-9X]{3}$")
 
 
@@ -344,11 +373,10 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     if not origins:
         return None
     # Cells are cut from the block, not from the whole page: each crop scans only the block's characters.
-    block = page.crop((min(b[0] for _, b, _ in origins), min(b[1] for _, b, _ in origins),
-                       max(b[2] for _, b, _ in origins), max(b[3] for _, b, _ in origins)), strict=False)
+    block = cropped_chars(page.chars, (min(b[0] for _, b, _ in origins), min(b[1] for _, b, _ in origins),
+                                       max(b[2] for _, b, _ in origins), max(b[3] for _, b, _ in origins)))
     for column, bbox, colspan in origins:
-        region = block.crop(bbox, strict=False)
-        for line in region.extract_text_lines(strip=True, return_chars=False):
+        for line in text_lines(cropped_chars(block, bbox), bbox):
             if line["text"].strip():
                 placed.append((column, colspan, line))
     if not placed:
@@ -406,6 +434,25 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     return merged
 
 
+def cropped_chars(chars: list[dict], bbox: tuple) -> list[dict]:
+    """The characters of `page.crop(bbox, strict=False)`: those touching `bbox`, clipped to it.
+
+    A crop clips (copies) every object it touches, rectangles too, hundreds on
+    a statement page; lines of text need only the characters, and a cheap
+    bounds test first leaves the clipping to the few that touch the box.
+    """
+    x0, top, x1, bottom = bbox
+    return crop_to_bbox([c for c in chars if c["x1"] >= x0 and c["x0"] <= x1 and c["bottom"] >= top
+                         and c["top"] <= bottom], bbox)
+
+
+def text_lines(chars: list[dict], bbox: tuple) -> list[dict]:
+    """`extract_text_lines(strip=True, return_chars=False)` of a page cropped to `bbox`, holding `chars`."""
+    x0, top, x1, bottom = bbox
+    textmap = chars_to_textmap(chars, layout_bbox=bbox, layout_width=x1 - x0, layout_height=bottom - top)
+    return textmap.extract_text_lines(strip=True, return_chars=False)
+
+
 def centre_inside(obj: dict, bbox: tuple) -> bool:
     """A pdfplumber character or word lies in `bbox` (x0, top, x1, bottom) when its centre does."""
     x = (obj["x0"] + obj["x1"]) / 2
@@ -425,9 +472,9 @@ def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
     top = bbox[1]
     if top <= 1:
         return "", ""
-    above = page.crop((0, 0, float(page.width), top), strict=False)
+    above = (0, 0, float(page.width), top)
     lines = [(line["top"], line["bottom"], clean_cell(line["text"]))
-             for line in above.extract_text_lines(strip=True, return_chars=False)]
+             for line in text_lines(cropped_chars(page.chars, above), above)]
     lines = [line for line in lines if line[2]]
     unit = next((find_unit(text) for _, _, text in reversed(lines) if find_unit(text)), "")
     title, below = "", top

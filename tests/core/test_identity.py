@@ -203,3 +203,17 @@ def test_a_range_that_ends_in_no_quarter_end_is_no_period(finder):
 def test_column_heads_split_by_the_text_layer_give_no_earlier_range(finder):
     page = "111年7月1日110年7月1日111年1月1日110年1月1日至9月30日至9月30日\n關係人名稱111年9月30日110年12月31日110年9月30日"
     assert finder.find([page]).period == "2022Q3"
+
+
+def test_page_texts_the_pdf_parser_read_are_reused_not_read_again(shared_data):
+    from core.identity import pdf_page_texts
+    from core.records import DocumentMeta
+    from parser.pdf import parse_pdf
+    from parser.settings import ParseSettings
+
+    path = shared_data / "aicup" / "reference" / "finance" / "22.pdf"
+    document = parse_pdf(path, DocumentMeta("finance/22"), ParseSettings(ocr=False))
+    assert document.page_texts and None not in document.page_texts
+    assert pdf_page_texts(path, 50, document.page_texts) == pdf_page_texts(path, 50)
+    given = ["given", *[None] * (len(document.page_texts) - 1)]
+    assert pdf_page_texts(path, 50, given) == ["given", *pdf_page_texts(path, 50)[1:]]

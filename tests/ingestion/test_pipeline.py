@@ -653,3 +653,21 @@ def test_a_workbook_with_bad_rows_keeps_its_good_rows_reports_each_bad_one_and_e
     assert [len(f["rejected"]) for f in report["files"]] == [2]
     # read again (and reported again) on the next run, until the rows are fixed
     assert main([str(corpus), "--index", str(index), "--workers", "1"]) == 3
+
+
+def test_files_with_the_most_pages_are_parsed_first(tmp_path, caplog):
+    # A pool that ends on a long report leaves the other workers idle; pages come from the page tree.
+    from reportlab.pdfgen import canvas
+
+    corpus = tmp_path / "corpus"
+    small_pdf(corpus / "a_one_page.pdf")
+    write(corpus / "b_note.txt", "短い注記。\n")
+    pdf = canvas.Canvas(str(corpus / "c_three_pages.pdf"))
+    for number in range(3):
+        pdf.drawString(72, 720, f"Annual report page {number + 1}")
+        pdf.showPage()
+    pdf.save()
+    with caplog.at_level("INFO", logger="ingestion.pipeline"):
+        run(corpus, tmp_path / "index", workers=1)
+    parsed = [r.getMessage().split()[0] for r in caplog.records if " parsed in " in r.getMessage()]
+    assert parsed == ["c_three_pages", "a_one_page", "b_note"]

@@ -9,7 +9,17 @@ import pytest
 from core.records import DocumentMeta
 from parser.facts import table_facts
 from parser.settings import ParseSettings
-from parser.tables import GridCell, build_table, clean_cell, find_pdf_tables, merge_continued
+from parser.tables import (
+    PDF_TABLE_SETTINGS,
+    GridCell,
+    _cell_texts,
+    build_table,
+    clean_cell,
+    cropped_chars,
+    find_pdf_tables,
+    merge_continued,
+    text_lines,
+)
 
 reportlab = pytest.importorskip("reportlab", reason="reportlab (a dev dependency) draws the test PDFs")
 from reportlab.lib.pagesizes import A4  # noqa: E402
@@ -83,6 +93,22 @@ def test_boxes_around_column_headings_are_not_tables(shared_data):
 def test_page_without_ruled_table_gives_none(shared_data):
     # 435.pdf sets its balance sheet without rules: it stays running text.
     assert page_tables(shared_data, "435.pdf") == []
+
+
+def test_cell_texts_and_cropped_lines_equal_pdfplumbers(shared_data):
+    # The faster cell reading and cropping give what pdfplumber's extract() and crop() give.
+    for name in ("742.pdf", "209.pdf", "59.pdf"):
+        with pdfplumber.open(shared_data / "aicup" / "reference" / "finance" / name) as pdf:
+            page = pdf.pages[0]
+            for plumber_table in page.find_tables(PDF_TABLE_SETTINGS):
+                assert _cell_texts(plumber_table) == plumber_table.extract()
+                above, first_cell = (0, 0, float(page.width), plumber_table.bbox[1]), plumber_table.cells[0]
+                assert text_lines(cropped_chars(page.chars, above), above) == \
+                    page.crop(above, strict=False).extract_text_lines(strip=True, return_chars=False)
+                block = cropped_chars(page.chars, plumber_table.bbox)
+                assert text_lines(cropped_chars(block, first_cell), first_cell) == \
+                    page.crop(plumber_table.bbox, strict=False).crop(first_cell, strict=False).extract_text_lines(
+                        strip=True, return_chars=False)
 
 
 # ---- continued tables (drawn) ------------------------------------------------------------------
