@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -177,6 +177,19 @@ class CellQuestion:
     person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.readings)
     spoken: SpokenMember | None = None  # a member the file does not list, by its English words
 
+    @cached_property
+    def per_share(self) -> bool:
+        return is_per_share(self.label)
+
+    @cached_property
+    def us_gaap(self) -> bool:
+        return bool(_US_GAAP.search(self.label))
+
+    @cached_property
+    def later_section(self) -> bool:
+        """The context names the later section of a statement (固定負債): of two rows alike, the later one."""
+        return any(_LATER_SECTION.search(p) for p in self.context)
+
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
         parts = (self.label, *self.context)
@@ -268,7 +281,8 @@ class CellAnswerer:
         # A report that does not print the asked label may print a wording of it from the field list
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
-        printed = any(_norm(str(c.fact["field"])) == _norm(asked.label) for c in cells)
+        label = _norm(asked.label)
+        printed = any(_norm(str(c.fact["field"])) == label for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
             cells = self.candidates(asked, question.sources, wordings)
@@ -379,9 +393,9 @@ class CellAnswerer:
         statement, scope = fact["statement"], fact["scope"]
         if statement in _PRIMARY:
             parts["statement"] = 0.8
-        if is_per_share(asked.label) != is_per_share(named_row):
+        if asked.per_share != is_per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if bool(_US_GAAP.search(asked.label)) != bool(_US_GAAP.search(period)):
+        if asked.us_gaap != bool(_US_GAAP.search(period)):
             parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
             parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
@@ -403,8 +417,7 @@ class CellAnswerer:
             parts["member"] = _default_column(period)
         # Same label in both sections of a statement: the later row is the non-current one.
         row = _row_number(fact["cell_id"])
-        later = any(_LATER_SECTION.search(p) for p in asked.context)
-        cell.score = sum(parts.values()) + (row if later else -row) * 0.001
+        cell.score = sum(parts.values()) + (row if asked.later_section else -row) * 0.001
 
     # -- answer ------------------------------------------------------------------------------------
 
@@ -572,5 +585,5 @@ def _place(cell_id: str) -> tuple[str, str] | None:
 
 
 def _row_number(cell_id: str) -> int:
-    match = _ROW.search(cell_id or "")
-    return int(match.group(1)) if match else 0
+    place = _place(cell_id)
+    return int(place[1]) if place else 0
