@@ -130,11 +130,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     do not bear out."""
     found: list[Change] = []
     said, article = comparable(option), sentence.article
-    law_text = window(squeeze(option), squeeze(sentence.text))
-    found += _number_changes(squeeze(option), sentence)
+    squeezed = squeeze(option)
+    law_text = window(squeezed, squeeze(sentence.text))
+    found += _number_changes(squeezed, sentence)
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
-    replaced, added = _edits(squeeze(option), law_text)
+    replaced, added = _edits(squeezed, law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
         found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
@@ -155,8 +156,9 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         if match and not pattern.search(article):
             found.append(Change("condition", match.group(0), ""))
     if "condition" not in {c.kind for c in found}:
+        law_sentence = comparable(sentence.text)
         unlimited = [m.group(0) for p in change_words.get("limited", ()) for m in p.finditer(said)
-                     if not _limited(m.group(1), comparable(sentence.text), change_words.get("limits", ()))]
+                     if not _limited(m.group(1), law_sentence, change_words.get("limits", ()))]
         if unlimited:
             found.append(Change("condition", unlimited[0], ""))
     for pattern in change_words.get("quoted", ()):
@@ -167,8 +169,8 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     # (Xを除く, X以外 right after it)
     for pattern in change_words.get("excluded", ()):
         taken_out = [squeeze(m.group(1)) for m in pattern.finditer(sentence.text)]
-        applied = [w for w in taken_out if w in law_text and w in squeeze(option) and not
-                   _count(change_words["negation"], squeeze(option).split(w, 1)[1][:_EXCLUSION_MARK])]
+        applied = [w for w in taken_out if w in law_text and w in squeezed and not
+                   _count(change_words["negation"], squeezed.split(w, 1)[1][:_EXCLUSION_MARK])]
         if applied:
             found.append(Change("excluded", applied[0], ""))
     squeezed_article = _DROP.sub("", article)
@@ -220,8 +222,9 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
         fact = bool(over) and all(tag == "delete" or (tag == "replace" and not re.search(r"\d", text))
                                   for tag, text in over)
         (facts if fact else stated).extend(_numbers(match.group(0)))
-    longer = _LONGER.search(comparable(sentence.text))
-    own = _numbers(comparable(sentence.text))
+    law_sentence = comparable(sentence.text)
+    longer = _LONGER.search(law_sentence)
+    own = _numbers(law_sentence)
     out: dict[str, Change] = {}
     for value, unit, shown in stated:
         allowed = {(v, w) for v, u, w in law_numbers if u == unit}
