@@ -176,20 +176,22 @@ class EmbeddedIndex:
     def _searcher(self) -> tantivy.Searcher:
         """A searcher of the last commit, whoever made it. The reader reloads only here and in commit() (its reload
         policy is manual), so a chunk's address stays valid for _chunks until the index's meta.json changes."""
-        try:
-            meta = os.stat(self._meta)
-            generation = (meta.st_ino, meta.st_mtime_ns, meta.st_size)
-        except FileNotFoundError:
-            generation = None
-        if generation != self._generation:
+        if self._meta_generation() != self._generation:
             self._reload()
-            self._generation = generation
         return self._index.searcher()
 
+    def _meta_generation(self) -> tuple[int, int, int] | None:
+        try:
+            meta = os.stat(self._meta)
+        except FileNotFoundError:
+            return None
+        return meta.st_ino, meta.st_mtime_ns, meta.st_size
+
     def _reload(self) -> None:
+        # Read before the reload: a commit in between makes the next search reload once more, never serve stale.
+        self._generation = self._meta_generation()
         self._index.reload()
         self._chunks.clear()
-        self._generation = None  # read again at the next search
 
     def _stored(self, searcher: tantivy.Searcher, address) -> Chunk:
         key = (address.segment_ord, address.doc)
