@@ -277,7 +277,9 @@ class CellAnswerer:
         asked = CellQuestion.parse(question.text, analysis.years, self.members)
         if asked is None:
             return None
-        cells = self.candidates(asked, question.sources)
+        # The label is read as the question's language: a kanji-only label (利益準備金) is Japanese in a
+        # Japanese question, as the table rows it must match were indexed.
+        cells = self.candidates(asked, question.sources, language=analysis.language)
         # A report that does not print the asked label may print a wording of it from the field list
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
@@ -285,7 +287,7 @@ class CellAnswerer:
         printed = any(_norm(str(c.fact["field"])) == label for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
-            cells = self.candidates(asked, question.sources, wordings)
+            cells = self.candidates(asked, question.sources, wordings, analysis.language)
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
@@ -306,7 +308,8 @@ class CellAnswerer:
         field = self.fields.fields.get(self.canonical(label) or "")
         return tuple(field.synonyms) if field and _norm(field.name) == _norm(label) else ()
 
-    def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = ()) -> list[_Cell]:
+    def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = (),
+                   language: str = "") -> list[_Cell]:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
@@ -317,7 +320,7 @@ class CellAnswerer:
         limit = self.settings.rows * (3 if asked.person else 2 if len(asked.label) <= 4 else 1)
         phrases = (asked.label, *wordings)
         hits = self.index.search(SearchQuery(text=" ".join(words), phrases=phrases, titles=titles,
-                                             doc_ids=sources, kinds=("table",), limit=limit))
+                                             doc_ids=sources, kinds=("table",), language=language, limit=limit))
         if not hits:
             return []
         top = max(h.score for h in hits) or 1.0

@@ -31,6 +31,7 @@ class SearchQuery:
     years: tuple[int, ...] = ()  # filter: any of these years
     doc_ids: tuple[str, ...] = ()  # filter: document ids or id prefixes ("finance/" or "S100IXUZ")
     kinds: tuple[str, ...] = ()  # filter: chunk kinds ("text", "section", "table")
+    language: str = ""  # "zh", "ja" or "latin": how every field is tokenized; "" reads it from `text`
     limit: int = 10
     title_boost: float = 2.0
     phrase_boost: float = 1.5

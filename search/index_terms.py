@@ -94,8 +94,8 @@ def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = 
 
 
 def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
-    """The terms of a query. Phrases and titles are read in the language of the query text."""
-    language = Tokenizer.language(query.text) if query.text.strip() else None
+    """The terms of a query. Phrases and titles are read in the query's language, else in that of its text."""
+    language = query.language or (Tokenizer.language(query.text) if query.text.strip() else None)
     phrases = []
     for phrase in query.phrases:
         words = tuple(tokenizer.phrase_tokens(phrase, language))
