@@ -43,7 +43,7 @@ from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional
 from qa.output_request import asks_share
 from qa.records import Analysis, Answer, Evidence, OutputRequest
 from qa.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
-from search.backend import FactStore
+from search.backend import FactLookup, FactStore
 
 if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
@@ -114,11 +114,7 @@ class DataAnswerer:
         """The answer to one analysed data question."""
         if analysis.type not in DATA_TYPES:
             raise InputError(f"not a data question: type {analysis.type!r}")
-        kind = analysis.type
-        if kind == "ranking" and analysis.company is not None and not (analysis.top_n or analysis.rank):
-            kind = "lookup"  # 某公司X和Y分别是多少: several fields of one company, not a ranking
-        if kind == "compare_years" and len(set(analysis.years)) < 2:
-            kind = "lookup"
+        kind = _kind(analysis)
         company = self._company(analysis)
         years = self._years(analysis, company)
         if company is None or not years:
@@ -131,6 +127,26 @@ class DataAnswerer:
             return _joined(analysis, [self._lookup(analysis, company, y) for y in sorted(years)],
                            self.templates.common["joiner"])
         return self._lookup(analysis, company, years[0])
+
+    def lookups(self, analysis: Analysis) -> list[FactLookup]:
+        """The store look-ups `run` starts with for this analysis, so a batch's can be sent at once
+        (search.prefetch.PrefetchedFacts); a look-up made only when these find nothing is not foreseen."""
+        company = self._company(analysis) if analysis.type in DATA_TYPES else None
+        years = self._years(analysis, company)
+        if company is None or not years:
+            return []
+        kind = _kind(analysis)
+        if kind == "formula":
+            formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
+            if formula is None or formula.prefer_reported:
+                return []
+            return [self._request(company, {max(years) + op.offset for op in formula.operands()},
+                                  {op.field for op in formula.operands()})]
+        if kind == "compare_years":
+            wanted = self._wanted_fields(analysis)
+            return [self._request(company, set(years), {wanted[0][0]})] if wanted else []
+        wanted = self._quoted_labels(analysis) or self._wanted_fields(analysis)
+        return [self._request(company, {year}, {field for field, _ in wanted}) for year in sorted(set(years))]
 
     # -- lookup ------------------------------------------------------------------------------------
 
@@ -328,20 +344,28 @@ class DataAnswerer:
     def _lookup_frame(self, company: str, years: set[int], fields: set[str], parent: bool = False) -> list[dict]:
         """Candidate facts best first (qa.fact_choice: scope, statement, period, then the store's order), each
         with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
-        names: list[str] = []
-        owner: dict[str, str] = {}
-        for field in sorted(fields):
-            for name in self._names(field):
-                if name not in owner:
-                    owner[name] = field
-                    names.append(name)
+        request = self._request(company, years, fields)
+        owner = self._owners(fields)
         home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts(_records(self.store.lookup(company, sorted(years), names)), parent, home)
+        rows = rank_facts(_records(self.store.lookup(*request)), parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
         rows.sort(key=lambda r: (r["unit"] == "%") != (self._default_unit(r["canonical"]) == "%"))
         return rows
+
+    def _request(self, company: str, years: set[int], fields: set[str]) -> FactLookup:
+        """The store look-up of these fields' names in these years."""
+        return FactLookup(company, tuple(sorted(years)), tuple(self._owners(fields)))
+
+    def _owners(self, fields: set[str]) -> dict[str, str]:
+        """Each name a report may print for one of `fields` -> that field, in look-up order (the first field
+        listing a name owns it)."""
+        owner: dict[str, str] = {}
+        for field in sorted(fields):
+            for name in self._names(field):
+                owner.setdefault(name, field)
+        return owner
 
     def _names(self, field: str) -> list[str]:
         """How reports may label a field: its canonical name, synonyms, their Traditional and NFKC forms."""
@@ -484,6 +508,15 @@ class _Reports:
         else:
             years = set().union(*self.years.values()) if self.years else set()
         return max(years) if years else None
+
+
+def _kind(analysis: Analysis) -> str:
+    """What the answer computes: the question's type, except where it names too little for that."""
+    if analysis.type == "ranking" and analysis.company is not None and not (analysis.top_n or analysis.rank):
+        return "lookup"  # 某公司X和Y分别是多少: several fields of one company, not a ranking
+    if analysis.type == "compare_years" and len(set(analysis.years)) < 2:
+        return "lookup"
+    return analysis.type
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

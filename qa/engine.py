@@ -33,9 +33,9 @@ from qa.records import Analysis, Answer, Question
 from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
 from qa.text_answer import TextAnswerer, TextSettings
 from qa.understand import AnalyzerConfig, QuestionAnalyzer
-from search.backend import SearchQuery
+from search.backend import FactLookup, SearchQuery
 from search.law_register import LawRegister
-from search.prefetch import PrefetchedIndex
+from search.prefetch import PrefetchedFacts, PrefetchedIndex
 from search.settings import IndexSettings
 from search.stores import open_fact_store, open_text_index
 from search.tokenize import Tokenizer
@@ -62,7 +62,8 @@ class Engine:
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
-        self.store = open_fact_store(settings.index)
+        # Fact look-ups of a question batch, like its searches, go to the server at once (prefetch).
+        self.store = PrefetchedFacts(open_fact_store(settings.index))
         reports = self.store.reports()
         # The same dictionary as ingestion: companies are matched by the metadata filter, not by body tokens.
         self.tokenizer = Tokenizer()
@@ -110,18 +111,21 @@ class Engine:
         return self._guarded(question, lambda: self._answer(analysis))
 
     def answer_many(self, questions: Sequence[Question]) -> list[Answer]:
-        """Answers in order; the batch's first text searches go to the index together (one _msearch)."""
+        """Answers in order; the batch's first text searches and fact look-ups go to the index together (one
+        _msearch each)."""
         return [self.answer(q, a) for q, a in zip(questions, self.prefetch(questions))]
 
     def prefetch(self, questions: Sequence[Question]) -> list[Analysis | Answer | None]:
-        """Send the text searches these questions will make to the index as one batch.
+        """Send the text searches and the fact look-ups these questions will start with as one batch each.
 
         Returns each question's analysis, to be given to `answer` (None for a multiple-choice question).
         """
         analyses = [None if self._is_choice(q) else self._analyze(q) for q in questions]
-        text = [a for a in analyses if isinstance(a, Analysis) and (
-            self.settings.mode == "retrieve" or (a.type not in DATA_TYPES and a.type not in STATISTICS_TYPES))]
-        self.index.prefetch([q for q in map(self._text_query, text) if q is not None])
+        routes = [(a, self._route(a)) for a in analyses if isinstance(a, Analysis)]
+        self.index.prefetch([q for q in (self._text_query(a) for a, route in routes if route == "text") if q])
+        # A question with sources names a table cell first (qa.cell_answer): its facts may never be looked up.
+        self.store.prefetch([lookup for a, route in routes if route == "data" and not a.question.sources
+                             for lookup in self._lookups(a)])
         return analyses
 
     def _is_choice(self, question: Question) -> bool:
@@ -136,6 +140,22 @@ class Engine:
         except Exception:  # noqa: BLE001 - the question then fails, with its reason, when it is answered
             return None
 
+    def _lookups(self, analysis: Analysis) -> list[FactLookup]:
+        try:
+            return self.data.lookups(analysis)
+        except Exception:  # noqa: BLE001 - as _text_query
+            return []
+
+    def _route(self, analysis: Analysis) -> str:
+        """Which answerer takes the question: "text" (also every question in retrieve mode), "statistics"
+        (over companies: none named, or a ranking among several named; one named is that company's own
+        figure) or "data"."""
+        if self.settings.mode == "retrieve":
+            return "text"
+        if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
+            return "statistics"
+        return "data" if analysis.type in DATA_TYPES else "text"
+
     @staticmethod
     def _guarded(question: Question, work):
         try:
@@ -148,11 +168,11 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        # Over companies: none named, or a ranking among several named (one named is that company's own figure).
-        if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
-            answer = self.statistics.run(analysis)
-        elif analysis.type not in DATA_TYPES:
+        route = self._route(analysis)
+        if route == "text":
             return self.text.run(analysis, self._named(analysis))
+        if route == "statistics":
+            answer = self.statistics.run(analysis)
         else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
             answer = self.cells.run(analysis) if analysis.type == "lookup" else None
             answer = answer or self.data.run(analysis)

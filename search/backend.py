@@ -7,7 +7,7 @@ exactly the same tokens with BM25.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol, Sequence
 
 from core.records import Chunk, Fact, ReportYear
 
@@ -68,6 +68,14 @@ class TextIndex(Protocol):
 
 
 
+class FactLookup(NamedTuple):
+    """The arguments of one FactStore.lookup, as a key: a batch of them is sent at once by `lookup_many`."""
+
+    company: str
+    years: tuple[int, ...]
+    fields: tuple[str, ...]
+
+
 class FactStore(Protocol):
     """Long-form facts and the company-years the corpus covers.
 
@@ -88,6 +96,9 @@ class FactStore(Protocol):
 
     def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> "pandas.DataFrame":
         """Every candidate row for these names (tried in the order given), best first per year and field."""
+
+    def lookup_many(self, lookups: Sequence[FactLookup]) -> "list[pandas.DataFrame]":
+        """lookup() of each, in order; one round trip for the batch on a server."""
 
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> "pandas.DataFrame":

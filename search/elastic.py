@@ -184,6 +184,25 @@ class ElasticStore:
     def _call(self, request):
         return call_server(request, self.name, self.settings.es_url)
 
+    def _msearch(self, bodies: Sequence[dict], per_request: int) -> list[dict]:
+        """The response to each search body, in order, from one `_msearch` per `per_request` bodies."""
+        responses: list[dict] = []
+        for start in range(0, len(bodies), per_request):
+            searches: list[dict] = []
+            for body in bodies[start:start + per_request]:
+                searches += [{"index": self.name}, body]
+            try:
+                part = self.client.msearch(searches=searches)["responses"]
+            except TransportError as exc:
+                raise request_failed(exc, self.settings.es_url) from None
+            for response in part:
+                if "error" in response:
+                    error = response["error"]
+                    reason = error.get("reason", error) if isinstance(error, dict) else error
+                    raise InputError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
+            responses += part
+        return responses
+
     def _bulk(self, actions: Iterable[dict], what: str, missing_ok: bool = False) -> int:
         """Send `actions` in bulk requests of `bulk_size` (retried when the server is busy); how many succeeded.
 
@@ -253,21 +272,9 @@ class ElasticIndex(ElasticStore):
         results: list[list[Hit]] = [[] for _ in queries]
         pending = [(i, query, request) for i, query in enumerate(queries)
                    if (request := self._request(query)) is not None]
-        for start in range(0, len(pending), self.msearch_size):
-            part = pending[start:start + self.msearch_size]
-            searches: list[dict] = []
-            for _, _, request in part:
-                searches += [{"index": self.name}, request]
-            try:
-                responses = self.client.msearch(searches=searches)["responses"]
-            except TransportError as exc:
-                raise request_failed(exc, self.settings.es_url) from None
-            for (i, query, _), response in zip(part, responses):
-                if "error" in response:
-                    reason = response["error"].get("reason", response["error"]) if isinstance(response["error"], dict) \
-                        else response["error"]
-                    raise InputError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
-                results[i] = self._hits(response, query)
+        responses = self._msearch([request for _, _, request in pending], self.msearch_size)
+        for (i, query, _), response in zip(pending, responses):
+            results[i] = self._hits(response, query)
         return results
 
     def _request(self, query: SearchQuery) -> dict | None:

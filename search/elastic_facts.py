@@ -32,7 +32,7 @@ from elasticsearch import Elasticsearch, helpers
 
 from core.errors import InputError
 from core.records import Fact, ReportYear
-from search.backend import Condition
+from search.backend import Condition, FactLookup
 from search.elastic import ElasticStore, ensure_index
 from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
 from search.settings import IndexSettings
@@ -79,16 +79,19 @@ class ElasticFactStore(ElasticStore):
 
     Facts are sent in bulk as they are added (ids derived from their content,
     so sending a fact again replaces it); commit() refreshes the index.
+    `lookup_many` sends a batch of look-ups in `_msearch` requests of `msearch_size`.
     """
 
     suffix = "facts"
 
     def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None, bulk_size: int = 2000,
-                 page_size: int = 200):
-        if bulk_size < 1 or page_size < 1:
-            raise InputError(f"bulk_size and page_size must be positive, got {bulk_size}, {page_size}")
+                 page_size: int = 200, msearch_size: int = 100):
+        if bulk_size < 1 or page_size < 1 or msearch_size < 1:
+            raise InputError(f"bulk_size, page_size and msearch_size must be positive, got {bulk_size}, {page_size}, "
+                             f"{msearch_size}")
         super().__init__(settings, client, bulk_size)
         self.page_size = page_size
+        self.msearch_size = msearch_size
         ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     @classmethod
@@ -113,14 +116,19 @@ class ElasticFactStore(ElasticStore):
     # -- reading -----------------------------------------------------------------------------------
 
     def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> pd.DataFrame:
-        years, fields = [int(y) for y in years], list(dict.fromkeys(fields))
-        if not years or not fields:
-            return _frame([])
-        query = _facts_query(fields, company=[company], years=years)
-        response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))
-        rank = {name: i for i, name in enumerate(fields)}
-        rows = sorted((_row(hit) for hit in response["hits"]["hits"]), key=lambda r: (r["year"], *_preference(r, rank)))
-        return _frame(rows)
+        return self.lookup_many([FactLookup(company, tuple(years), tuple(fields))])[0]
+
+    def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pd.DataFrame]:
+        """The lookup of each (company, years, fields), in order, from one `_msearch` per `msearch_size`."""
+        asked = [([int(y) for y in years], list(dict.fromkeys(fields))) for _, years, fields in lookups]
+        pending = [(i, {"query": _facts_query(fields, company=[company], years=years), "size": _LOOKUP_SIZE})
+                   for i, ((company, _, _), (years, fields)) in enumerate(zip(lookups, asked)) if years and fields]
+        frames = [_frame([]) for _ in lookups]
+        for (i, _), response in zip(pending, self._msearch([body for _, body in pending], self.msearch_size)):
+            rank = {name: n for n, name in enumerate(asked[i][1])}
+            frames[i] = _frame(sorted((_row(hit) for hit in response["hits"]["hits"]),
+                                      key=lambda r: (r["year"], *_preference(r, rank))))
+        return frames
 
     def row_cells(self, rows: Sequence[str]) -> list[dict]:
         """As search.sqlite_facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""

@@ -1,4 +1,4 @@
-"""A question batch's searches sent at once, then served one by one to code that searches one query at a time.
+"""A question batch's searches and fact look-ups sent at once, then served one by one to code that asks one at a time.
 
 `PrefetchedIndex.prefetch(queries)` runs them with the backend's `search_many`
 (one `_msearch` round trip per hundred on Elasticsearch); a later `search`
@@ -9,13 +9,16 @@ keeps asking one query at a time and gets the same hits.
 >>> index = PrefetchedIndex(open_text_index(settings))
 >>> index.prefetch([query_1, query_2])      # one round trip
 >>> index.search(query_1)                   # no round trip
+
+`PrefetchedFacts` does the same for a facts store's `lookup` (`lookup_many`:
+one `_msearch` per hundred look-ups on Elasticsearch).
 """
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from core.records import Chunk
-from search.backend import Hit, SearchQuery, TextIndex
+from core.records import Chunk, Fact, ReportYear
+from search.backend import FactLookup, FactStore, Hit, SearchQuery, TextIndex
 
 
 class PrefetchedIndex:
@@ -63,3 +66,51 @@ class PrefetchedIndex:
     def close(self) -> None:
         self._ready.clear()
         self.index.close()
+
+
+class PrefetchedFacts:
+    """A FactStore that answers prefetched look-ups from memory; everything else is delegated to the store.
+
+    >>> import tempfile; from decimal import Decimal; from pathlib import Path
+    >>> from core.records import Fact
+    >>> from search.sqlite_facts import SqliteFactStore
+    >>> store = PrefetchedFacts(SqliteFactStore(Path(tempfile.mkdtemp()) / "facts.sqlite"))
+    >>> store.add([Fact("甲", 2021, "营业收入", "10", Decimal(10), "元", "10")])
+    1
+    >>> store.commit()
+    >>> store.prefetch([FactLookup("甲", (2021,), ("营业收入",))])   # one round trip on a server
+    >>> list(store.lookup("甲", [2021], ["营业收入"])["value"]), store.served
+    (['10'], 1)
+
+    A served frame is shared by the look-ups of equal arguments: callers only read it.
+    """
+
+    def __init__(self, store: FactStore):
+        self.store = store
+        self._ready: dict[FactLookup, object] = {}
+        self.served = 0  # look-ups answered from a prefetched batch (for benchmarks)
+
+    def prefetch(self, lookups: Sequence[FactLookup]) -> None:
+        """Look up `lookups` in one batch; results not asked for by the next batch are dropped."""
+        self._ready.clear()
+        unique = list(dict.fromkeys(lookups))
+        self._ready = dict(zip(unique, self.store.lookup_many(unique)))
+
+    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]):
+        ready = self._ready.get(FactLookup(company, tuple(years), tuple(fields)))
+        if ready is not None:
+            self.served += 1
+            return ready
+        return self.store.lookup(company, years, fields)
+
+    def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int:
+        self._ready.clear()
+        return self.store.add(facts, reports)
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        self._ready.clear()
+        self.store.delete_documents(doc_ids)
+
+    def __getattr__(self, name: str):
+        # The other queries (rankings, counts, row cells, reports) are not batched: the store answers them.
+        return getattr(self.store, name)

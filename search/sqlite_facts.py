@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from core.errors import InputError
 from core.lru import LeastRecent
 from core.records import Fact, ReportYear
-from search.backend import Condition
+from search.backend import Condition, FactLookup
 from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, WHERE_COLUMNS, precision_of, rank_companies, report_year_of
 
 if TYPE_CHECKING:
@@ -189,6 +189,10 @@ class SqliteFactStore:
                f"ORDER BY year, (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid")
         rows = self._db.execute(sql, [company, *years, *fields, *fields]).fetchall()
         return _frame(rows)
+
+    def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pd.DataFrame]:
+        """lookup() of each (company, years, fields): a local file gains nothing from a batch."""
+        return [self.lookup(*lookup) for lookup in lookups]
 
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> pd.DataFrame:

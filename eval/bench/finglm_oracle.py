@@ -9,7 +9,9 @@ The annual reports behind FinGLM are not available, but each gold row's
    corpus;
 2. ingests it with `python -m parser.ingest`;
 3. answers all 2,000 questions with `python -m qa.run` (no model);
-4. scores with `python -m eval.score --task finglm`.
+4. scores with `python -m eval.score --task finglm`;
+5. times the data questions in one process, one by one and in qa.run's batches; with
+   `--backend elasticsearch` also on the same corpus embedded (Elasticsearch / embedded).
 
 So it measures routing, entity extraction, field synonyms, formulas, rounding,
 answer wording and negative answers end to end, with the facts given.
@@ -81,30 +83,43 @@ def run(data: Path, work: Path, backend: str, es_url: str) -> int:
 
     report = score(gold, predictions, "finglm")
     print(format_report(report, 0))
-    data_throughput(index, backend, es_url, [Question(str(r["id"]), r["question"]) for r in rows])
+    questions = [Question(str(r["id"]), r["question"]) for r in rows]
+    rate = data_throughput(index, backend, es_url, questions)
+    if backend == "elasticsearch":  # the same corpus embedded, in the same run: the ratio is what compares
+        embedded = work / "index-embedded"
+        _run([sys.executable, "-m", "parser.ingest", str(corpus), "--index", str(embedded)])
+        print(f"Elasticsearch / embedded, in batches: {rate / data_throughput(embedded, 'embedded', '', questions):.2f}x")
     return summarize(report)
 
 
-def data_throughput(index: Path, backend: str, es_url: str, questions: list[Question]) -> None:
-    """Data questions/s through the engine qa.run drives, against the routing step alone, in one process."""
+def data_throughput(index: Path, backend: str, es_url: str, questions: list[Question]) -> float:
+    """Data questions/s through the engine qa.run drives, against the routing step alone, in one process: one
+    question at a time, and in qa.run's batches (each batch's fact look-ups prefetched together). Returns the
+    batches' rate."""
     from qa.engine import DATA_TYPES, Engine, EngineSettings
-    from search.settings import IndexSettings
+    from qa.run import BATCH
+    from search.settings import index_settings
 
-    with Engine(EngineSettings(IndexSettings(index, backend=backend, es_url=es_url))) as engine:
+    # As qa.run opens it: on Elasticsearch the corpus name comes from the index folder's manifest.
+    with Engine(EngineSettings(index_settings(index, backend, es_url))) as engine:
         data = [q for q in questions if engine.analyze(q).type in DATA_TYPES]
+        batches = [data[i:i + BATCH] for i in range(0, len(data), BATCH)]
 
-        def rate(step) -> float:
+        def rate(step, items) -> float:
             best = float("inf")
             for _ in range(3):  # best of three: the machine is shared
                 t0 = time.perf_counter()
-                for question in data:
-                    step(question)
+                for item in items:
+                    step(item)
                 best = min(best, time.perf_counter() - t0)
             return len(data) / best
 
-        routing, answering = rate(engine.analyze), rate(engine.answer)
-    print(f"data questions: {len(data)}; routing alone {routing:,.0f} q/s; full answering {answering:,.0f} q/s "
-          f"(target >= 200); answering takes {routing / answering:.1f}x the routing time")
+        routing, one_by_one = rate(engine.analyze, data), rate(engine.answer, data)
+        batched = rate(engine.answer_many, batches)
+    print(f"data questions: {len(data)} ({backend}); routing alone {routing:,.0f} q/s; full answering "
+          f"{one_by_one:,.0f} q/s one by one, {batched:,.0f} q/s in batches of {BATCH} as qa.run answers (target >= "
+          f"200); answering in batches takes {routing / batched:.1f}x the routing time")
+    return batched
 
 
 def read_reports_list(path: Path) -> list[dict]:

@@ -16,11 +16,12 @@ def test_a_batch_is_answered_as_each_question_alone(examples_index, mode):
     questions = load_questions(EXAMPLES / "questions.json")
     with Engine(EngineSettings(index=examples_index, mode=mode)) as engine:
         batch = engine.answer_many(questions)
-        served = engine.index.served
+        served, looked_up = engine.index.served, engine.store.served
     with Engine(EngineSettings(index=examples_index, mode=mode)) as engine:
         alone = [engine.answer(q) for q in questions]  # batches of one
     assert [a.to_json() for a in batch] == [a.to_json() for a in alone]
-    assert served >= 1  # the batch's first searches came from one search_many
+    assert served >= 1  # the batch's first searches came from one search_many ...
+    assert looked_up >= (1 if mode == "answer" else 0)  # ... and its data questions' facts from one lookup_many
 
 
 def test_an_answer_says_its_unit_and_a_text_answer_its_score(examples_index):

@@ -15,7 +15,7 @@ import pytest
 
 from core.errors import InputError
 from core.records import Fact, ReportYear
-from search.backend import Condition
+from search.backend import Condition, FactLookup
 from search.elastic import connect
 from search.elastic_facts import ElasticFactStore
 from search.settings import IndexSettings
@@ -127,6 +127,21 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
             assert mine.to_dict("records") == theirs.to_dict("records"), names
             assert (sqlite.count_companies(names, years[-1], condition=condition)
                     == store.count_companies(names, years[-1], condition=condition))
+
+
+def test_a_batch_of_lookups_gets_on_both_stores_what_each_lookup_gets(settings, tmp_path):
+    facts, reports = generated_corpus()
+    lookups = [FactLookup(f"公司{c:02d}", (2019, 2020, 2021), ("负债合计", "总负债", "法定代表人")) for c in range(0, 40, 7)]
+    lookups += [FactLookup("公司03", (2021,), ("净利润",)), FactLookup("公司03", (), ("净利润",)),
+                FactLookup("无此公司", (2021,), ("净利润",))]
+    with ElasticFactStore(settings, msearch_size=2) as store, SqliteFactStore(tmp_path / "facts.sqlite") as sqlite:
+        for opened in (store, sqlite):
+            opened.add(facts, reports)
+            opened.commit()
+        batch = [frame.to_dict("records") for frame in store.lookup_many(lookups)]  # 5 _msearch requests
+        assert batch == [frame.to_dict("records") for frame in sqlite.lookup_many(lookups)]
+        assert batch == [sqlite.lookup(*lookup).to_dict("records") for lookup in lookups]
+        assert all(batch[:-2]) and batch[-2:] == [[], []]
 
 
 def test_both_stores_give_the_cells_of_table_rows_alike(store, tmp_path):

@@ -1,8 +1,13 @@
-"""PrefetchedIndex: a batch's searches in one round trip, then served to one-at-a-time callers unchanged."""
+"""PrefetchedIndex and PrefetchedFacts: a batch's searches and look-ups in one round trip, then served to
+one-at-a-time callers unchanged."""
 from __future__ import annotations
 
-from search.backend import SearchQuery
-from search.prefetch import PrefetchedIndex
+from decimal import Decimal
+
+from core.records import Fact, ReportYear
+from search.backend import FactLookup, SearchQuery
+from search.prefetch import PrefetchedFacts, PrefetchedIndex
+from search.sqlite_facts import SqliteFactStore
 
 
 def test_prefetched_queries_are_served_from_the_batch_with_the_same_hits(text_index):
@@ -22,3 +27,20 @@ def test_a_change_to_the_index_drops_the_prefetched_hits(text_index, corpus):
     index.delete_documents(["insurance/7"])
     index.commit()
     assert "insurance/7" not in {h.chunk.doc_id for h in index.search(query)} and index.served == 0
+
+
+def test_prefetched_lookups_are_served_from_the_batch_and_a_change_drops_them(tmp_path):
+    revenue = Fact("甲", 2021, "营业收入", "10", Decimal(10), "元", "10", doc_id="甲/2021", page=3)
+    with SqliteFactStore(tmp_path / "facts.sqlite") as sqlite:
+        sqlite.add([revenue], [ReportYear("甲", 2021, doc_id="甲/2021")])
+        sqlite.commit()
+        store = PrefetchedFacts(sqlite)
+        store.prefetch([FactLookup("甲", (2021,), ("营业收入", "营业总收入"))])
+        served = store.lookup("甲", [2021], ["营业收入", "营业总收入"])
+        assert served.to_dict("records") == sqlite.lookup("甲", [2021], ["营业收入", "营业总收入"]).to_dict("records")
+        assert list(served["value"]) == ["10"] and store.served == 1
+        assert list(store.lookup("甲", [2021], ["营业收入"])["value"]) == ["10"] and store.served == 1  # asked directly
+        assert store.reports() == sqlite.reports()  # the rest is the store's own
+        store.add([Fact("甲", 2021, "营业总收入", "12", Decimal(12), "元", "12", doc_id="甲/2021", page=3)])
+        store.commit()
+        assert len(store.lookup("甲", [2021], ["营业收入", "营业总收入"])) == 2 and store.served == 1
