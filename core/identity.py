@@ -15,8 +15,9 @@ latest written at least twice counts (a maturity date far ahead is written
 once), and only when it is surer than the best range or named period.
 
 Documents whose own pages name no company get one at the end of ingestion
-from the company register (`resolve_from_register`): the companies other
-documents name with confidence, looked for in the text by their core name.
+(ingestion/attribution.py): from another excerpt of the same report (the
+same figures in a row), or from the company register (the companies other
+documents name with confidence, looked for in the text by their core name).
 
 >>> finder = IdentityFinder(IdentityRules.load())
 >>> finder.find(["聯華電子股份有限公司及子公司\\n合併資產負債表\\n民國一一二年九月三十日"]).period
@@ -56,6 +57,7 @@ IDENTITY_SCHEMA = {
     "properties": {
         "pages": {"type": "integer", "minimum": 1},
         "register_confidence": {"type": "number"},
+        "figures_confidence": {"type": "number"},
         "company": {"type": "array", "items": _PATTERN},
         "period": {"type": "array", "items": _PATTERN},
         "kinds": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
@@ -129,6 +131,7 @@ class IdentityRules:
     eras: dict[str, int]
     pages: int = 400
     register_confidence: float = 0.5
+    figures_confidence: float = 0.6
 
     @classmethod
     def load(cls, path: Path | None = None) -> "IdentityRules":
@@ -164,7 +167,8 @@ class IdentityRules:
             raise rule_file.error(f"unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(KINDS)}",
                                   "identity", "kinds")
         return cls(compile_list("company", _COMPANY_GROUPS), compile_list("period", PERIOD_GROUPS), kinds, eras,
-                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)))
+                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)),
+                   float(section.get("figures_confidence", 0.6)))
 
 
 def normalise_dates(text: str) -> str:
