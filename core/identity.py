@@ -12,11 +12,13 @@ How the period is chosen: among the findings of the highest confidence, the
 latest period (a report compares its own period with the year before: the
 later one is its own). Of the period-end dates (a column "112年9月30日") the
 latest written at least twice counts (a maturity date far ahead is written
-once), and only when it is surer than the best range or named period.
+once), or else one that is a line of its own (a title's date), and only when it
+is surer than the best range or named period.
 
 Documents whose own pages name no company get one at the end of ingestion
-from the company register (`resolve_from_register`): the companies other
-documents name with confidence, looked for in the text by their core name.
+(ingestion/attribution.py): from another excerpt of the same report (the
+same figures in a row), or from the company register (the companies other
+documents name with confidence, looked for in the text by their core name).
 
 >>> finder = IdentityFinder(IdentityRules.load())
 >>> finder.find(["聯華電子股份有限公司及子公司\\n合併資產負債表\\n民國一一二年九月三十日"]).period
@@ -56,6 +58,7 @@ IDENTITY_SCHEMA = {
     "properties": {
         "pages": {"type": "integer", "minimum": 1},
         "register_confidence": {"type": "number"},
+        "figures_confidence": {"type": "number"},
         "company": {"type": "array", "items": _PATTERN},
         "period": {"type": "array", "items": _PATTERN},
         "kinds": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
@@ -129,6 +132,7 @@ class IdentityRules:
     eras: dict[str, int]
     pages: int = 400
     register_confidence: float = 0.5
+    figures_confidence: float = 0.6
 
     @classmethod
     def load(cls, path: Path | None = None) -> "IdentityRules":
@@ -164,7 +168,8 @@ class IdentityRules:
             raise rule_file.error(f"unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(KINDS)}",
                                   "identity", "kinds")
         return cls(compile_list("company", _COMPANY_GROUPS), compile_list("period", PERIOD_GROUPS), kinds, eras,
-                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)))
+                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)),
+                   float(section.get("figures_confidence", 0.6)))
 
 
 def normalise_dates(text: str) -> str:
@@ -199,7 +204,7 @@ class IdentityFinder:
         codes: dict[str, list[Finding]] = defaultdict(list)
         short_names: dict[str, list[Finding]] = defaultdict(list)
         periods: list[tuple[float, _Period, str]] = []
-        dates: list[tuple[float, _Period, str]] = []
+        dates: list[tuple[float, _Period, str, bool]] = []  # and whether the date is its line (a title's date)
         kind_words: Counter[str] = Counter()
         for number, page in enumerate(pages[: self.rules.pages], start=1):
             page = normalise_dates(page)
@@ -225,7 +230,7 @@ class IdentityFinder:
                         if period is None:
                             continue
                         if rule.date:
-                            dates.append((rule.confidence, period, where))
+                            dates.append((rule.confidence, period, where, match.group() == line))
                         else:
                             periods.append((rule.confidence, period, where))
             for kind, words in self.rules.kinds.items():
@@ -296,17 +301,19 @@ class IdentityFinder:
 
     @staticmethod
     def _choose_period(periods: list[tuple[float, _Period, str]],
-                       dates: list[tuple[float, _Period, str]]) -> tuple[_Period, Finding] | None:
+                       dates: list[tuple[float, _Period, str, bool]]) -> tuple[_Period, Finding] | None:
         candidates = []
         if periods:
             top = max(c for c, _, _ in periods)
             best = max((p for p in periods if p[0] == top), key=lambda p: (p[1].year, p[1].quarter))
             candidates.append((best[0], 1, best[1], best[2]))
-        if dates:
-            counts = Counter(p for _, p, _ in dates)
-            repeated = [p for p, n in counts.items() if n >= 2] or list(counts)
+        counts = Counter(p for _, p, _, _ in dates)
+        # a date written once counts only as a title's own line (a column head the scan garbled, 1104*12月31日,
+        # would leave last year's column as the latest; a date in running text may be any day)
+        repeated = [p for p, n in counts.items() if n >= 2] or [p for _, p, _, whole in dates if whole]
+        if repeated:
             chosen = max(repeated, key=lambda p: (p.year, p.quarter))
-            confidence, where = next((c, w) for c, p, w in dates if p == chosen)
+            confidence, where = next((c, w) for c, p, w, _ in dates if p == chosen)
             candidates.append((round(confidence if counts[chosen] >= 2 else confidence * 2 / 3, 2), 0, chosen, where))
         if not candidates:
             return None

@@ -57,7 +57,8 @@ SCHEMAS: dict[str, dict] = {
     ),
     # core/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT,
-                          report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN),
+                          report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
+                          holding_words=WORDS),
     # qa/understand.py, qa/questions.py, qa/text_answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,

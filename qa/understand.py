@@ -196,7 +196,8 @@ class QuestionAnalyzer:
         elif formula:
             keywords.append(formula)
         if rule.type in ("report_text", "open") or (over_companies and not fields and not formula):
-            keywords += self._topic_phrases(text, company, year_match.written, keywords)
+            period = year_match.written + ((year_match.quarter_written,) if year_match.quarter_written else ())
+            keywords += self._topic_phrases(text, company, period, keywords)
         if not keywords and rule.type != "open":
             trace.append(self._llm_keywords(text, company, keywords))
         output = output_request(text)

@@ -42,6 +42,7 @@ class YearMatch:
     years: tuple[int, ...] = ()  # in the order asked, no repeats
     written: tuple[str, ...] = ()  # each year expression as written
     quarter: int = 0  # 1-4 when a quarter is named (2023年第1季)
+    quarter_written: str = ""  # the quarter as written after its year (第1季), "" when none
     is_range: bool = False  # a range was named (2019-2021年): every year of it is asked
     unresolved: tuple[str, ...] = ()  # relative expressions with no year to count from
 
@@ -70,6 +71,7 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
     absolute: list[tuple[int, int, str]] = []  # (position, year, written)
     relative: list[tuple[int, int, str]] = []
     quarter = 0
+    quarter_written = ""
     is_range = False
     for m in _patterns().finditer(text):
         if m.group("range"):
@@ -95,6 +97,7 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
             q = _QUARTER_AFTER.match(text, m.end())
             if q:
                 quarter = small_number(q.group(1) or q.group(2)) or 0
+                quarter_written = q.group().strip() if quarter else ""
     base = absolute[0][1] if absolute else reference_year
     found = list(absolute)
     unresolved = []
@@ -105,4 +108,4 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
             found.append((position, base + offset, written))
     years = tuple(dict.fromkeys(y for _, y, _ in sorted(found, key=lambda f: f[0])))
     written = tuple(dict.fromkeys(w for _, _, w in sorted(found, key=lambda f: f[0])))
-    return YearMatch(years, written, quarter, is_range, tuple(unresolved))
+    return YearMatch(years, written, quarter, quarter_written, is_range, tuple(unresolved))

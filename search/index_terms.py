@@ -13,7 +13,7 @@ from typing import Iterable
 
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
-from search.tokenize import Tokenizer
+from search.tokenize import ZH, Tokenizer
 
 # Stands in for an empty body or titles field. Elasticsearch leaves a field with
 # no tokens out of BM25's average length and tantivy does not; a placeholder
@@ -101,7 +101,10 @@ def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
         words = tuple(tokenizer.phrase_tokens(phrase, language))
         if words:
             phrases.append((words, len(tokenizer.tokens(phrase, language)) - len(words)))
-    title_tokens = [t for title in query.titles for t in tokenizer.tokens(title, language)]
+    title_tokens = []
+    for title in query.titles:
+        chinese = (language or Tokenizer.language(title)) == ZH
+        title_tokens += [t for t in tokenizer.tokens(title, language) if not (chinese and _lone_hanzi(t))]
     return QueryTerms(
         body=tuple(dict.fromkeys(tokenizer.tokens(query.text, language))),
         phrases=tuple(dict.fromkeys(phrases)),
@@ -111,6 +114,12 @@ def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
         doc_prefixes=tuple(dict.fromkeys(d.strip("/") for d in query.doc_ids if d.strip("/"))),
         kinds=tuple(dict.fromkeys(k for k in query.kinds if k)),
     )
+
+
+def _lone_hanzi(token: str) -> bool:
+    """A one-character Chinese word (有, 及, 的): in a heading it says nothing of the topic (或有事項 is not
+    what 有關… asks about), so it does not match titles; it still counts in the body."""
+    return len(token) == 1 and "\u3400" <= token <= "\u9fff"
 
 
 def _or_unknown(values: Iterable[str]) -> tuple[str, ...]:

@@ -6,8 +6,8 @@ The corpus is the AI CUP finance PDFs with questions (reference/finance) and the
 (unlabelled/finance), linked under --cache (default .cache/bench/identity) as `reference/` and
 `unlabelled/`, and ingested with the real ingest (incremental). Figures, from INDEX_DIR/identities.json:
 - the share with a company, a period, and both, per folder and overall;
-- where the company came from: the document's own pages, the register (its text names a register
-  company), similar text (the company of the most similar documents), or nowhere;
+- where the company came from: the document's own pages, another excerpt of the same report (the same
+  figures in a row), the register (its text names a register company), or nowhere;
 - a fixed random sample (--sample, --seed) with company, period and the source line of each, for
   checking by hand against the PDFs' text.
 
@@ -45,7 +45,10 @@ def source_of(row: dict) -> str:
     if found is None:
         return "cover"
     text = found.get("source", "")
-    return "register" if text.startswith("register:") else "similar" if text.startswith("similar text:") else "own pages"
+    for start, name in (("register:", "register"), ("figures:", "same figures"), ("similar text:", "similar")):
+        if text.startswith(start):
+            return name
+    return "own pages"
 
 
 def main(argv: list[str]) -> int:

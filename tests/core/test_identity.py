@@ -64,6 +64,19 @@ def test_balance_dates_alone_give_the_latest_written_twice(finder):
     assert identity.period == "2022Q1" and identity.findings["period"].confidence == 0.6
 
 
+def test_a_date_written_once_counts_only_as_a_titles_own_line(finder):
+    garbled = finder.find(["in年3月31日1104*12月31日110年3月31日"])  # this year's column head misread by the scan
+    assert garbled.period == ""
+    title = finder.find(["中國鋼鐵股份有限公司及子公司\n合併資產負債表\n民國 111 年 3 月 31 日"])
+    assert title.period == "2022Q1" and title.findings["period"].confidence == 0.4
+
+
+def test_a_quarter_in_which_something_happened_is_not_the_period(finder):
+    page = "本公司於民國一一一年第一季取得之權益投資公平價值與非控制權益增加之差額為226,311仟元"
+    assert finder.find([page]).period == ""
+    assert finder.find(["預計對111年第2季營收有影響"]).period == "2022Q2"  # named, not dated: still read, at 0.7
+
+
 def test_a_date_in_running_text_and_a_related_party_name_identify_nothing(finder):
     identity = finder.find(["前項被保險人於民國九十九年二月三日以後所投保之喪葬費用保險金\n凱美電機股份有限公司（凱美電機） 關聯企業"])
     assert (identity.company, identity.period) == ("", "")

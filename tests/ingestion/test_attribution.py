@@ -36,15 +36,20 @@ DOCUMENTS = {
 }
 
 
-@pytest.fixture()
-def setup(tmp_path):
-    index = EmbeddedIndex(IndexSettings(tmp_path), Tokenizer())
-    book = IdentityBook(tmp_path / "identities.json")
-    for doc_id, (company, text) in DOCUMENTS.items():
+def build(path, documents: dict[str, tuple[str, str]]) -> tuple[IdentityBook, EmbeddedIndex]:
+    index = EmbeddedIndex(IndexSettings(path), Tokenizer())
+    book = IdentityBook(path / "identities.json")
+    for doc_id, (company, text) in documents.items():
         index.add([Chunk(f"{doc_id}#text0", doc_id, text, company=company)])
         findings = {"company": {"value": company, "confidence": 0.9, "source": "p1: title"}} if company else {}
         book.record(DocumentMeta(doc_id, company=company, kind="financial_report"), findings)
     index.commit()
+    return book, index
+
+
+@pytest.fixture()
+def setup(tmp_path):
+    book, index = build(tmp_path, DOCUMENTS)
     yield book, index
     index.close()
 
@@ -93,3 +98,30 @@ def test_attribution_is_redone_from_scratch_each_run(setup):
         book.documents[doc_id]["findings"] = {}
     attribute_companies(book, index, IdentityRules.load())
     assert book.get("finance/5")["company"] != UMC
+
+
+# A balance sheet line and the note that details it, in two excerpts of one report (the same three amounts).
+FIGURES = {
+    "finance/1": (UMC, "2180 應付帳款－關係人 七 24,809 - 28,525 - 40,029 - 2200 其他應付款 41,826,821"),
+    "finance/2": ("", "應付關係人款項-關聯企業 $ 24,809 $ 28,525 $ 40,029 應收關係人款項 $ 18,293 $ 29,551 $ 53,784"),
+    "finance/3": ("", "關聯企業 18,293 29,551 53,784 合計"),  # shares figures only with finance/2
+    "finance/4": (EVERGREEN, "短期借款 1,000 2,500 3,000 長期借款 9,396,555 995,423 169,970"),
+    "finance/5": ("", "手續費 1,000 2,500 3,000"),  # small amounts recur by chance
+    "finance/6": ("", "24,809 28,525 40,029 及 9,396,555 995,423 169,970"),  # as many runs of two companies
+    "finance/7": ("", "本集團於民國110年9月出售部分聯華電子股票，處分利益列於保留盈餘"),  # shares held: another company
+}
+
+
+def test_an_excerpt_writing_the_same_figures_in_a_row_as_a_named_report_gets_its_company(tmp_path):
+    book, index = build(tmp_path, FIGURES)
+    try:
+        counts = attribute_companies(book, index, IdentityRules.load())
+    finally:
+        index.close()
+    row = book.get("finance/2")
+    assert row["company"] == UMC
+    assert row["findings"]["company"] == {"value": UMC, "confidence": IdentityRules.load().figures_confidence,
+                                          "source": "figures: amounts in a row as in finance/1 1x"}
+    assert book.get("finance/3")["company"] == UMC  # through the excerpt placed so
+    assert [book.get(f"finance/{n}")["company"] for n in (5, 6, 7)] == ["", "", ""]
+    assert counts == {"spelling": 0, "figures": 2, "mentions": 0, "unknown": 3}

@@ -79,6 +79,11 @@ def test_report_text_questions_carry_topic_keywords(analyzer):
     assert a.type == "report_text" and "社会责任工作" in a.keywords
 
 
+def test_a_quarter_is_part_of_the_period_not_of_the_topic(analyzer):
+    a = ask(analyzer, "金宇生物技术股份有限公司在2020年第3季有关诉讼事项的进展如何？")
+    assert a.quarter == 3 and a.keywords and not any("第3季" in k for k in a.keywords)
+
+
 def test_general_questions_are_open(analyzer):
     a = ask(analyzer, "什么是存货周转率？")
     assert (a.type, a.company, a.years) == ("open", None, ())

@@ -34,6 +34,8 @@ def test_quarters_are_read_with_their_year():
     match = extract_years("鴻海在2023年第1季度中，存货是多少？")
     assert (match.years, match.quarter) == ((2023,), 1)
     assert extract_years("2022年第三季度").quarter == 3
+    assert extract_years("瑞昱在2023年第3季有關涉於哪些專利訴訟").quarter_written == "第3季"
+    assert extract_years("2023年营业收入").quarter_written == ""
 
 
 def test_fiscal_year_words_and_full_width_digits():
