@@ -212,16 +212,6 @@ def test_query_terms_dedupe_and_carry_the_phrase_slop(plain):
     assert terms.doc_prefixes == ("finance", "S100IXUZ") and terms.years == ("2023", UNKNOWN)
 
 
-def test_a_query_read_as_japanese_gets_the_tokens_of_the_japanese_row_it_names(plain):
-    # A kanji-only label reads as Chinese alone; the row it names was indexed with its Japanese table.
-    row = chunk_terms(plain, Chunk("S/S-05#t3", "S/S-05", "利益準備金 1,000 1,200", titles=("株主資本等変動計算書",)))
-    detected = query_terms(plain, SearchQuery(text="利益準備金", phrases=("利益準備金",)))
-    japanese = query_terms(plain, SearchQuery(text="利益準備金", phrases=("利益準備金",), language="ja"))
-    assert japanese.body == tuple(plain.tokens("利益準備金", "ja")) != detected.body
-    assert set(japanese.body) <= set(row.body.split())
-    assert japanese.phrases[0][0] == tuple(plain.phrase_tokens("利益準備金", "ja"))
-
-
 def test_stored_chunks_come_back_equal():
     chunk = Chunk("a#t1", "a", "正文", titles=("一", "二"), page_start=3, page_end=4, company="甲", year=2022,
                   kind="table", cell_id="c9")
