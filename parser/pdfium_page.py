@@ -14,8 +14,9 @@ and both table finders read of a pdfplumber page:
 
 `PdfiumPage` holds them with the page's size, and parser/pdf.py hands it to
 the same code as a pdfplumber page. A page goes to pdfminer instead when its
-page box is rotated or not at the origin, when text is set rotated or
-vertical, or when a path sits inside a form XObject.
+page box is rotated or not at the origin, or when text is set rotated or
+vertical. Paths and text inside form XObjects are placed through the forms'
+matrices, as pdfminer places them.
 
 One difference is kept: pdfium does not hand out the stream's space
 characters, only word breaks of its own, and where the gap is narrower than
@@ -71,34 +72,28 @@ def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_
 def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] | None:
     """pdfplumber's `page.edges`: its lines', rectangles' and curves' edges, from pdfminer's reading of each path.
 
-    None, for pdfminer to read the page, when a path sits in a form XObject
-    (its points would need the form's matrix as well) or when text is set
-    rotated or vertical: pdfium's text page may leave such characters out.
+    None, for pdfminer to read the page, when text is set rotated or vertical:
+    pdfium's text page may leave such characters out.
     """
     lines, rects, curves = [], [], []
-    matrix = pdfium_c.FS_MATRIX()
     x, y = ctypes.c_float(), ctypes.c_float()
-    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=8):
-        pdfium_c.FPDFPageObj_GetMatrix(obj, matrix)
-        a, b, c, d, e, f = matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f
-        if obj.type == pdfium_c.FPDF_PAGEOBJ_TEXT:
+    for obj, kind, (a, b, c, d, e, f) in _objects(page):
+        if kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
             if not _upright(a, b, c, d):
                 return None
             continue
-        if obj.level:
-            return None
         ops: list[tuple[str, tuple[float, float]]] = []  # pdfminer's path: operator and end point, transformed
         count = pdfium_c.FPDFPath_CountSegments(obj)
         index = 0
         while index < count:
             segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
-            kind = pdfium_c.FPDFPathSegment_GetType(segment)
-            if kind == pdfium_c.FPDF_SEGMENT_BEZIERTO:  # three segments: two control points, then the end
+            step = pdfium_c.FPDFPathSegment_GetType(segment)
+            if step == pdfium_c.FPDF_SEGMENT_BEZIERTO:  # three segments: two control points, then the end
                 index += 2
                 segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
             pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
             point = (round(a * x.value + c * y.value + e, _DECIMALS), round(b * x.value + d * y.value + f, _DECIMALS))
-            op = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}.get(kind, "c")
+            op = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}.get(step, "c")
             ops.append((op, point))
             if pdfium_c.FPDFPathSegment_GetClose(segment):
                 ops.append(("h", point))
@@ -113,6 +108,37 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
     for pts in curves:
         edges += curve_to_edges({**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]})
     return edges
+
+
+def _objects(page: pypdfium2.PdfPage):
+    """(object, type, matrix to page space) of the page's paths and text, in drawing order, inside forms too."""
+    matrix = pdfium_c.FS_MATRIX()
+    stack = [(pdfium_c.FPDFPage_CountObjects(page), lambda i: pdfium_c.FPDFPage_GetObject(page, i),
+              (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 0)]
+    while stack:
+        count, get, outer, index = stack.pop()
+        while index < count:
+            obj = get(index)
+            index += 1
+            kind = pdfium_c.FPDFPageObj_GetType(obj)
+            if kind not in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_TEXT, pdfium_c.FPDF_PAGEOBJ_FORM):
+                continue
+            pdfium_c.FPDFPageObj_GetMatrix(obj, matrix)
+            own = _times((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), outer)
+            if kind == pdfium_c.FPDF_PAGEOBJ_FORM:  # the rest of this level after the form's own objects
+                stack.append((count, get, outer, index))
+                count, get, outer, index = (pdfium_c.FPDFFormObj_CountObjects(obj),
+                                            lambda i, form=obj: pdfium_c.FPDFFormObj_GetObject(form, i), own, 0)
+                continue
+            yield obj, kind, own
+
+
+def _times(inner: tuple, outer: tuple) -> tuple:
+    """The matrix applying `inner`, then `outer` (PDF's a b c d e f order)."""
+    a, b, c, d, e, f = inner
+    oa, ob, oc, od, oe, of = outer
+    return (a * oa + b * oc, a * ob + b * od, c * oa + d * oc, c * ob + d * od,
+            e * oa + f * oc + oe, e * ob + f * od + of)
 
 
 def _paint(path: list[tuple[str, tuple[float, float]]], lines: list, rects: list, curves: list) -> None:

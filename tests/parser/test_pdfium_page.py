@@ -48,16 +48,24 @@ def test_characters_equal_pdfminers_without_its_spaces(shared_data):
                 assert all(abs(ours[key] - char[key]) < 0.2 for key in KEYS), (ours, char)
 
 
-def test_edges_equal_pdfplumbers(shared_data):
-    report = bank_report(shared_data)
-    with pdfplumber.open(report) as pdf:
-        page = pdf.pages[8]  # ruled tables
-        fast = pdfium_page(report, page)
+def assert_same_edges(path, index: int) -> None:
+    with pdfplumber.open(path) as pdf:
+        page = pdf.pages[index]
+        fast = pdfium_page(path, page)
         theirs = fast_chars(page).edges
         assert fast is not None and len(fast.edges) == len(theirs) > 20
         for ours, edge in zip(fast.edges, theirs):
             assert ours["orientation"] == edge["orientation"]
             assert all(abs(ours[key] - edge[key]) < 0.01 for key in (*KEYS, "width", "height")), (ours, edge)
+
+
+def test_edges_equal_pdfplumbers(shared_data):
+    assert_same_edges(bank_report(shared_data), 8)  # ruled tables
+
+
+def test_edges_drawn_inside_a_form_xobject_equal_pdfplumbers(shared_data):
+    """finance/119 draws its whole page, rules included, in a form XObject with a matrix of its own."""
+    assert_same_edges(shared_data / "aicup" / "reference" / "finance" / "119.pdf", 0)
 
 
 def test_lines_and_tables_equal_pdfminers(shared_data):
