@@ -1,7 +1,8 @@
 """PDF -> running text lines, tables and chunks, page by page.
 
-For each page (closed right after, so memory stays bounded on long reports):
-tables come from the tables helper (`parser.tables.find_pdf_tables`), the
+For each page (closed right after, so memory stays bounded on long reports),
+read by pdfium where it can stand in for pdfminer (parser/pdfium_page.py),
+otherwise by pdfplumber: tables come from the tables helper (`parser.tables.find_pdf_tables`), the
 characters outside them become lines; a page with fewer than
 `min_text_chars` characters has no text layer and is read by OCR
 (parser/ocr.py). After the last page, running headers and footers (the same
@@ -35,6 +36,7 @@ from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.pdfium_page import PdfiumPage, read_page
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 from parser.tables import centre_inside, find_pdf_tables, merge_continued
@@ -81,7 +83,7 @@ def parse_pdf(path: Path, meta: DocumentMeta, settings: ParseSettings,
 
 
 class PdfParser:
-    """Reads PDFs with pdfplumber; one instance serves many files."""
+    """Reads PDFs with pdfplumber, on pdfium's characters where it can; one instance serves many files."""
 
     def __init__(self, settings: ParseSettings, rules: HeadingRules | None = None):
         self.settings = settings
@@ -101,7 +103,7 @@ class PdfParser:
             doc.pages = len(page_list)
             for index, page in enumerate(page_list):
                 try:
-                    pages.append(self._read_page(path, fast_chars(page), index + 1, doc, reference))
+                    pages.append(self._read_page(path, page, index + 1, doc, reference))
                 except Exception as exc:  # one broken page must not lose the rest of the document
                     doc.warnings.append(f"page {index + 1}: unreadable ({_reason(exc)})")
                     pages.append(_Page(index + 1))
@@ -120,6 +122,13 @@ class PdfParser:
         return doc
 
     def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: "_PdfiumText") -> _Page:
+        fast = reference.read(page)  # most pages: pdfium's characters and edges, without pdfminer
+        if fast is not None:
+            if sum(1 for c in fast.chars if not c["text"].isspace()) < self.settings.min_text_chars:
+                return self._ocr_page(path, number, doc)
+            if _readable(c["text"] for c in fast.chars):
+                return self._layout_page(fast, number, fast.chars, doc)
+        page = fast_chars(page)
         chars = page.chars
         if sum(1 for c in chars if not c["text"].isspace()) < self.settings.min_text_chars:
             return self._ocr_page(path, number, doc)
@@ -250,7 +259,8 @@ def _reason(exc: BaseException) -> str:
 
 
 class _PdfiumText:
-    """pdfium's text of each page: the reference that exposes fonts pdfminer decodes wrongly."""
+    """pdfium's reading of each page: its characters and edges where they can stand in for pdfminer's
+    (parser/pdfium_page.py), and its text, the reference that exposes fonts pdfminer decodes wrongly."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -266,6 +276,15 @@ class _PdfiumText:
 
     def page_text(self, index: int) -> str | None:
         """The page's text, or None when pdfium cannot read the file (pdfplumber's text then stands)."""
+        if index not in self.texts:
+            self._read(index)
+        return self.texts.get(index)
+
+    def read(self, plumber_page) -> PdfiumPage | None:
+        """The page's characters when pdfium can stand in for pdfminer on it (`read_page`); its text either way."""
+        return self._read(plumber_page.page_number - 1, plumber_page)
+
+    def _read(self, index: int, plumber_page=None) -> PdfiumPage | None:
         try:
             if self._document is None:
                 self._document = pypdfium2.PdfDocument(str(self.path))
@@ -273,7 +292,7 @@ class _PdfiumText:
             textpage = page.get_textpage()
             try:
                 self.texts[index] = textpage.get_text_range()
-                return self.texts[index]
+                return None if plumber_page is None else read_page(page, textpage, plumber_page)
             finally:
                 textpage.close()
                 page.close()

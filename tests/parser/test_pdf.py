@@ -151,6 +151,23 @@ def test_font_pdfminer_misreads_is_read_through_pdfium(tmp_path):
     doc = parse(path)
     assert [(c.titles, c.text) for c in doc.chunks if c.kind == "text"] == [
         (("第一條 保險契約的構成",), "本保險單條款均為本保險契約的構成部分。")]
+    assert doc.warnings == []  # pdfium read the page's characters: pdfminer never did
+
+
+def test_font_pdfminer_misreads_on_a_page_left_to_pdfminer_is_read_through_pdfium(tmp_path):
+    """Rotated text sends the page to pdfminer (parser/pdfium_page.py), whose characters are then checked."""
+    pdfmetrics.registerFont(UnicodeCIDFont("MSung-Light"))
+    path = tmp_path / "policy.pdf"
+    pdf = canvas.Canvas(str(path), pagesize=A4)
+    pdf.setFont("MSung-Light", 11)
+    pdf.drawString(72, 760, "第一條 保險契約的構成")
+    pdf.drawString(72, 740, "本保險單條款均為本保險契約的構成部分。")
+    pdf.rotate(90)
+    pdf.drawString(300, -30, "保險")  # a margin note set sideways
+    pdf.save()
+    doc = parse(path)
+    assert [(c.titles, c.text) for c in doc.chunks if c.kind == "text"][0] == (
+        ("第一條 保險契約的構成",), "本保險單條款均為本保險契約的構成部分。")
     assert doc.warnings == ["page 1: pdfminer misread the fonts; text taken from pdfium, tables skipped"]
 
 

@@ -1,0 +1,208 @@
+"""pdfplumber's characters and ruling edges read by pdfium, so that most pages never go through pdfminer.
+
+pdfminer interprets a page's content stream in Python: about four fifths of
+the time of ingesting an annual report. pdfium reads the same page in C,
+ten times faster. `read_page` builds from it the two things the text lines
+and both table finders read of a pdfplumber page:
+
+- characters, as pdfplumber places them (x0 at the glyph's origin, x1 at its
+  advance, bottom at the font's descent, top one font size above it),
+  rounded to the decimals the PDF wrote (pdfium computes in single precision);
+- ruling edges: each path cut into subpaths and read as a line, rectangle or
+  curve exactly as pdfminer's `paint_path` does, then turned into edges by
+  pdfplumber's own helpers, so `TableFinder` finds the same cells.
+
+`PdfiumPage` holds them with the page's size, and parser/pdf.py hands it to
+the same code as a pdfplumber page. A page goes to pdfminer instead when its
+page box is rotated or not at the origin, or when text is set rotated or
+vertical. Paths and text inside form XObjects are placed through the forms'
+matrices, as pdfminer places them.
+
+One difference is kept: pdfium does not hand out the stream's space
+characters, only word breaks of its own, and where the gap is narrower than
+pdfplumber's x tolerance it marks a break with or without a space in the
+stream alike ("2019 年" holds none, "4 / 156" two). These breaks are left out,
+so such a gap reads as no break ("4/ 156", "( 60,025,519)"); pdfplumber
+finds every wider one from the gap, as before. tests/parser/test_pdfium_page.py
+compares characters, edges, lines and tables with pdfplumber's on real reports.
+
+>>> page = read_page(pdfium_page, pdfium_page.get_textpage(), plumber_page)  # None: read it with pdfminer
+>>> page.find_tables(PDF_TABLE_SETTINGS), page.extract_words()
+"""
+from __future__ import annotations
+
+import ctypes
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+from pdfplumber.table import Table, TableFinder, TableSettings
+from pdfplumber.utils import curve_to_edges, extract_words, rect_to_edges
+
+_DECIMALS = 4
+_UPRIGHT_NOISE = 1e-3  # matrix entries b and c below this share of a and d: upright (see pdf._upright)
+
+
+class PdfiumPage:
+    """What parser/pdf.py and the table finders read of a pdfplumber page: size, characters, words, edges, tables."""
+
+    def __init__(self, chars: list[dict], edges: list[dict], width: float, height: float, page_number: int):
+        self.chars, self.edges = chars, edges
+        self.width, self.height = width, height
+        self.bbox = (0, 0, width, height)
+        self.page_number = page_number
+
+    def extract_words(self, **options) -> list[dict]:
+        return extract_words(self.chars, **options)
+
+    def find_tables(self, settings: dict) -> list[Table]:
+        return TableFinder(self, TableSettings.resolve(settings)).tables
+
+
+def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_page) -> PdfiumPage | None:
+    """The page's characters and ruling from pdfium, or None when the page needs pdfminer (see the module doc)."""
+    width, height = float(plumber_page.width), float(plumber_page.height)
+    if plumber_page.rotation or tuple(plumber_page.mediabox) != (0, 0, plumber_page.width, plumber_page.height):
+        return None
+    doctop = float(plumber_page.initial_doctop)
+    edges = _edges(page, height, doctop)
+    chars = None if edges is None else _chars(textpage, height, doctop, plumber_page.page_number)
+    return None if chars is None else PdfiumPage(chars, edges, width, height, plumber_page.page_number)
+
+
+def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] | None:
+    """pdfplumber's `page.edges`: its lines', rectangles' and curves' edges, from pdfminer's reading of each path.
+
+    None, for pdfminer to read the page, when text is set rotated or vertical:
+    pdfium's text page may leave such characters out.
+    """
+    lines, rects, curves = [], [], []
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for obj, kind, (a, b, c, d, e, f) in _objects(page):
+        if kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
+            if not _upright(a, b, c, d):
+                return None
+            continue
+        ops: list[tuple[str, tuple[float, float]]] = []  # pdfminer's path: operator and end point, transformed
+        count = pdfium_c.FPDFPath_CountSegments(obj)
+        index = 0
+        while index < count:
+            segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
+            step = pdfium_c.FPDFPathSegment_GetType(segment)
+            if step == pdfium_c.FPDF_SEGMENT_BEZIERTO:  # three segments: two control points, then the end
+                index += 2
+                segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
+            pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
+            point = (round(a * x.value + c * y.value + e, _DECIMALS), round(b * x.value + d * y.value + f, _DECIMALS))
+            op = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}.get(step, "c")
+            ops.append((op, point))
+            if pdfium_c.FPDFPathSegment_GetClose(segment):
+                ops.append(("h", point))
+            index += 1
+        start = 0
+        for end in [i for i, (op, _) in enumerate(ops) if op == "m"][1:] + [len(ops)]:
+            _paint(ops[start:end], lines, rects, curves)
+            start = end
+    edges = [_line_edge(_object(pts, height, doctop)) for pts in lines]
+    for pts in rects:
+        edges += rect_to_edges(_object(pts, height, doctop))
+    for pts in curves:
+        edges += curve_to_edges({**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]})
+    return edges
+
+
+def _objects(page: pypdfium2.PdfPage):
+    """(object, type, matrix to page space) of the page's paths and text, in drawing order, inside forms too."""
+    matrix = pdfium_c.FS_MATRIX()
+    stack = [(pdfium_c.FPDFPage_CountObjects(page), lambda i: pdfium_c.FPDFPage_GetObject(page, i),
+              (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 0)]
+    while stack:
+        count, get, outer, index = stack.pop()
+        while index < count:
+            obj = get(index)
+            index += 1
+            kind = pdfium_c.FPDFPageObj_GetType(obj)
+            if kind not in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_TEXT, pdfium_c.FPDF_PAGEOBJ_FORM):
+                continue
+            pdfium_c.FPDFPageObj_GetMatrix(obj, matrix)
+            own = _times((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), outer)
+            if kind == pdfium_c.FPDF_PAGEOBJ_FORM:  # the rest of this level after the form's own objects
+                stack.append((count, get, outer, index))
+                count, get, outer, index = (pdfium_c.FPDFFormObj_CountObjects(obj),
+                                            lambda i, form=obj: pdfium_c.FPDFFormObj_GetObject(form, i), own, 0)
+                continue
+            yield obj, kind, own
+
+
+def _times(inner: tuple, outer: tuple) -> tuple:
+    """The matrix applying `inner`, then `outer` (PDF's a b c d e f order)."""
+    a, b, c, d, e, f = inner
+    oa, ob, oc, od, oe, of = outer
+    return (a * oa + b * oc, a * ob + b * od, c * oa + d * oc, c * ob + d * od,
+            e * oa + f * oc + oe, e * ob + f * od + of)
+
+
+def _paint(path: list[tuple[str, tuple[float, float]]], lines: list, rects: list, curves: list) -> None:
+    """pdfminer's `PDFLayoutAnalyzer.paint_path` for one subpath: a line, a rectangle or a curve, by its points."""
+    shape = "".join(op for op, _ in path)
+    if shape[:1] != "m":
+        return
+    pts = [point if op != "h" else path[0][1] for op, point in path]
+    if len(shape) > 3 and shape[-2:] == "lh" and pts[-2] == pts[0]:
+        shape = shape[:-2] + "h"
+        pts.pop()
+    if shape in ("mlh", "ml"):
+        lines.append(pts[:2])
+    elif shape in ("mlllh", "mllll"):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3), _ = pts
+        if pts[0] == pts[4] and ((x0 == x1 and y1 == y2 and x2 == x3 and y3 == y0)
+                                 or (y0 == y1 and x1 == x2 and y2 == y3 and x3 == x0)):
+            rects.append([pts[0], pts[2]])
+        else:
+            curves.append(pts)
+    else:
+        curves.append(pts)
+
+
+def _object(pts: list[tuple[float, float]], height: float, doctop: float) -> dict:
+    """The geometry pdfplumber gives a line, rectangle or curve through these points (PDF coordinates)."""
+    x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
+    y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
+    return {"x0": x0, "y0": y0, "x1": x1, "y1": y1, "width": x1 - x0, "height": y1 - y0,
+            "top": height - y1, "bottom": height - y0, "doctop": doctop + height - y1}
+
+
+def _upright(a: float, b: float, c: float, d: float) -> bool:
+    """A text matrix that sets characters upright, up to rounding noise (as parser.pdf._upright counts them)."""
+    return a > 0 and d > 0 and abs(b) < _UPRIGHT_NOISE * a and abs(c) < _UPRIGHT_NOISE * d
+
+
+def _line_edge(line: dict) -> dict:
+    return {**line, "object_type": "line", "orientation": "h" if line["top"] == line["bottom"] else "v"}
+
+
+def _chars(textpage, height: float, doctop: float, page_number: int) -> list[dict] | None:
+    """pdfplumber-style character dicts without pdfium's word breaks (see the module doc); None when a
+    character is not upright (pdfminer lays those out)."""
+    chars = []
+    matrix = pdfium_c.FS_MATRIX()
+    origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
+    loose = pdfium_c.FS_RECTF()
+    for index in range(textpage.count_chars()):
+        text = chr(pdfium_c.FPDFText_GetUnicode(textpage, index))
+        if text in "\r\n\x00" or pdfium_c.FPDFText_IsGenerated(textpage, index):
+            continue
+        pdfium_c.FPDFText_GetMatrix(textpage, index, matrix)
+        a, b, c, d = matrix.a, matrix.b, matrix.c, matrix.d
+        if not _upright(a, b, c, d):
+            return None
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, index, loose)
+        pdfium_c.FPDFText_GetCharOrigin(textpage, index, origin_x, origin_y)
+        # pdfium computes in single precision: rounded, its coordinates are the decimals the PDF wrote.
+        size = round(pdfium_c.FPDFText_GetFontSize(textpage, index) * d, _DECIMALS)
+        char_bottom = round(height - loose.bottom, _DECIMALS)
+        x0 = round(origin_x.value, _DECIMALS)
+        chars.append({"text": text, "x0": x0, "x1": max(x0, round(loose.right, _DECIMALS)),
+                      "top": char_bottom - size, "bottom": char_bottom, "doctop": doctop + char_bottom - size,
+                      "size": size, "upright": True, "matrix": (a, b, c, d, matrix.e, matrix.f),
+                      "page_number": page_number})
+    return chars
