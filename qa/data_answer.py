@@ -344,10 +344,9 @@ class DataAnswerer:
     def _lookup_frame(self, company: str, years: set[int], fields: set[str], parent: bool = False) -> list[dict]:
         """Candidate facts best first (qa.fact_choice: scope, statement, period, then the store's order), each
         with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
-        request = self._request(company, years, fields)
         owner = self._owners(fields)
         home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts(_records(self.store.lookup(*request)), parent, home)
+        rows = rank_facts(_records(self.store.lookup(company, sorted(years), list(owner))), parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -355,7 +354,7 @@ class DataAnswerer:
         return rows
 
     def _request(self, company: str, years: set[int], fields: set[str]) -> FactLookup:
-        """The store look-up of these fields' names in these years."""
+        """The store look-up `_lookup_frame` makes for these fields in these years."""
         return FactLookup(company, tuple(sorted(years)), tuple(self._owners(fields)))
 
     def _owners(self, fields: set[str]) -> dict[str, str]:
