@@ -124,13 +124,13 @@ class PdfParser:
     def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: "_PdfiumText") -> _Page:
         fast = reference.read(page)  # most pages: pdfium's characters and edges, without pdfminer
         if fast is not None:
-            if sum(1 for c in fast.chars if not c["text"].isspace()) < self.settings.min_text_chars:
+            if self._scanned(fast.chars):
                 return self._ocr_page(path, number, doc)
             if _readable(c["text"] for c in fast.chars):
                 return self._layout_page(fast, number, fast.chars, doc)
         page = fast_chars(page)
         chars = page.chars
-        if sum(1 for c in chars if not c["text"].isspace()) < self.settings.min_text_chars:
+        if self._scanned(chars):
             return self._ocr_page(path, number, doc)
         pdfium_text = reference.page_text(number - 1)
         agrees = _agreement(chars, pdfium_text) >= GARBLED_AGREEMENT
@@ -142,6 +142,10 @@ class PdfParser:
             doc.warnings.append(f"page {number}: text layer has no readable Unicode")
             return self._ocr_page(path, number, doc)
         return self._layout_page(page, number, chars, doc)
+
+    def _scanned(self, chars: list[dict]) -> bool:
+        """Fewer than `min_text_chars` visible characters: the page has no text layer to read."""
+        return sum(1 for c in chars if not c["text"].isspace()) < self.settings.min_text_chars
 
     def _layout_page(self, page, number: int, chars: list[dict], doc: ParsedDocument) -> _Page:
         """Tables and the lines of text outside them, top to bottom, edge lines marked."""
