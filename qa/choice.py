@@ -19,7 +19,7 @@
    quoted (a 「label」 the article does not write), actor (a person or body the
    article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
    article does not say, or one ending like its word), reworded
-   (a word starting as the article's: 居住目的 for 居住の用), moved (words from
+   (a word starting as the article's for half its length: 居住目的 for 居住の用), moved (words from
    another provision of the article), excluded (the option applies the provision
    to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number).
    An option saying an agreement is void (…という特約は無効) is right when what

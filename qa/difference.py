@@ -176,9 +176,10 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     squeezed_article = _DROP.sub("", article)
     words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in _CONTENT.findall(_DROP.sub("", said))))
     missing = [w for w in words if not _covered(w, squeezed_article)]
-    # a word that starts as the article's does rewords it (居住目的 for 居住の用); one that only ends like one names
-    # another thing of its kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
-    reworded = [w for w in missing if w[:2] in squeezed_article]
+    # a word that starts as the article's, for at least half its length, rewords it (居住目的 for 居住の用); one
+    # that shares less (損害賠償請求 where the law says 損害を賠償) or only ends like one names another thing of its
+    # kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
+    reworded = [w for w in missing if w[:max(2, (len(w) + 1) // 2)] in squeezed_article]
     new = [w for w in missing if w not in reworded]
     actors = [w for w in new if _ACTOR.search(w)]  # a person or body the article does not name: another actor
     if actors:

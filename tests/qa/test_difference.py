@@ -121,6 +121,17 @@ def test_a_word_starting_as_the_law_s_is_reworded_one_ending_like_it_is_another_
     assert "term" in other.kinds and "reworded" not in other.kinds
 
 
+LIABLE = "当該有価証券届出書を提出した会社のその提出の時における役員は、記載が虚偽であることにより生じた損害を賠償する責めに任ずる。"
+
+
+def test_a_word_sharing_only_a_short_start_with_the_law_s_is_another_term():
+    # 損害賠償請求の時 names another moment than the law's 提出の時; 有価証券届出時 says the law's in other words
+    other = align("有価証券届出書を提出した会社の損害賠償請求の時における役員", [sentence(LIABLE)], WORDS)
+    assert ("term", "損害賠償請求") in {(c.kind, c.option) for c in other.changes}
+    same = align("有価証券届出書を提出した会社の有価証券届出時の役員", [sentence(LIABLE)], WORDS)
+    assert ("reworded", "有価証券届出時") in {(c.kind, c.option) for c in same.changes}
+
+
 def test_a_word_pointed_back_to_is_the_word_itself_and_other_than_it_is_a_negation():
     assert align("当該建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).changes == ()
     assert "negation" in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
