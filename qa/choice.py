@@ -29,7 +29,9 @@
    provision defining each term (「管理医療機器」とは…) says.
 4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
    該当するもの) picks the option that changes least; negative (誤っているもの,
-   該当しないもの) the one that changes most; which-article questions pick the
+   該当しないもの) the one that changes most; when two options contradict each
+   other (alike but for a negation or an opposite word: 該当する / ではない, 後 / 前),
+   exactly one of them is true, so either form picks between those two; which-article questions pick the
    option whose cited article best covers the question (an item read with its
    paragraph's lead; an option naming only a law stands for its best article
    found; an article the corpus lacks is left out). A question for a
@@ -48,11 +50,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
-from qa.difference import Alignment, Sentence, align, comparable, squeeze
+from qa.difference import Alignment, Sentence, align, comparable, contradicts, squeeze
 from qa.law_refs import LawBook, Reference
 from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
@@ -408,6 +411,10 @@ class ChoiceAnswerer:
             numeric = [j for j in judged if "number" in j.alignment.kinds]
             if negative and len(numeric) == 1:
                 return numeric[0], "rules:number"
+            # two options that contradict each other hold the one true (or the one false) option between them
+            pairs = [p for p in combinations(judged, 2) if contradicts(p[0].text, p[1].text, self.laws.rules.change)]
+            if len(pairs) == 1:
+                judged = list(pairs[0])
         elif not self._asks_value(question):
             # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged

@@ -216,3 +216,18 @@ def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
     finally:
         index.close()
     assert answer.value == "b" and "架空製品法 第二条" in answer.answer
+
+
+def test_two_options_that_contradict_each_other_hold_the_answer():
+    from core.records import LawRecord
+    from qa.choice import Article, Found
+
+    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load())
+    found = Found()
+    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
+    options = {"a": "届出書を提出した者は、特定届出者に該当する", "b": "届出書を提出した者は、特定届出者ではない",
+               "c": "届出者は、届出書を財務大臣に提出しなければならない"}
+    question = "次のうち、正しいものを教えてください。"
+    judged = answerer._judge("positive", question, options, found)
+    assert max(judged, key=lambda j: j.goodness).letter == "c"  # closest to the law, but one of a and b is true
+    assert answerer._decide("positive", question, judged)[0].letter in {"a", "b"}

@@ -1,6 +1,6 @@
 import re
 
-from qa.difference import Sentence, align, comparable
+from qa.difference import Sentence, align, comparable, contradicts
 from qa.law_refs import LawRules
 
 WORDS = LawRules.load().change
@@ -184,3 +184,10 @@ def test_unless_and_not_all_are_not_conditions_the_option_adds():
     assert "condition" not in align("建物の賃借人に不利な特約がすべて無効になるわけではない", [sentence(law)], WORDS).kinds
     assert "condition" not in align("強行規定に反しない限り、建物の賃借人に不利な特約は無効とする", [sentence(law)],
                                     WORDS).kinds
+
+
+def test_options_alike_but_for_a_negation_or_an_opposite_word_contradict_each_other():
+    assert contradicts("黄熱ワクチンは、特定生物由来製品に該当する", "黄熱ワクチンは、特定生物由来製品ではない", WORDS)
+    assert contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に建物を明け渡す前", WORDS)
+    assert not contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に賃貸借の終了を申し込んだとき", WORDS)
+    assert not contradicts("市の区域内にある病院", "特別区の区域内にない病院", WORDS)  # more than the negation differs
