@@ -38,9 +38,13 @@
    value (期間を定めた条文) prefers the provisions that state one, first an order's
    provision that refers back to another option's (it sets what that one
    delegates); when none states it, an article the corpus lacks. A tie the rules leave
-   goes to the small model (few-shot chat, task "choice") when one is loaded;
-   it never picks an option with a numeric contradiction in a positive
-   question, nor passes over one in a negative question.
+   goes to the small model (task "choice") when one is loaded: each tied option is
+   shown next to its closest law sentence, numbered, in every rotation of their
+   order, and the model's log-probability of each number as its reply is summed
+   (no generation; a liking for a number or a place cancels out). It decides only
+   when its pick is `model_odds` times as likely as the next; it never picks an
+   option with a numeric contradiction in a positive question, nor passes over one
+   in a negative question.
 
 >>> answerer = ChoiceAnswerer(index, LawBook.load(register), AnswerTemplates.load())
 >>> answerer.run(question).value
@@ -48,6 +52,7 @@
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -64,6 +69,7 @@ from search.backend import SearchQuery, TextIndex
 CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
                   "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
+_PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
 _VOID_AGREEMENT = re.compile(_STATUTES["choices"]["void_agreement"])
 _VOIDS = _STATUTES["choices"]["voids"]
@@ -87,10 +93,11 @@ class ChoiceSettings:
     term_option: int = 10  # options this short (characters) are bare terms, judged by their definitions
     definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
+    model_odds: float = 2.0  # the model breaks a tie only when its pick is this many times as likely as the next
 
     def __post_init__(self):
-        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1:
-            raise ValueError("per_query and evidence must be at least 1, follow_depth at least 0")
+        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
+            raise ValueError("per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1")
 
 
 @dataclass
@@ -423,18 +430,36 @@ class ChoiceAnswerer:
         tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]
         if len(tied) > 1 and self.llm is not None and "choice" in self.llm.fewshot.tasks:
             allowed = [j for j in tied if negative or "number" not in j.alignment.kinds]
-            picked = self._ask_model(question, allowed, form)
+            picked = self._ask_model(question, allowed)
             if picked is not None:
                 return picked, "model:tie"
         return best, "rules:tie" if len(tied) > 1 else "rules"
 
-    def _ask_model(self, question: str, tied: list[Judged], form: str) -> Judged | None:
-        context = "\n".join(f"{j.letter}: {j.alignment.sentence.text if j.alignment.sentence else ''}" for j in tied)
-        user = question + "\n" + "\n".join(f"{j.letter} {j.text}" for j in tied)
-        reply = self.llm.chat("choice", user, context=context, max_new_tokens=4)
-        letters = re.findall(r"[a-d\uff41-\uff44]", reply.lower())  # ASCII or full-width a-d
-        by_letter = {j.letter: j for j in tied}
-        return next((by_letter[x] for x in letters if x in by_letter), None)
+    def _ask_model(self, question: str, tied: list[Judged]) -> Judged | None:
+        """The tied option the model finds likeliest as its reply, each shown next to its closest law sentence
+        (None when it does not clearly prefer one).
+
+        The options are labelled 1, 2, … and shown in every rotation of their order; each option's
+        log-probabilities at each place are summed, so a model's liking for a label or a place cancels out.
+        """
+        if len(tied) < 2:  # nothing left to choose between: the rules decide
+            return None
+        labels = [str(n + 1) for n in range(len(tied))]
+        totals = {j.letter: 0.0 for j in tied}
+        for turn in range(len(tied)):
+            order = tied[turn:] + tied[:turn]
+            user = "\n".join([question] + [_PROMPTS["choice_option"].format(
+                label=label, option=j.text, law=j.alignment.sentence.text if j.alignment.sentence else "")
+                for label, j in zip(labels, order)])
+            scores = self.llm.label_logprobs("choice", user, labels)
+            for label, j in zip(labels, order):
+                totals[j.letter] += scores[label]
+        best, runner_up = sorted(totals.values(), reverse=True)[:2]
+        # a model that is all but indifferent (0.5B models here: under 0.13 nats apart) only adds noise: it
+        # breaks the tie when it finds its pick at least `model_odds` times as likely, on average per order
+        if best - runner_up < len(tied) * math.log(self.settings.model_odds):
+            return None
+        return next(j for j in tied if totals[j.letter] == best)
 
     # -- the answer --------------------------------------------------------------------------------
 

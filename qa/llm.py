@@ -253,6 +253,15 @@ class LocalLLM:
         self.stats.add(generation)
         return generation
 
+    def label_logprobs(self, task: str, user_text: str, labels: Sequence[str]) -> dict[str, float]:
+        """How likely the model's reply to `user_text` (after the task's few-shot turns) starts with each label:
+        the log-probability of the label's first token, read from one forward pass instead of a generated reply."""
+        ids = self.prompt_ids(self.messages(task, user_text))
+        firsts = [self.runtime.encode(label)[0] for label in labels]
+        with self._lock:
+            scores = self.runtime.next_logprobs(ids, firsts)
+        return dict(zip(labels, scores))
+
     def chat(self, task: str, user_text: str, context: str | None = None, max_new_tokens: int | None = None) -> str:
         """The model's reply to `user_text` (and `context`) after the task's few-shot turns."""
         return self.generate(self.messages(task, user_text, context), max_new_tokens).text
@@ -474,6 +483,16 @@ class _TransformersRuntime:
         new = output[0, len(ids):].tolist()
         ended = bool(new) and new[-1] in eos
         return new, "end" if ended else "timeout" if deadline.expired else "max_new_tokens"
+
+
+    def next_logprobs(self, ids: list[int], tokens: list[int]) -> list[float]:
+        """The log-probability of each of `tokens` coming right after `ids`."""
+        import torch
+
+        with torch.inference_mode():
+            logits = self.model(torch.tensor([ids], device=self.model.device)).logits[0, -1]
+        scores = torch.log_softmax(logits.float(), dim=-1)
+        return [float(scores[t]) for t in tokens]
 
 
 def _deadline(seconds: float):

@@ -8,7 +8,9 @@ transformers one in qa/llm.py, so LocalLLM uses either:
 - `chat_ids(messages)`: the chat template stored in the file (rendered with
   jinja2 in a sandbox, as transformers does), tokenized with its special tokens;
 - `generate(ids, limit, seconds)`: greedy decoding, stopped at an end-of-turn
-  token, after `limit` tokens or when `seconds` have passed.
+  token, after `limit` tokens or when `seconds` have passed;
+- `next_logprobs(ids, tokens)`: how likely each token is to come next (one
+  forward pass, no sampling), for choosing among given labels.
 
 >>> runtime = LlamaCppRuntime.load(Path("model.gguf"), LLMSettings())
 """
@@ -100,6 +102,19 @@ class LlamaCppRuntime:
             if time.monotonic() >= deadline:
                 return new, "timeout"
         return new, "end"
+
+    def next_logprobs(self, ids: list[int], tokens: list[int]) -> list[float]:
+        """The log-probability of each of `tokens` coming right after `ids` (the last position's logits)."""
+        import llama_cpp
+        import numpy
+
+        self.model.reset()
+        self.model.eval(ids)
+        logits = numpy.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.model.ctx, -1),
+                                          shape=(self.model.n_vocab(),)).astype("float64")
+        top = logits.max()
+        total = top + numpy.log(numpy.exp(logits - top).sum())
+        return [float(logits[t] - total) for t in tokens]
 
     def _piece(self, token: int) -> str:
         return self.model.detokenize([token], special=True).decode("utf-8", errors="ignore") if token >= 0 else ""

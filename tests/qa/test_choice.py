@@ -231,3 +231,42 @@ def test_two_options_that_contradict_each_other_hold_the_answer():
     judged = answerer._judge("positive", question, options, found)
     assert max(judged, key=lambda j: j.goodness).letter == "c"  # closest to the law, but one of a and b is true
     assert answerer._decide("positive", question, judged)[0].letter in {"a", "b"}
+
+
+class _LabelModel:
+    """A stand-in model: the label of the option holding `liked` is `odds` times as likely as each other one,
+    and label "1" is always twice as likely as it would be (a liking for the first place)."""
+
+    def __init__(self, liked: str, odds: float):
+        self.liked, self.odds = liked, odds
+        self.fewshot = type("FewShot", (), {"tasks": {"choice": None}})()
+
+    def label_logprobs(self, task, user, labels):
+        import math
+
+        lines = user.splitlines()
+        return {label: math.log(self.odds if any(self.liked in line for line in lines if line.startswith(label))
+                                else 1.0) + (math.log(2) if label == "1" else 0.0) for label in labels}
+
+
+def _tied(letters_texts: dict[str, str]):
+    from qa.choice import Judged
+    from qa.difference import Alignment
+
+    return [Judged(letter, text, Alignment(None, 0.5, ()), 0.5) for letter, text in letters_texts.items()]
+
+
+def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown():
+    from core.records import LawRecord
+
+    question = "次のうち、正しいものを教えてください。"
+    options = {"a": "届出書は五年間縦覧に供する", "b": "届出書は公衆の縦覧に供する"}
+    for liked, letter in (("公衆", "b"), ("五年", "a")):
+        answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
+                                  llm=_LabelModel(liked, odds=3.0))
+        choice, decided_by = answerer._decide("positive", question, _tied(options))
+        assert (choice.letter, decided_by) == (letter, "model:tie")
+    # a model all but indifferent leaves the tie to the rules, whatever place it likes
+    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
+                              llm=_LabelModel("公衆", odds=1.2))
+    assert answerer._decide("positive", question, _tied(options))[1] == "rules:tie"

@@ -249,6 +249,16 @@ def test_generation_is_deterministic_and_bounded(tiny):
     assert llm.generate(messages, max_new_tokens=3).new_tokens <= 3
 
 
+def test_label_log_probabilities_are_the_next_token_s_after_the_prompt(tiny):
+    llm = LocalLLM.load(tiny["folder"], _settings(tiny))
+    scores = llm.label_logprobs("open", "什么是流动比率？", ["1", "2"])
+    assert set(scores) == {"1", "2"} and all(v < 0 for v in scores.values())
+    ids = llm.prompt_ids(llm.messages("open", "什么是流动比率？"))
+    with torch.inference_mode():
+        expected = torch.log_softmax(llm.model(torch.tensor([ids])).logits[0, -1], dim=-1)
+    assert scores["1"] == pytest.approx(float(expected[llm.runtime.encode("1")[0]]), abs=1e-5)
+
+
 def test_generation_stops_at_the_timeout(tiny):
     llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=50, timeout=1e-9))
     generation = llm.generate(llm.messages("open", "什么是流动比率？"))
@@ -380,6 +390,14 @@ def test_llama_cpp_answers_through_the_text_route(tiny, llama_gguf):
     assert answer == "" or ("[report/1, 第41页]" in answer and numbers_within(answer, "[report/1, 第41页]" + chunk.text))
     words = llm.extract_keywords("2021年华夏银行的营业外支出是多少元?", companies=["华夏银行"])
     assert all(w in "2021年华夏银行的营业外支出是多少元?" for w in words)
+
+
+def test_llama_cpp_scores_labels_as_transformers_does(tiny, llama_gguf):
+    llama = LocalLLM.load(llama_gguf, _settings(tiny))
+    torch_run = LocalLLM.load(llama_gguf, _settings(tiny, backend="transformers"))
+    first = llama.label_logprobs("open", "什么是流动比率？", ["1", "2", "3"])
+    other = torch_run.label_logprobs("open", "什么是流动比率？", ["1", "2", "3"])
+    assert first == pytest.approx(other, abs=1e-3)
 
 
 def test_a_corrupt_gguf_on_llama_cpp_is_one_line_naming_the_path(tiny, llama_gguf, tmp_path):
