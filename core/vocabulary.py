@@ -84,7 +84,8 @@ SCHEMAS: dict[str, dict] = {
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
+                         taken_out=PATTERN),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(

@@ -21,7 +21,11 @@
    article does not say, or one ending like its word), reworded
    (a word starting as the article's for half its length: 居住目的 for 居住の用), moved (words from
    another provision of the article), excluded (the option applies the provision
-   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number).
+   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number;
+   also when the question's provision takes out what an order sets (（特定有価証券（…政令で
+   定めるもの…）…を除く。）) and the option cites a provision the order's items list
+   (法第二条第一項第十号), unless it names what that item takes out again; the order's
+   items are then not read as the law's text).
    An option saying an agreement is void (…という特約は無効) is right when what
    the agreement says departs from a provision that another one protects from
    contrary agreements (…の規定に反する特約で…不利なものは、無効とする). Options that are
@@ -60,7 +64,7 @@ from itertools import combinations
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
-from qa.difference import Alignment, Sentence, align, comparable, contradicts, squeeze
+from qa.difference import Alignment, Change, Sentence, align, comparable, contradicts, squeeze
 from qa.law_refs import LawBook, Reference
 from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
@@ -162,6 +166,18 @@ class ArticleFinder:
             if marker in article.text:
                 text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
                 return Sentence(article.doc_id, article.name, text, comparable(article.text))
+        return None
+
+    def setting_order(self, ref: Reference, word: str) -> Article | None:
+        """The order's article that sets what provision `ref` leaves to it (`word`: 政令): its lead refers first
+        to that provision (法第五条第一項…に規定する政令で定める有価証券は、次に掲げるもの)."""
+        orders = tuple(self.laws.orders_of(ref.doc_id, word))
+        query = f"{kanji_articles(ref.label.removeprefix(ref.law))} {word}"
+        for article in self.search(query, orders, self.settings.definition_search) if orders else []:
+            lead = article.text.split("\n", 1)[0]
+            first = self.laws.references(lead, ref.doc_id)[:1]
+            if first and _within(first[0], ref) and word in lead:
+                return article
         return None
 
     def voiding(self, doc_id: str, key: str) -> Article | None:
@@ -286,6 +302,10 @@ class ChoiceAnswerer:
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
+        named = self.laws.laws_named(question + "".join(options.values()))
+        order, excluded = self._excluded_by_order(question, named[0] if named else "")
+        if order is not None:  # its items say what falls outside the question's provision: not read as the law's text
+            sentences = [s for s in sentences if s.label != order.name]
         out = []
         for letter, text in options.items():
             void = self._judge_void(letter, text, sentences, articles)
@@ -294,9 +314,38 @@ class ChoiceAnswerer:
                 continue
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
                               sentences, self.laws.rules.change)
+            taken_out = [r.label for r in self.laws.references(text, named[0] if named else "")
+                         if any(_within(r, listed) and not any(w in squeeze(text) for w in kept)
+                                for listed, kept in excluded)]
+            if taken_out:
+                alignment = Alignment(alignment.sentence, alignment.similarity,
+                                      alignment.changes + (Change("excluded", taken_out[0], ""),))
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return out
+
+    def _excluded_by_order(self, question: str,
+                           default: str) -> tuple[Article | None, list[tuple[Reference, list[str]]]]:
+        """What the one provision the question cites takes out through an order (…（特定有価証券（…政令で定める
+        ものをいう。）に係る…を除く。）): the order's article, and each provision its items list (法第二条第一項第十号)
+        with the words the item itself takes out again (（有価証券信託受益証券に該当するものを除く。）).
+
+        An option citing a listed provision falls outside the cited one, unless it names what the item takes out.
+        """
+        cited = list(dict.fromkeys(self.laws.references(question, default)))
+        if len(cited) != 1:
+            return None, []
+        article = self.finder.fetch(cited[0])
+        body = provision_text(article, cited[0].paragraph, cited[0].item) if article else ""
+        words = [m.group(1) for inside in _taken_out(body) for m in _DELEGATION.finditer(inside)]
+        order = self.finder.setting_order(cited[0], words[0]) if words else None
+        if order is None:
+            return None, []
+        out = []
+        for item in provisions(order.text, self.laws.rules.two_column)[1:]:
+            kept = [squeeze(w) for w in _taken_out(item.text)]
+            out += [(r, kept) for r in self.laws.references(item.text, cited[0].doc_id) if r.item is not None]
+        return order, out
 
     def _judge_void(self, letter: str, text: str, sentences: list[Sentence], articles: list[Article]) -> Judged | None:
         """An option saying an agreement is void (…という特約は無効): right when what the agreement says departs
@@ -502,6 +551,19 @@ def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | No
         elif provision.paragraph in leads:
             out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
                                 prior))
+    return out
+
+
+def _taken_out(text: str) -> list[str]:
+    """What the brackets of a text take out (（…を除く。）), brackets nested inside included."""
+    out = []
+    for end in (m.start() for m in re.finditer(_STATUTES["choices"]["taken_out"], text)):
+        depth, start = 0, end
+        while start > 0 and depth >= 0:
+            start -= 1
+            depth += (text[start] == "）") - (text[start] == "（")
+        if depth < 0:
+            out.append(text[start + 1:end])
     return out
 
 

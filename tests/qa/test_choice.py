@@ -80,11 +80,12 @@ def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_othe
     assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
 
 
-def _answer_over_the_lease_act(shared_data, tmp_path, question: Question):
+def _answer_over_the_lease_act(shared_data, tmp_path, question: Question, laws=("403AC0000000090",)):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    # one real law (借地借家法), linked (not copied) so ingestion reads it from ../shared/data
-    (corpus / "403AC0000000090.md").symlink_to(shared_data / "lawqa_jp" / "corpus" / "403AC0000000090.md")
+    # real laws (借地借家法 unless others are given), linked (not copied) so ingestion reads them from ../shared/data
+    for law in laws:
+        (corpus / f"{law}.md").symlink_to(shared_data / "lawqa_jp" / "corpus" / f"{law}.md")
     settings = IndexSettings(tmp_path / "index")
     ingest(corpus, settings, workers=1)
     index = open_text_index(settings)
@@ -111,6 +112,17 @@ def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, 
               "当然に終了するという特約は無効である")))
     answer = _answer_over_the_lease_act(shared_data, tmp_path, question)
     assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
+
+
+def test_an_option_citing_what_an_order_lists_under_the_provision_s_exclusion_falls_outside_it(shared_data, tmp_path):
+    # 金融商品取引法第5条第1項 takes out 特定有価証券 (政令で定めるもの); 施行令第2条の13 lists them, its 第3号 taking
+    # 有価証券信託受益証券 out again
+    question = Question("t", "金融商品取引法第5条第1項による届出書の提出が必要となる有価証券の募集として正しいものを教えてください。",
+                        choices=(("a", "金融商品取引法第2条第1項第11号に掲げる有価証券の募集"),
+                                 ("b", "金融商品取引法第2条第1項第14号に掲げる有価証券で、有価証券信託受益証券に該当するものの募集"),
+                                 ("c", "金融商品取引法第2条第1項第8号に掲げる有価証券の募集")))
+    answer = _answer_over_the_lease_act(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
+    assert answer.value == "b" and "excluded(金融商品取引法第2条第1項第11号)" in answer.answer, answer.answer
 
 
 def test_an_item_is_read_with_its_paragraph_s_lead():
