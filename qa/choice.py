@@ -555,13 +555,13 @@ def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | No
 
 
 def _taken_out(text: str) -> list[str]:
-    """What the brackets of a text take out (（…を除く。）), brackets nested inside included."""
-    out = []
+    """What the brackets of a text take out (（…を除く。）), brackets nested inside included (`comparable` form)."""
+    text, out = comparable(text), []
     for end in (m.start() for m in re.finditer(_STATUTES["choices"]["taken_out"], text)):
         depth, start = 0, end
         while start > 0 and depth >= 0:
             start -= 1
-            depth += (text[start] == "）") - (text[start] == "（")
+            depth += (text[start] == ")") - (text[start] == "(")
         if depth < 0:
             out.append(text[start + 1:end])
     return out
