@@ -8,9 +8,11 @@ import sys
 
 import pytest
 
+from core.records import LawRecord
 from ingestion.pipeline import ingest
 from qa.answers import AnswerTemplates
-from qa.choice import ChoiceAnswerer
+from qa.choice import Article, ChoiceAnswerer, Found, Judged, provision_text
+from qa.difference import Alignment
 from qa.law_refs import LawBook
 from qa.records import Question
 from search.law_register import LawRegister
@@ -80,7 +82,7 @@ def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_othe
     assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
 
 
-def _answer_over_the_lease_act(shared_data, tmp_path, question: Question, laws=("403AC0000000090",)):
+def _answer_over_laws(shared_data, tmp_path, question: Question, laws=("403AC0000000090",)):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     # real laws (借地借家法 unless others are given), linked (not copied) so ingestion reads them from ../shared/data
@@ -100,7 +102,7 @@ def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared
     question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
         ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
         ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
-    answer = _answer_over_the_lease_act(shared_data, tmp_path, question)
+    answer = _answer_over_laws(shared_data, tmp_path, question)
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
 
 
@@ -110,7 +112,7 @@ def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, 
               "当然に終了する"),
         ("b", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
               "当然に終了するという特約は無効である")))
-    answer = _answer_over_the_lease_act(shared_data, tmp_path, question)
+    answer = _answer_over_laws(shared_data, tmp_path, question)
     assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
 
 
@@ -121,12 +123,11 @@ def test_an_option_citing_what_an_order_lists_under_the_provision_s_exclusion_fa
                         choices=(("a", "金融商品取引法第2条第1項第11号に掲げる有価証券の募集"),
                                  ("b", "金融商品取引法第2条第1項第14号に掲げる有価証券で、有価証券信託受益証券に該当するものの募集"),
                                  ("c", "金融商品取引法第2条第1項第8号に掲げる有価証券の募集")))
-    answer = _answer_over_the_lease_act(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
+    answer = _answer_over_laws(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
     assert answer.value == "b" and "excluded(金融商品取引法第2条第1項第11号)" in answer.answer, answer.answer
 
 
 def test_an_item_is_read_with_its_paragraph_s_lead():
-    from qa.choice import Article, provision_text
 
     article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
                                               "日本語で記載された書類\n前項の書類は、写しでもよい。")
@@ -136,8 +137,6 @@ def test_an_item_is_read_with_its_paragraph_s_lead():
 
 
 def _which_article(question: str, options: dict[str, str], articles) -> str:
-    from core.records import LawRecord
-    from qa.choice import Found
 
     register = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
                 "cao": LawRecord("架空取引業等に関する内閣府令")}
@@ -156,7 +155,6 @@ ORDER_3 = ("order", "架空取引法施行令", "第三条", "法第四条に規
 
 
 def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegates():
-    from qa.choice import Article
 
     question = "外国会社である届出者が報告書を内閣総理大臣に提出する期間を定めた条文を教えてください。"
     options = {"a": "架空取引法第4条", "b": "架空取引法施行令第2条", "c": "架空取引法施行令第3条"}
@@ -167,7 +165,6 @@ def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegate
 
 
 def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
-    from qa.choice import Article
 
     act = ("act", "架空取引法", "第五条", "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。")
     order = ("order", "架空取引法施行令", "第四条", "法第五条の報告書には、過去五年間の取引を記載しなければならない。")
@@ -177,7 +174,6 @@ def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
 
 
 def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_corpus_lacks():
-    from qa.choice import Article
 
     options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
     question = "外国会社が報告書を記載する言語の数を規定した条文を教えてください。"
@@ -187,7 +183,6 @@ def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_c
 
 
 def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_found():
-    from qa.choice import Article
 
     cao = ("cao", "架空取引業等に関する内閣府令", "第五条", "令第三条の報告書は、二以上の言語で記載しなければならない。")
     options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
@@ -231,8 +226,6 @@ def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
 
 
 def test_two_options_that_contradict_each_other_hold_the_answer():
-    from core.records import LawRecord
-    from qa.choice import Article, Found
 
     answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load())
     found = Found()
@@ -262,14 +255,11 @@ class _LabelModel:
 
 
 def _tied(letters_texts: dict[str, str]):
-    from qa.choice import Judged
-    from qa.difference import Alignment
 
     return [Judged(letter, text, Alignment(None, 0.5, ()), 0.5) for letter, text in letters_texts.items()]
 
 
 def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown():
-    from core.records import LawRecord
 
     question = "次のうち、正しいものを教えてください。"
     options = {"a": "届出書は五年間縦覧に供する", "b": "届出書は公衆の縦覧に供する"}
