@@ -484,7 +484,6 @@ class _TransformersRuntime:
         ended = bool(new) and new[-1] in eos
         return new, "end" if ended else "timeout" if deadline.expired else "max_new_tokens"
 
-
     def next_logprobs(self, ids: list[int], tokens: list[int]) -> list[float]:
         """The log-probability of each of `tokens` coming right after `ids`."""
         import torch
