@@ -303,7 +303,8 @@ class ChoiceAnswerer:
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
         named = self.laws.laws_named(question + "".join(options.values()))
-        order, excluded = self._excluded_by_order(question, named[0] if named else "")
+        law = named[0] if named else ""
+        order, excluded = self._excluded_by_order(question, law)
         if order is not None:  # its items say what falls outside the question's provision: not read as the law's text
             sentences = [s for s in sentences if s.label != order.name]
         out = []
@@ -314,8 +315,9 @@ class ChoiceAnswerer:
                 continue
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
                               sentences, self.laws.rules.change)
-            taken_out = [r.label for r in self.laws.references(text, named[0] if named else "")
-                         if any(_within(r, listed) and not any(w in squeeze(text) for w in kept)
+            squeezed = squeeze(text)
+            taken_out = [r.label for r in (self.laws.references(text, law) if excluded else ())
+                         if any(_within(r, listed) and not any(w in squeezed for w in kept)
                                 for listed, kept in excluded)]
             if taken_out:
                 alignment = Alignment(alignment.sentence, alignment.similarity,
