@@ -205,5 +205,4 @@ class Engine:
 
 
 def _failed(question: Question, exc: Exception) -> Answer:
-    return Answer(id=question.id, question=question.text, answer="", type="open", route="error",
-                  error=f"{type(exc).__name__}: {exc}")
+    return Answer.failed(question, f"{type(exc).__name__}: {exc}")

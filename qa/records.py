@@ -126,6 +126,11 @@ class Answer:
     score: float | None = None  # how well the chosen cell or passage matched (the route's own scale), when it has one
     error: str | None = None  # why no answer could be made (the route is then "error")
 
+    @classmethod
+    def failed(cls, question: Question, reason: str) -> "Answer":
+        """The line of a question that got no answer: route "error" and the reason."""
+        return cls(id=question.id, question=question.text, answer="", type="open", route="error", error=reason)
+
     def to_json(self, steps: Sequence[str] = ()) -> dict:
         """The output line; `steps` (the question's analysis: rule, years, company, fields) go before the trace."""
         out = asdict(self)

@@ -9,7 +9,8 @@ With neither --index nor --docs it answers over the bundled examples/ corpus
 ingests CORPUS_DIR incrementally into --index (default .index) before answering.
 
 JSON lines are streamed (memory bounded by a line) and every answer is
-written as it is made, so a failure keeps the answers before it. While an
+written as it is made, in input order, so a failure keeps the answers before it.
+A file of more than one batch is answered in worker processes (--workers). While an
 ingest is writing INDEX_DIR (on this machine) a one-line warning says the
 answers may be incomplete.
 
@@ -21,6 +22,7 @@ answers before it kept); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -34,21 +36,21 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from core.budget import time_limit
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import data_dir
-from qa.engine import Engine, EngineSettings
+from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
+from qa.engine import EngineSettings
 from qa.question_stream import clean_text, iter_questions
-from qa.records import Analysis, Answer, Question
+from qa.records import Question
 from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 log = logging.getLogger(__name__)
 
 EXAMPLES_CORPUS = data_dir("examples") / "corpus"
-DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
 BATCH = 64  # questions read together: their searches go to the index in one batch
+ANSWER_WORKERS = 4  # answering processes by default (at most): each holds its own dictionaries (~300 MB)
 
 
 def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
@@ -78,7 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
                     help=f"time budget per question; past it the question gets an error line (0: none; "
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="ingestion processes for --docs")
+    ap.add_argument("--workers", type=int, default=None,
+                    help=f"processes ingesting --docs and answering (default: the CPU count ingesting, up to "
+                         f"{ANSWER_WORKERS} answering; one answers a file of one batch ({BATCH} questions), and one "
+                         f"answers when a model phrases the answers, unless N is given)")
     ap.add_argument("--trace", action="store_true",
                     help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
     add_verbosity(ap)
@@ -99,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.question_seconds < 0:
-        raise InputError(f"--question-seconds must not be negative, got {args.question_seconds:g}")
+    batching = BatchSettings(question_seconds=args.question_seconds, trace=args.trace)  # checked before any work
+    if args.workers is not None and args.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {args.workers}")
     questions = iter_questions(args.questions)
     first = next(questions, None)  # a file that cannot be read fails now, before any work
     if first is None:
@@ -110,11 +116,11 @@ def run(args: argparse.Namespace) -> int:
         docs, index_dir = EXAMPLES_CORPUS, examples_index()
     index = index_settings(index_dir or Path(".index"), args.backend, args.es_url, args.es_index, docs)
     if docs is not None:
-        from ingestion.pipeline import ingest  # the parsers load only when a corpus is ingested first
+        from ingestion.pipeline import default_workers, ingest  # the parsers load only when a corpus is ingested
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        summary(args, ingest(docs, index, workers=args.workers).text())
+        summary(args, ingest(docs, index, workers=args.workers or default_workers()).text())
     else:
         check_is_index(index)
         if ingest_in_progress(index.index_dir):
@@ -124,21 +130,21 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     failed = total = 0
     types: Counter[str] = Counter()
-    with Engine(EngineSettings(index=index, mode=args.mode, llm=args.llm)) as engine, _Output(args.output) as out:
+    batches = _batches(itertools.chain([first], questions), BATCH)
+    head = next(batches)
+    batching = dataclasses.replace(batching, workers=_answering_workers(args, len(head)))
+    engine = EngineSettings(index=index, mode=args.mode, llm=args.llm)
+    with BatchAnswerer(engine, batching) as answerer, _Output(args.output) as out:
         bar = tqdm(desc="questions", unit="q", file=sys.stderr, disable=None)
-        stream = itertools.chain([first], questions)
         try:
-            for batch in _batches(stream, BATCH):
-                for question, analysis in zip(batch, engine.prefetch(batch)):
-                    answer = answer_within(engine, question, args.question_seconds, analysis)
-                    total += 1
-                    failed += bool(answer.error)
-                    log.info("%s: %s -> %s", question.id, answer.type, answer.route)
-                    types[answer.type] += 1
-                    steps = analysis.trace if args.trace and isinstance(analysis, Analysis) else ()
-                    out.write(clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False)) + "\n")
-                    out.flush()  # written as made: a later failure never loses earlier answers
-                    bar.update()
+            for question, answer, steps in answerer.run(itertools.chain([head], batches)):
+                total += 1
+                failed += bool(answer.error)
+                log.info("%s: %s -> %s", question.id, answer.type, answer.route)
+                types[answer.type] += 1
+                out.write(clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False)) + "\n")
+                out.flush()  # written as made: a later failure never loses earlier answers
+                bar.update()
         except InputError as exc:
             raise InputError(f"{exc} (the {total} answers before it are written)") from None
         finally:
@@ -146,8 +152,19 @@ def run(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     counts = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
     summary(args, f"answered {total - failed}/{total} questions in {seconds:.1f}s "
-                  f"({total / max(seconds, 1e-9):.1f} q/s): {counts}")
+                  f"({total / max(seconds, 1e-9):.1f} q/s, {batching.workers} answering process"
+                  f"{'es' if batching.workers > 1 else ''}): {counts}")
     return 1 if failed else 0
+
+
+def _answering_workers(args: argparse.Namespace, first_batch: int) -> int:
+    """Processes to answer with: one for a file of one batch (a worker's start-up would outweigh it), and one
+    when a model phrases the answers (its own threads take the cores), unless --workers says otherwise."""
+    if first_batch < BATCH:
+        return 1
+    if args.workers is not None:
+        return args.workers
+    return 1 if args.llm != "none" else min(os.cpu_count() or 1, ANSWER_WORKERS)
 
 
 def _batches(stream: Iterator[Question], size: int) -> Iterator[list[Question]]:
@@ -167,24 +184,6 @@ def _batches(stream: Iterator[Question], size: int) -> Iterator[list[Question]]:
             yield batch
         if len(batch) < size:
             return
-
-
-class QuestionTimeout(BaseException):
-    """A question ran past its time budget (a BaseException: see core/budget.py)."""
-
-
-def answer_within(engine: Engine, question: Question, seconds: float,
-                  analysis: Analysis | Answer | None = None) -> Answer:
-    """The engine's answer (from `analysis` when the batch's prefetch made it), or an error answer when it
-    takes longer than `seconds` (0: no limit).
-
-    The rule regexes, which the timer cannot interrupt (`re` is native code), are vetted when loaded instead.
-    """
-    try:
-        with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")):
-            return engine.answer(question, analysis)
-    except QuestionTimeout as exc:
-        return Answer(id=question.id, question=question.text, answer="", type="open", route="error", error=str(exc))
 
 
 def check_is_index(index: IndexSettings) -> None:

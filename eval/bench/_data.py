@@ -81,3 +81,17 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list) -> Engin
         answers = [engine.answer(q) for q in tqdm(questions, desc="questions", unit="q", file=sys.stderr)]
         answer_seconds = time.perf_counter() - started
     return EngineRun(settings, answers, ingest_seconds, analyse_seconds, answer_seconds)
+
+
+def answer_in_workers(settings: IndexSettings, questions: list, workers: int) -> tuple[float, list]:
+    """Seconds to answer `questions` as qa.run does with `workers` answering processes (its batches, the
+    workers' start-up included), and the answers."""
+    from qa.batch import BatchAnswerer, BatchSettings
+    from qa.engine import EngineSettings
+    from qa.run import BATCH
+
+    batches = [questions[i:i + BATCH] for i in range(0, len(questions), BATCH)]
+    started = time.perf_counter()
+    with BatchAnswerer(EngineSettings(index=settings), BatchSettings(workers=workers)) as answerer:
+        answers = [answer for _, answer, _ in answerer.run(batches)]
+    return time.perf_counter() - started, answers
