@@ -9,7 +9,6 @@ import dataclasses
 import functools
 import multiprocessing
 import os
-import sys
 import time
 import traceback
 from collections import deque
@@ -22,6 +21,7 @@ from typing import Iterable, Iterator
 from core.budget import time_limit
 from core.errors import InputError
 from core.identity import IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
+from core.processes import exit_with_parent
 from core.records import ParsedDocument, ReportYear
 from core.rulefile import PROJECT_ROOT as _PROJECT
 from ingestion.sources import Source
@@ -52,20 +52,7 @@ def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int) -
     global _worker_finder, _worker_settings, _worker_identity
     _worker_finder, _worker_settings = finder, settings
     _worker_identity = IdentityFinder(IdentityRules.load())
-    _exit_with_parent(parent)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Have Linux end this worker when the main process dies (killed -9, it cannot stop its pool)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    pr_set_pdeathsig = 1
-    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
+    exit_with_parent(parent)
 
 
 def _work(source: Source) -> Outcome:

@@ -12,6 +12,7 @@ under one lock, so processes, not threads, are what use a machine's cores.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -20,6 +21,7 @@ from typing import Iterable, Iterator
 
 from core.budget import time_limit
 from core.errors import InputError
+from core.processes import exit_with_parent
 from qa.engine import Engine, EngineSettings
 from qa.records import Analysis, Answer, Question
 
@@ -107,7 +109,7 @@ class BatchAnswerer:
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
         return ProcessPoolExecutor(self.settings.workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(self.engine_settings, self.settings))
+                                   initargs=(self.engine_settings, self.settings, os.getpid()))
 
 
 def answer_batch(engine: Engine, batch: list[Question], settings: BatchSettings) -> list[tuple[Answer, tuple[str, ...]]]:
@@ -147,9 +149,10 @@ _worker_engine: Engine | None = None
 _worker_settings: tuple[EngineSettings, BatchSettings] | None = None
 
 
-def _init_worker(engine: EngineSettings, settings: BatchSettings) -> None:
+def _init_worker(engine: EngineSettings, settings: BatchSettings, parent: int) -> None:
     global _worker_settings
     _worker_settings = engine, settings
+    exit_with_parent(parent)
 
 
 def _answer_in_worker(batch: list[Question]) -> list[tuple[Answer, tuple[str, ...]]]:

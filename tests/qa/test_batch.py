@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +101,32 @@ def test_qa_run_answers_a_file_of_many_batches_in_worker_processes(tmp_path, exa
         assert f"{workers} answering process" in result.stderr
         outputs[workers] = out.read_text(encoding="utf-8")
     assert outputs["1"] == outputs["2"] and outputs["2"].count("\n") == 140
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has ended; reaping it is its new parent's business
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their parent on Linux only")
+def test_the_workers_end_when_qa_run_is_killed(tmp_path, examples_index):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
+                                 for q in _questions(40)), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    run = subprocess.Popen([sys.executable, "-m", "qa.run", str(questions), "--index", str(examples_index.index_dir),
+                            "--workers", "2", "-o", str(out)], cwd=PROJECT_ROOT, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not (out.exists() and out.read_text(encoding="utf-8")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # answers are coming: the workers are up
+    workers = [int(pid) for pid in Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()]
+    run.kill()  # as -9 would: the pool cannot stop its workers
+    run.wait()
+    assert len(workers) == 2
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in workers)
