@@ -82,6 +82,9 @@ def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings
                 outcome.document = _parse(source, finder, settings,
                                           identity or IdentityFinder(IdentityRules.load()))
     except FileTimeout:
+        # Raised at the block's end when the timer went off where it was swallowed (a destructor): the parse may
+        # have finished, but the file is over its budget all the same.
+        outcome.document = None
         outcome.errors.append(f"parsing took longer than {settings.max_file_seconds:g} s, the limit per file "
                               f"(--max-file-seconds)")
     except RecursionError:
