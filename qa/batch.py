@@ -2,8 +2,8 @@
 
 A batch's first searches and fact look-ups go to the index together (Engine.prefetch). With more than one
 worker, each worker process opens its own Engine over the same index and answers whole batches; at most two
-batches per worker are in flight, so memory stays bounded however long the stream. Answering is pure Python
-under one lock, so processes, not threads, are what use a machine's cores.
+batches per worker are in flight, so memory stays bounded however long the stream. Answering is Python code
+that holds the GIL, so processes, not threads, are what use a machine's cores.
 
 >>> with BatchAnswerer(EngineSettings(index=settings), BatchSettings(workers=2)) as answerer:  # doctest: +SKIP
 ...     for question, answer, steps in answerer.run(batches):  # batches: lists of Question
@@ -27,6 +27,8 @@ from qa.records import Analysis, Answer, Question
 
 DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
 IN_FLIGHT = 2  # batches per worker given out at a time: one being answered, one waiting
+
+Answered = tuple[Question, Answer, tuple[str, ...]]  # a question, its answer, its analysis steps (with trace)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ class BatchAnswerer:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
-    def run(self, batches: Iterable[list[Question]]) -> Iterator[tuple[Question, Answer, tuple[str, ...]]]:
+    def run(self, batches: Iterable[list[Question]]) -> Iterator[Answered]:
         """(question, answer, analysis steps) for every question, in input order. A stream that breaks (an
         InputError while reading it) is raised once the batches before the break are answered."""
         if self._engine is not None:
@@ -89,8 +91,7 @@ class BatchAnswerer:
         if broken is not None:
             raise broken
 
-    def _collect(self, batch: list[Question], future: Future,
-                 pool: ProcessPoolExecutor) -> Iterator[tuple[Question, Answer, tuple[str, ...]]]:
+    def _collect(self, batch: list[Question], future: Future, pool: ProcessPoolExecutor) -> Iterator[Answered]:
         try:
             answered = future.result()
         except BrokenProcessPool:
@@ -112,7 +113,8 @@ class BatchAnswerer:
                                    initargs=(self.engine_settings, self.settings, os.getpid()))
 
 
-def answer_batch(engine: Engine, batch: list[Question], settings: BatchSettings) -> list[tuple[Answer, tuple[str, ...]]]:
+def answer_batch(engine: Engine, batch: list[Question],
+                 settings: BatchSettings) -> list[tuple[Answer, tuple[str, ...]]]:
     """Each question's answer (an error answer past its time budget) and, with `settings.trace`, its analysis."""
     answered = []
     for question, analysis in zip(batch, engine.prefetch(batch)):
@@ -140,7 +142,7 @@ def answer_within(engine: Engine, question: Question, seconds: float,
         return Answer.failed(question, str(exc))
 
 
-def _paired(batch: list[Question], answered: list[tuple[Answer, tuple[str, ...]]]):
+def _paired(batch: list[Question], answered: list[tuple[Answer, tuple[str, ...]]]) -> Iterator[Answered]:
     for question, (answer, steps) in zip(batch, answered):
         yield question, answer, steps
 

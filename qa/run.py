@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
     ap.add_argument("--workers", type=int, default=None,
                     help=f"processes ingesting --docs and answering (default: the CPU count ingesting, up to "
-                         f"{ANSWER_WORKERS} answering; one answers a file of one batch ({BATCH} questions), and one "
-                         f"answers when a model phrases the answers, unless N is given)")
+                         f"{ANSWER_WORKERS} answering, and one answering when a model phrases the answers; a file of "
+                         f"one batch, {BATCH} questions, is always answered by one)")
     ap.add_argument("--trace", action="store_true",
                     help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
     add_verbosity(ap)
@@ -157,14 +157,19 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def default_answer_workers() -> int:
+    """Answering processes when --workers is not given and no model phrases the answers."""
+    return min(os.cpu_count() or 1, ANSWER_WORKERS)
+
+
 def _answering_workers(args: argparse.Namespace, first_batch: int) -> int:
-    """Processes to answer with: one for a file of one batch (a worker's start-up would outweigh it), and one
-    when a model phrases the answers (its own threads take the cores), unless --workers says otherwise."""
+    """Processes to answer with: --workers, else one when a model phrases the answers (its own threads take the
+    cores), else the default; always one for a file of one batch (a worker's start-up would outweigh it)."""
     if first_batch < BATCH:
         return 1
     if args.workers is not None:
         return args.workers
-    return 1 if args.llm != "none" else min(os.cpu_count() or 1, ANSWER_WORKERS)
+    return 1 if args.llm != "none" else default_answer_workers()
 
 
 def _batches(stream: Iterator[Question], size: int) -> Iterator[list[Question]]:

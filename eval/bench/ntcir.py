@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -40,7 +39,7 @@ from pathlib import Path
 from eval.bench._data import answer_in_workers, fixed_halves, ingest_and_answer, shared_data, work_dir
 from eval.normalize import ntcir_value
 from qa.questions import load_questions
-from qa.run import ANSWER_WORKERS
+from qa.run import default_answer_workers
 
 TARGET, HALF_TARGET, REPORT_TARGET, QPS_TARGET = 0.88, 0.85, 0.75, 300.0
 KINDS = ("no answer", "other document", "other table", "other row", "other column", "value")
@@ -84,7 +83,7 @@ def run(root: Path, work: Path, show: int, json_out: Path | None) -> int:
     done = ingest_and_answer(sorted((root / "reports").iterdir()), work, questions)
     answers, ingest_seconds = done.answers, done.ingest_seconds
     analyse_seconds, answer_seconds = done.analyse_seconds, done.answer_seconds
-    workers = min(os.cpu_count() or 1, ANSWER_WORKERS)
+    workers = default_answer_workers()
     pooled_seconds, pooled = answer_in_workers(done.settings, questions, workers)
     same = sum(a.to_json() == b.to_json() for a, b in zip(answers, pooled))
 
