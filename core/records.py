@@ -64,7 +64,7 @@ class Fact:
     same as a Decimal or None for text values (电子信箱, 本店の所在の場所).
     """
 
-    company: str
+    company: str  # "" when the document names none: the fact is kept with its doc_id, never another company's
     year: int
     field: str  # cleaned row label; canonical names come from rules/fields.yaml
     value: str
@@ -142,6 +142,7 @@ class FileReport:
     seconds: float = 0.0
     errors: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # bad rows left out of an ingested facts workbook
+    facts_without_company: int = 0  # kept with the document, answering questions that name it
     identity: dict = field(default_factory=dict)  # company, period, kind ...: value, confidence, source line
 
 

@@ -140,6 +140,9 @@ class IngestSummary:
             f"({self.total('ocr_pages')} OCR), {self.total('tables')} tables, {self.total('chunks')} chunks, "
             f"{self.total('facts')} facts",
         ]
+        if self.total("facts_without_company"):
+            lines[0] += (f" ({self.total('facts_without_company')} without a company, kept with their documents: "
+                         f"see 'facts_without_company' in the report)")
         lines += [f"warning: {w}" for w in self.warnings]
         partial = [f for f in self.files if f.status == "ingested" and f.errors]
         if partial:
@@ -374,7 +377,8 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
         "workers": options.workers,
         "shard": "/".join(map(str, options.shard)),
         "counts": summary.counts,
-        "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts")},
+        "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts",
+                                                          "facts_without_company")},
         "ignored": summary.ignored,
         "warnings": summary.warnings,
         "files": [dataclasses.asdict(f) for f in summary.files],

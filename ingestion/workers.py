@@ -198,10 +198,12 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
                                               short_name=f.short_name or meta.short_name, code=f.code or meta.code)
                           for f in document.facts]
     document.facts = by_fiscal_end(document.facts, document.table_list, meta)
-    unplaced = [f for f in document.facts if not (f.company and f.year)]
+    # A fact whose company is unknown stays with its document (its doc_id, period and scope answer questions
+    # that name the document); one without a year has no period to be asked by.
+    unplaced = [f for f in document.facts if not f.year]
     if unplaced:
-        document.facts = [f for f in document.facts if f.company and f.year]
-        document.warnings.append(f"{len(unplaced)} facts without a company or year were left out")
+        document.facts = [f for f in document.facts if f.year]
+        document.warnings.append(f"{len(unplaced)} facts without a year were left out")
     if meta.company and meta.year and not any(r.company == meta.company and r.year == meta.year
                                               for r in document.reports):
         document.reports.append(ReportYear(meta.company, meta.year, meta.short_name, meta.code, meta.doc_id))

@@ -153,6 +153,7 @@ class BatchWriter:
                                       tables=document.tables, chunks=chunks, facts=facts,
                                       ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),
                                       errors=errors, rejected=list(document.rejected),
+                                      facts_without_company=sum(not f.company for f in document.facts),
                                       identity=document.identity))
             self.identities.record(document.meta, document.identity)
             if document.rejected:  # read again next run, so its bad rows are reported until they are fixed

@@ -17,7 +17,7 @@ title is the nearest short caption above it ("前事業年度（自 2018年4月1
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import lxml.etree
@@ -30,6 +30,7 @@ from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
+from parser.metadata import detect_language
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, clean_cell
 
@@ -41,6 +42,7 @@ _PARSER_DEPTH = 256  # libxml2 stops building the tree there (lxml without huge_
 # A paragraph that is only a bracketed caption ("①【連結財政状態計算書】") is a heading.
 _CAPTION_HEADING = re.compile(vocabulary("layout")["caption_heading"])  # rules/layout.yaml
 MAX_CAPTION_CHARS = 60
+LANGUAGE_LINES, LANGUAGE_TABLES = 200, 5  # what the language of a document without metadata is read from
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 
 
@@ -60,11 +62,19 @@ def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
     The tables themselves are on `ParsedDocument.table_list` for the tables workbook.
     """
     html = read_html(Path(path), settings.max_table_cells)
+    if not meta.language:  # the row sentences are written in the document's language
+        meta = replace(meta, language=_language(html))
     doc = ParsedDocument(meta=meta, warnings=list(html.warnings))
     chunker = Chunker(settings, rules or HeadingRules.shared())
     doc.chunks = chunker.run(meta, html.lines)
     add_tables(doc, html.tables)
     return doc
+
+
+def _language(html: HtmlDocument) -> str:
+    """The language of the document's lines and its tables' row labels (a section may be all tables)."""
+    labels = [str(label) for table in html.tables[:LANGUAGE_TABLES] for label in table.frame.iloc[:, 0]]
+    return detect_language("\n".join([line.text for line in html.lines[:LANGUAGE_LINES]] + labels))
 
 
 def read_html(path: Path, max_table_cells: int = ParseSettings.max_table_cells) -> HtmlDocument:

@@ -40,6 +40,7 @@ FIELDS = ("company", "short_name", "code", "year", "title")
 GROUP_NAMES = frozenset(FIELDS) | {"era", "era_year"}
 SIDECAR_COLUMNS = ("doc_id", "file", "company", "short_name", "code", "year", "title", "language")
 LANGUAGES = ("zh", "ja")
+PRINTED_GROUP_BYTES = 1 << 20  # how much of a markup file is searched for the report id it prints
 
 _PATTERN = {
     "type": "object",
@@ -66,6 +67,7 @@ SCHEMA = {
             "additionalProperties": False,
         },
         "groups": {"type": "array", "items": _PATTERN},
+        "printed_groups": {"type": "array", "items": _PATTERN},
         "identity": IDENTITY_SCHEMA,  # core/identity.py
     },
     "required": ["file_names", "cover"],
@@ -98,6 +100,7 @@ class DocumentRules:
     cover_chars: int
     eras: dict[str, int]
     groups: tuple[_Pattern, ...] = ()
+    printed_groups: tuple[_Pattern, ...] = ()
 
     @classmethod
     def load(cls, path: Path | None = None) -> "DocumentRules":
@@ -144,6 +147,8 @@ class DocumentRules:
             cover_chars=int(cover.get("chars", 3000)),
             eras=eras,
             groups=compile_list(data.get("groups"), "groups", allowed={"group"}, need=("group",)),
+            printed_groups=compile_list(data.get("printed_groups"), "printed_groups", allowed={"group"},
+                                        need=("group",)),
         )
 
     def from_file_name(self, stem: str) -> dict:
@@ -175,6 +180,21 @@ class DocumentRules:
         """The group key of a document id ("" when in no group)."""
         for pattern in self.groups:
             match = pattern.regex.search(doc_id)
+            if match:
+                return match.group("group")
+        return ""
+
+    def printed_report(self, path: Path) -> str:
+        """The report id a markup file prints in its head (`printed_groups`), "" when none (or not markup)."""
+        if path.suffix.lower() not in (".html", ".htm", ".xhtml") or not self.printed_groups:
+            return ""
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(PRINTED_GROUP_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            return ""  # the parser reports an unreadable file
+        for pattern in self.printed_groups:
+            match = pattern.regex.search(head)
             if match:
                 return match.group("group")
         return ""
@@ -329,12 +349,17 @@ def _html_cover(path: Path, chars: int) -> str:
 
     with path.open("rb") as fh:
         data = fh.read(512 * 1024)
-    root = lxml.html.document_fromstring(_decode_html_head(data))
+    # EDINET's XHTML starts with an XML declaration, which lxml refuses in a decoded string
+    root = lxml.html.document_fromstring(_XML_DECLARATION.sub("", _decode_html_head(data), count=1))
     for element in root.xpath("//style|//script|//head"):
         element.drop_tree()
+    for element in root.iter(*_BLOCKS):  # a label cell and its value cell are two lines, as two paragraphs are
+        element.tail = "\n" + (element.tail or "")
     return re.sub(r"[ \t\r\f\v]*\n\s*", "\n", root.text_content()).strip()[:chars]
 
 
+_BLOCKS = ("p", "div", "br", "td", "th", "tr", "li", "h1", "h2", "h3", "h4", "h5", "h6")
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.I)
 
 
@@ -371,11 +396,11 @@ class MetadataFinder:
         self.corpus = corpus
         self.documents = dict(documents)
         self._digests: dict[Path, str] = {}
+        self._group_keys = self._report_keys()
         groups: dict[str, str] = {}
         for doc_id in sorted(self.documents):
-            key = rules.group_of(doc_id)
-            if key:
-                groups.setdefault(key, doc_id)
+            if self._group_keys[doc_id]:
+                groups.setdefault(self._group_keys[doc_id], doc_id)
         self._group_first = groups
 
     @classmethod
@@ -433,9 +458,32 @@ class MetadataFinder:
             rel_path = path.name
         return self.sidecar.row(doc_id, rel_path)
 
+    def _report_keys(self) -> dict[str, str]:
+        """The report each document is a part of ("" when none). A report id its own markup prints (the table
+        ids of an EDINET section, S100RHMW-0101010-tab1) comes first, so the layout does not matter: files in a
+        folder per report (S100RHMW/0101010) or with the id in their names (S100RHMW/S100RHMW-0101010). A file
+        that prints none (a section without tables) belongs to the one report its folder's files print; else
+        the rules' `groups` pattern on the document id decides."""
+        printed = {doc_id: self.rules.printed_report(path) for doc_id, path in self.documents.items()}
+        by_folder: dict[str, set[str]] = {}
+        for doc_id, report in printed.items():
+            if report:
+                by_folder.setdefault(_folder(doc_id), set()).add(report)
+        keys = {}
+        for doc_id, report in printed.items():
+            folder = _folder(doc_id)
+            reports = by_folder.get(folder, set())
+            report = report or (next(iter(reports)) if len(reports) == 1 else "")
+            keys[doc_id] = f"{folder}/{report}" if report else self.rules.group_of(doc_id)
+        return keys
+
     def _group_cover(self, doc_id: str) -> Path | None:
-        first = self._group_first.get(self.rules.group_of(doc_id))
+        first = self._group_first.get(self._group_keys.get(doc_id, ""))
         return self.documents[first] if first and first != doc_id else None
+
+
+def _folder(doc_id: str) -> str:
+    return doc_id.rpartition("/")[0]
 
 
 def _file_digest(path: Path) -> str:

@@ -215,6 +215,7 @@ class ElasticFactStore(ElasticStore):
         if not fields or not words:
             return set()
         query = {"bool": {"filter": [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}],
+                          "must_not": [{"term": {"company": ""}}],
                           "should": [{"wildcard": {"text": {"value": f"*{w}*"}}} for w in words],
                           "minimum_should_match": 1}}
         response = self._call(lambda: self.client.search(
@@ -316,15 +317,18 @@ class ElasticFactStore(ElasticStore):
 def _facts_query(fields: list[str], company: list[str] | None = None, years: list[int] | None = None,
                  numeric: bool = False, unit: str | None = None) -> dict:
     filters: list[dict] = [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}]
+    query: dict = {"filter": filters}
     if company is not None:
         filters.append({"terms": {"company": company}})
+    else:  # over companies: a fact of a document whose company is unknown is no company's
+        query["must_not"] = [{"term": {"company": ""}}]
     if years is not None:
         filters.append({"terms": {"year": years}})
     if numeric:
         filters.append({"exists": {"field": "num"}})
     if unit is not None:
         filters.append({"term": {"unit": unit}})
-    return {"bool": {"filter": filters}}
+    return {"bool": query}
 
 
 def _preference(row: dict, rank: dict[str, int]) -> tuple:

@@ -203,7 +203,7 @@ class SqliteFactStore:
         fields = [fields] if isinstance(fields, str) else list(dict.fromkeys(fields))
         if limit < 1 or not fields:
             return _frame([])
-        rest = "year = ? AND num IS NOT NULL" + ("" if unit is None else " AND unit = ?")
+        rest = "year = ? AND num IS NOT NULL AND company != ''" + ("" if unit is None else " AND unit = ?")
         rest_args = [int(year)] + ([] if unit is None else [unit])
         where, args = f"field IN ({_marks(fields)}) AND {rest}", [*fields, *rest_args]
         # (company, num) down the (field, year, num) index, one cursor per name merged lazily:
@@ -255,7 +255,7 @@ class SqliteFactStore:
             return set()
         likes = " OR ".join("instr(value, ?) > 0" for _ in words)
         rows = self._db.execute(f"SELECT DISTINCT company FROM facts WHERE field IN ({_marks(fields)}) "
-                                f"AND num IS NULL AND ({likes})", [*fields, *words])
+                                f"AND num IS NULL AND company != '' AND ({likes})", [*fields, *words])
         return {r[0] for r in rows}
 
     def _picked(self, fields: Sequence[str], years: Iterable[int], unit: str | None,
@@ -264,7 +264,8 @@ class SqliteFactStore:
         fields, years = list(dict.fromkeys(fields)), sorted({int(y) for y in years})
         if not fields or not years or (companies is not None and not companies):
             return None
-        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL"]
+        # over companies: a fact of a document whose company is unknown ("") is no company's
+        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL", "company != ''"]
         args: list = [*fields, *years]
         if unit is not None:
             where.append("unit = ?")

@@ -194,6 +194,28 @@ def test_ingested_chunks_and_company_years_carry_the_document_metadata(tmp_path)
     assert all(row["code"] == "600001" for row in reports if row["doc_id"] == REPORT_A)
 
 
+def test_facts_of_a_report_whose_company_is_unknown_are_kept_with_their_document_and_counted(tmp_path):
+    """A securities report section without its cover: no company, but the period its column says; its
+    facts stay with the document (read by cell id within it) and the report counts them."""
+    write(tmp_path / "corpus" / "S100ZZZZ" / "0105010.html",
+          '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body>'
+          "<h2>【連結損益計算書】</h2><p>（単位：百万円）</p><table table-id=\"S100ZZZZ-0105010-tab1\">"
+          "<tr><td></td><td>当連結会計年度(自　2023年４月１日　至　2024年３月31日)</td></tr>"
+          '<tr><td cell-id="S100ZZZZ-0105010-tab1-r2c1">売上高</td>'
+          '<td cell-id="S100ZZZZ-0105010-tab1-r2c2">1,234</td></tr></table></body></html>')
+    summary = run(tmp_path / "corpus", tmp_path / "index")
+    row = by_path(summary)["S100ZZZZ/0105010.html"]
+    assert row.status == "ingested" and row.facts >= 1 and row.facts_without_company == row.facts
+    assert "without a company, kept with their documents" in summary.text()
+    report = json.loads((tmp_path / "index" / "ingest_report.json").read_text(encoding="utf-8"))
+    assert report["totals"]["facts_without_company"] == row.facts
+    with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
+        cells = store.row_cells(["S100ZZZZ-0105010-tab1-r2"])
+        assert [(c["company"], c["year"], c["value"], c["doc_id"]) for c in cells] == [
+            ("", 2024, "1234000000", "S100ZZZZ/0105010")]
+        assert store.reports() == []  # no company-year is claimed for it
+
+
 # -- incremental runs ------------------------------------------------------------------------------
 
 

@@ -137,3 +137,14 @@ def test_unreadable_files_are_input_errors(tmp_path):
         read_html(empty)
     with pytest.raises(InputError, match="missing.html: cannot read"):
         read_html(tmp_path / "missing.html")
+
+
+def test_row_sentences_are_in_the_documents_language_when_no_cover_said_it(shared_data):
+    """An EDINET XHTML section read without metadata: its table rows are told in Japanese, never with
+    Chinese template words (为)."""
+    path = shared_data / "ufo-2024" / "reports" / "S100TWUQ" / "0105010.html"
+    doc = parse_html(path, DocumentMeta("S100TWUQ/0105010"), ParseSettings())
+    rows = [c.text for c in doc.chunks if c.kind == "table"]
+    assert doc.meta.language == "ja" and rows
+    assert not any("为" in text for text in rows)
+    assert any("は" in text for text in rows)

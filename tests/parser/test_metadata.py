@@ -161,3 +161,60 @@ def test_real_securities_report_section(shared_data, rules):
     documents = {p.relative_to(folder).with_suffix("").as_posix(): p for p in sorted(folder.glob("S100IXUZ/*.html"))}
     meta = MetadataFinder.for_corpus(folder, documents, rules).find("S100IXUZ/S100IXUZ-0105010")
     assert (meta.company, meta.year, meta.language) == ("塩野義製薬株式会社", 2020, "ja")
+
+
+# An EDINET XHTML cover, as the UFO-2024 files print it: an XML declaration, the inline-XBRL html element,
+# each field in a two-cell table row (no whitespace between the cells, as EDINET's own downloads write them).
+_XHTML_COVER = (
+    '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml" '
+    'xmlns:ix="http://www.xbrl.org/2008/inlineXBRL"><head><title>有価証券報告書</title></head><body><h1>【表紙】</h1>'
+    '<table table-id="S100ZZZZ-0000000-tab1"><tr><td><p>【提出書類】</p></td><td><p>有価証券報告書</p></td></tr>'
+    '<tr><td><p>【事業年度】</p></td><td><p>第176期(自　2023年４月１日　至　2024年３月31日)</p></td></tr>'
+    '<tr><td><p>【会社名】</p></td><td><p>株式会社テスト電線</p></td></tr>'
+    '<tr><td><p>【英訳名】</p></td><td><p>Test Cable Ltd.</p></td></tr>'
+    '<tr><td><p>【証券コード】</p></td><td><p>5803</p></td></tr></table></body></html>')
+_XHTML_SECTION = (
+    '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body>'
+    '<p>株主名簿管理人　みずほ信託銀行株式会社</p><table table-id="S100ZZZZ-0105010-tab3">'
+    '<tr><td cell-id="S100ZZZZ-0105010-tab3-r1c1">売上高</td><td>1,000</td></tr></table></body></html>')
+
+
+def test_xhtml_cover_fields_in_two_cell_table_rows(tmp_path, rules):
+    (tmp_path / "0000000.html").write_text(_XHTML_COVER, encoding="utf-8")
+    meta = finder_for(tmp_path, rules).find("0000000")
+    assert (meta.company, meta.code, meta.year, meta.title, meta.language) == (
+        "株式会社テスト電線", "5803", 2024, "有価証券報告書", "ja")
+
+
+@pytest.mark.parametrize("names", [("S100ZZZZ/0000000", "S100ZZZZ/0105010", "S100ZZZZ/0107010"),
+                                   ("S100ZZZZ/S100ZZZZ-0000000", "S100ZZZZ/S100ZZZZ-0105010",
+                                    "S100ZZZZ/S100ZZZZ-0107010")])
+def test_a_report_split_into_files_is_one_report_in_either_layout(tmp_path, rules, names):
+    """A folder per report with plain file names, or the report id in the names: the table ids the sections
+    print say which report they belong to; a section without tables belongs to its folder's report."""
+    cover, section, untabled = (tmp_path / f"{name}.html" for name in names)
+    cover.parent.mkdir()
+    cover.write_text(_XHTML_COVER, encoding="utf-8")
+    section.write_text(_XHTML_SECTION, encoding="utf-8")
+    untabled.write_text("<html><body><p>提出会社の保証会社等の情報はありません。</p></body></html>", encoding="utf-8")
+    finder = finder_for(tmp_path, rules)
+    for name in names[1:]:
+        meta = finder.find(name)
+        assert (meta.company, meta.year, meta.language) == ("株式会社テスト電線", 2024, "ja"), name
+
+
+def test_sections_printing_another_reports_ids_are_not_its_parts(tmp_path, rules):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "0000000.html").write_text(_XHTML_COVER, encoding="utf-8")
+    (folder / "0105010.html").write_text(_XHTML_SECTION.replace("S100ZZZZ", "S100YYYY"), encoding="utf-8")
+    assert finder_for(tmp_path, rules).find("mixed/0105010").company != "株式会社テスト電線"
+
+
+def test_real_edinet_xhtml_report_sections(shared_data, rules):
+    folder = shared_data / "ufo-2024" / "reports"
+    documents = {p.relative_to(folder).with_suffix("").as_posix(): p for p in sorted(folder.glob("S100TWUQ/*.html"))}
+    finder = MetadataFinder.for_corpus(folder, documents, rules)
+    for doc_id in ("S100TWUQ/0000000", "S100TWUQ/0105010"):
+        meta = finder.find(doc_id)
+        assert (meta.company, meta.year, meta.language) == ("電源開発株式会社", 2024, "ja"), doc_id

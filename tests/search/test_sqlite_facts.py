@@ -222,6 +222,21 @@ def test_companies_with_text_find_addresses_containing_a_place(store):
     assert store.companies_with_text(["注册地址"], ["上海"]) == set()
 
 
+def test_a_fact_without_a_company_is_no_companys_in_rankings_counts_and_lists(store):
+    """Facts of a document whose company is unknown stay with the document (row_cells reads them by cell)
+    but never take a place among companies."""
+    _statistics_corpus(store)
+    store.add([fact("", 2021, "营业收入", "999999.00", "unknown/2021", cell_id="unknown-tab1-r1c2"),
+               fact("", 2021, "注册地址", "浙江省温州市", "unknown/2021")])
+    store.commit()
+    assert company_values(store.ranking("营业收入", 2021, 1)) == [("丙", "700.00")]
+    assert "" not in set(store.company_values(["营业收入"], [2021])["company"])
+    assert store.count_companies(["营业收入"], 2021) == 3
+    assert store.count_companies(["营业收入"], 2021, condition=Condition(">", 500)) == 1
+    assert store.companies_with_text(["注册地址"], ["浙江"]) == {"甲"}
+    assert [c["value"] for c in store.row_cells(["unknown-tab1-r1"])] == ["999999.00"]
+
+
 def test_delete_documents_removes_their_facts_and_company_years(store):
     store.add([fact("甲", 2021, "净利润", "1", "甲/2021"), fact("乙", 2021, "净利润", "2", "乙/2021")],
               [ReportYear("甲", 2021, doc_id="甲/2021"), ReportYear("乙", 2021, doc_id="乙/2021")])
