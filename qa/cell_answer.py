@@ -434,13 +434,16 @@ class CellAnswerer:
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
         if unit in _PERCENT_UNITS and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
-        company = analysis.company.name if analysis.company else str(fact["company"])
+        lang = analysis.language if analysis.language in self.templates.words else "ja"
+        # a cell of a document whose company is unknown is named as the document's company, never another's
+        company = (analysis.company.name if analysis.company else str(fact["company"])
+                   or self.templates.words[lang]["unknown_company"])
         shown_field = _SEPARATOR.join((asked.label, *asked.context))
         if fact["number"] is None:
-            text = self.templates.render("lookup_text", "ja", company=company, year=asked.year or fact["year"],
+            text = self.templates.render("lookup_text", lang, company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value)
         else:
-            text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
+            text = self.templates.render("lookup", lang, company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value, unit="" if unit in _PERCENT_UNITS else unit)
         evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
                             text=_CELLS["evidence"].format(titles=" > ".join(cell.chunk.titles), field=fact["field"],

@@ -288,3 +288,31 @@ def test_a_person_member_picks_the_row_labelled_with_a_name_that_reads_like_it(s
 def test_no_member_means_what_the_consolidated_statements_carry_not_a_segments_subtotal(small_engine):
     answer = _ask(small_engine, f"{COMPANY}の2020年における「外部顧客への売上高」は？", "TEST0001")
     assert answer.evidence[0].cell_id == "TEST0001-0105010-tab10-r3c6"
+
+
+@pytest.fixture(scope="module")
+def coverless_engine(tmp_path_factory):
+    """The same report section without a cover, sidecar or file name that names its company."""
+    root = tmp_path_factory.mktemp("coverless")
+    corpus = root / "corpus" / "TEST0001"
+    corpus.mkdir(parents=True)
+    (corpus / "0105010.html").write_text(_report(), encoding="utf-8")
+    settings = IndexSettings(root / "index")
+    summary = ingest(root / "corpus", settings, workers=1, progress=False)
+    assert summary.exit_code == 0 and summary.total("facts_without_company") == summary.total("facts") > 0
+    yield settings
+
+
+def test_a_question_naming_the_document_is_answered_from_its_facts_without_a_company(coverless_engine):
+    answer = _ask(_parts(coverless_engine), f"{COMPANY}の2020年における「流動資産合計、連結貸借対照表」は？",
+                  "TEST0001/")
+    assert (answer.value, answer.evidence[0].cell_id) == ("1500000000", "TEST0001-0105010-tab1-r2c3")
+    assert answer.answer.startswith("当該企業の2020年の") and "为" not in answer.answer
+
+
+def test_a_fact_without_a_company_never_answers_a_question_naming_a_company_but_no_document(coverless_engine):
+    from qa.engine import Engine, EngineSettings
+
+    with Engine(EngineSettings(index=coverless_engine)) as engine:
+        answer = engine.answer(Question("q", f"{COMPANY}の2020年の流動資産合計はいくらですか？"))
+    assert answer.value is None and "1500000000" not in answer.answer and "1,500" not in answer.answer
