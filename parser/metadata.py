@@ -5,7 +5,8 @@ says the same for maintainers):
 
 1. the user's sidecar ``metadata.csv`` - the user knows best;
 2. the file name, by the regexes under ``file_names``;
-3. the cover of the first document of the file's group (``groups``): a
+3. the cover of the first document of the file's group (the report id the
+   file's markup prints, ``printed_groups``, else ``groups`` on its id): a
    securities report split into one HTML file per section names its company
    and year on the cover section only, while a section's own text names
    other companies (its transfer agent, its auditor);
