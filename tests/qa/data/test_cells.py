@@ -103,18 +103,26 @@ def _report() -> str:
 </body></html>"""
 
 
-@pytest.fixture(scope="module")
-def small_engine(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cells")
+def _ingested(root, file_name: str, sidecar: str = ""):
+    """The test report as TEST0001/<file_name>.html (with a metadata.csv when given), ingested: the settings
+    and the ingest summary."""
     corpus = root / "corpus" / "TEST0001"
     corpus.mkdir(parents=True)
-    (corpus / "TEST0001-0105010.html").write_text(_report(), encoding="utf-8")
-    (root / "corpus" / "metadata.csv").write_text(
-        "doc_id,file,company,short_name,code,year,title,language\n"
-        f"TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n",
-        encoding="utf-8")
+    (corpus / f"{file_name}.html").write_text(_report(), encoding="utf-8")
+    if sidecar:
+        (root / "corpus" / "metadata.csv").write_text(sidecar, encoding="utf-8")
     settings = IndexSettings(root / "index")
-    assert ingest(root / "corpus", settings, workers=1, progress=False).exit_code == 0
+    summary = ingest(root / "corpus", settings, workers=1, progress=False)
+    assert summary.exit_code == 0
+    return settings, summary
+
+
+@pytest.fixture(scope="module")
+def small_engine(tmp_path_factory):
+    settings, _ = _ingested(tmp_path_factory.mktemp("cells"), "TEST0001-0105010",
+                            "doc_id,file,company,short_name,code,year,title,language\n"
+                            f"TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,{COMPANY},テスト工業,9999,2020,"
+                            "有価証券報告書,ja\n")
     yield _parts(settings)
 
 
@@ -293,13 +301,8 @@ def test_no_member_means_what_the_consolidated_statements_carry_not_a_segments_s
 @pytest.fixture(scope="module")
 def coverless_engine(tmp_path_factory):
     """The same report section without a cover, sidecar or file name that names its company."""
-    root = tmp_path_factory.mktemp("coverless")
-    corpus = root / "corpus" / "TEST0001"
-    corpus.mkdir(parents=True)
-    (corpus / "0105010.html").write_text(_report(), encoding="utf-8")
-    settings = IndexSettings(root / "index")
-    summary = ingest(root / "corpus", settings, workers=1, progress=False)
-    assert summary.exit_code == 0 and summary.total("facts_without_company") == summary.total("facts") > 0
+    settings, summary = _ingested(tmp_path_factory.mktemp("coverless"), "0105010")
+    assert summary.total("facts_without_company") == summary.total("facts") > 0
     yield settings
 
 
