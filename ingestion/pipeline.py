@@ -141,8 +141,8 @@ class IngestSummary:
             f"{self.total('facts')} facts",
         ]
         if self.total("facts_without_company"):
-            lines[0] += (f" ({self.total('facts_without_company')} without a company, kept with their documents: "
-                         f"see 'facts_without_company' in the report)")
+            lines[0] += (f" ({self.total('facts_without_company')} without a company, kept with their "
+                         f"documents: see 'facts_without_company' in the report)")
         lines += [f"warning: {w}" for w in self.warnings]
         partial = [f for f in self.files if f.status == "ingested" and f.errors]
         if partial:

@@ -354,7 +354,7 @@ def _html_cover(path: Path, chars: int) -> str:
     root = lxml.html.document_fromstring(_XML_DECLARATION.sub("", _decode_html_head(data), count=1))
     for element in root.xpath("//style|//script|//head"):
         element.drop_tree()
-    for element in root.iter(*_BLOCKS):  # a label cell and its value cell are two lines, as two paragraphs are
+    for element in root.iter(*_BLOCKS):  # a label cell and its value cell: two lines, as two paragraphs
         element.tail = "\n" + (element.tail or "")
     return re.sub(r"[ \t\r\f\v]*\n\s*", "\n", root.text_content()).strip()[:chars]
 
@@ -460,11 +460,11 @@ class MetadataFinder:
         return self.sidecar.row(doc_id, rel_path)
 
     def _report_keys(self) -> dict[str, str]:
-        """The report each document is a part of ("" when none). A report id its own markup prints (the table
-        ids of an EDINET section, S100RHMW-0101010-tab1) comes first, so the layout does not matter: files in a
-        folder per report (S100RHMW/0101010) or with the id in their names (S100RHMW/S100RHMW-0101010). A file
-        that prints none (a section without tables) belongs to the one report its folder's files print; else
-        the rules' `groups` pattern on the document id decides."""
+        """The report each document is a part of ("" when none). A report id its own markup prints (the
+        table ids of an EDINET section, S100RHMW-0101010-tab1) comes first, so the layout does not matter:
+        files in a folder per report (S100RHMW/0101010) or with the id in their names
+        (S100RHMW/S100RHMW-0101010). A file that prints none (a section without tables) belongs to the one
+        report its folder's files print; else the rules' `groups` pattern on the document id decides."""
         printed = {doc_id: self.rules.printed_report(path) for doc_id, path in self.documents.items()}
         by_folder: dict[str, set[str]] = {}
         for doc_id, report in printed.items():

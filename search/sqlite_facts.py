@@ -265,7 +265,8 @@ class SqliteFactStore:
         if not fields or not years or (companies is not None and not companies):
             return None
         # over companies: a fact of a document whose company is unknown ("") is no company's
-        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL", "company != ''"]
+        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL",
+                 "company != ''"]
         args: list = [*fields, *years]
         if unit is not None:
             where.append("unit = ?")

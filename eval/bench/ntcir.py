@@ -3,7 +3,7 @@ table QA, table not given.
 
 Two development sets of the same kind of question over Japanese securities reports (有価証券報告書):
 
-  ntcir   ../shared/data/ntcir18-u4: 19 reports (FY2019-20) as converted HTML, files named <doc_id>-<file>.html
+  ntcir   ../shared/data/ntcir18-u4: 19 reports (FY2019-20) as converted HTML, named <doc_id>-<file>.html
   ufo     ../shared/data/ufo-2024: 24 reports (FY2023-24) in EDINET's XHTML (XML declaration, inline-XBRL html
           element, the cover's fields in two-cell table rows), a folder per report with plain file names
 
@@ -162,8 +162,8 @@ def run(root: Path, work: Path, show: int, json_out: Path | None, dev: DevSet = 
     value_acc, cell_acc = value_right / n, cell_right / n
     lines = [
         f"{dev.name}: {n} dev questions, {len(reports)} reports, index built in {ingest_seconds:.1f}s",
-        f"ingest {megabytes / ingest_seconds:.2f} MB/s ({megabytes:.1f} MB of {len(files)} files); a plain lxml "
-        f"parse of the same files {megabytes / parse_seconds:.1f} MB/s (the ingest takes "
+        f"ingest {megabytes / ingest_seconds:.2f} MB/s ({megabytes:.1f} MB of {len(files)} files); "
+        f"a plain lxml parse of the same files {megabytes / parse_seconds:.1f} MB/s (the ingest takes "
         f"{ingest_seconds / parse_seconds:.1f}x its time)",
         f"value accuracy {value_acc:.3f} ({value_right}/{n})  target >= {dev.target:.2f}  "
         f"{'MET' if value_acc >= dev.target else 'NOT MET'}",
@@ -198,7 +198,8 @@ def _report_of(question) -> str:
     return question.sources[0] if question.sources else ""
 
 
-def report_lines(by_report: dict[str, list[int]], half_target: float = SETS["ntcir"].half_target) -> list[str]:
+def report_lines(by_report: dict[str, list[int]],
+                 half_target: float = SETS["ntcir"].half_target) -> list[str]:
     """Value accuracy of each half of the reports and of each report, against the targets."""
     tune, check = fixed_halves(by_report)
     lines = []

@@ -440,8 +440,8 @@ class CellAnswerer:
                    or self.templates.words[lang]["unknown_company"])
         shown_field = _SEPARATOR.join((asked.label, *asked.context))
         if fact["number"] is None:
-            text = self.templates.render("lookup_text", lang, company=company, year=asked.year or fact["year"],
-                                         field=shown_field, value=value)
+            text = self.templates.render("lookup_text", lang, company=company,
+                                         year=asked.year or fact["year"], field=shown_field, value=value)
         else:
             text = self.templates.render("lookup", lang, company=company, year=asked.year or fact["year"],
                                          field=shown_field, value=value, unit="" if unit in _PERCENT_UNITS else unit)

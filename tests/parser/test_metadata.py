@@ -213,7 +213,8 @@ def test_sections_printing_another_reports_ids_are_not_its_parts(tmp_path, rules
 
 def test_real_edinet_xhtml_report_sections(shared_data, rules):
     folder = shared_data / "ufo-2024" / "reports"
-    documents = {p.relative_to(folder).with_suffix("").as_posix(): p for p in sorted(folder.glob("S100TWUQ/*.html"))}
+    documents = {p.relative_to(folder).with_suffix("").as_posix(): p
+                 for p in sorted(folder.glob("S100TWUQ/*.html"))}
     finder = MetadataFinder.for_corpus(folder, documents, rules)
     for doc_id in ("S100TWUQ/0000000", "S100TWUQ/0105010"):
         meta = finder.find(doc_id)

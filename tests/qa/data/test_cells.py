@@ -121,8 +121,8 @@ def _ingested(root, file_name: str, sidecar: str = ""):
 def small_engine(tmp_path_factory):
     settings, _ = _ingested(tmp_path_factory.mktemp("cells"), "TEST0001-0105010",
                             "doc_id,file,company,short_name,code,year,title,language\n"
-                            f"TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,{COMPANY},テスト工業,9999,2020,"
-                            "有価証券報告書,ja\n")
+                            "TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,"
+                            f"{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n")
     yield _parts(settings)
 
 
