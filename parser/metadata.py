@@ -424,11 +424,13 @@ class MetadataFinder:
         text = cover_text(path, self.rules.cover_chars)
         fields = self.fixed(doc_id)
         group_cover = self._group_cover(doc_id)
-        if group_cover is not None and not ("company" in fields and "year" in fields):
+        cover = cover_text(group_cover, self.rules.cover_chars) if group_cover is not None else ""
+        if cover and not ("company" in fields and "year" in fields):
             # the group's cover names the report; a section's own text names other companies (its bank, its auditor)
-            fields = merge(fields, self.rules.from_text(cover_text(group_cover, self.rules.cover_chars)))
+            fields = merge(fields, self.rules.from_text(cover))
         fields = merge(fields, self.rules.from_text(text))
-        language = fields.get("language") or detect_language(text)
+        # one report, one language: a section of kanji-only statement rows is written in its cover's language
+        language = fields.get("language") or detect_language(cover) or detect_language(text)
         return DocumentMeta(
             doc_id=doc_id,
             company=fields.get("company", ""),
