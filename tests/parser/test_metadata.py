@@ -219,3 +219,17 @@ def test_real_edinet_xhtml_report_sections(shared_data, rules):
     for doc_id in ("S100TWUQ/0000000", "S100TWUQ/0105010"):
         meta = finder.find(doc_id)
         assert (meta.company, meta.year, meta.language) == ("電源開発株式会社", 2024, "ja"), doc_id
+
+
+def test_a_section_of_kanji_only_rows_takes_its_reports_language(tmp_path, rules):
+    """A statement file whose text is all kanji and figures (損益計算書 rows) reads as Chinese on its own;
+    as part of a Japanese report it is Japanese, so its rows are told in Japanese."""
+    (tmp_path / "S100ZZZZ").mkdir()
+    (tmp_path / "S100ZZZZ" / "0000000.html").write_text(_XHTML_COVER, encoding="utf-8")
+    (tmp_path / "S100ZZZZ" / "0105320.html").write_text(
+        '<html><body><h3>②【損益計算書】</h3><table table-id="S100ZZZZ-0105320-tab1"><tr><td>営業収益</td>'
+        "<td>1,672</td></tr><tr><td>関係会社受取配当金</td><td>7,007</td></tr><tr><td>営業利益</td><td>6,866</td></tr>"
+        "</table></body></html>", encoding="utf-8")
+    finder = finder_for(tmp_path, rules)
+    assert detect_language("営業収益 1,672 関係会社受取配当金 7,007 営業利益 6,866") == "zh"
+    assert finder.find("S100ZZZZ/0105320").language == "ja"
