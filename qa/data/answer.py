@@ -47,7 +47,6 @@ from search.backend import FactLookup, FactStore
 if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
 
-DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
 _PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
 _QUOTES = tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"])
 _LIST_SEPARATORS = "|".join(map(re.escape, _PUNCTUATION["list_separators"]))
@@ -92,7 +91,8 @@ class _Found:
 
 
 class DataAnswerer:
-    """Answers data questions (DATA_TYPES) from a FactStore; `run` is the entry point.
+    """Answers the question types routed to "data" (rules/question_types.yaml) from a FactStore; `run` is the
+    entry point. A formula or compare_years question is computed; any other type is a look-up.
 
     Field names and synonyms come from the formula book's field dictionary
     (rules/fields.yaml); wording from the answer templates (rules/answers.yaml).
@@ -111,8 +111,6 @@ class DataAnswerer:
 
     def run(self, analysis: Analysis) -> Answer:
         """The answer to one analysed data question."""
-        if analysis.type not in DATA_TYPES:
-            raise ValueError(f"not a data question: type {analysis.type!r}")
         kind = _kind(analysis)
         company = self._company(analysis)
         years = self._years(analysis, company)
@@ -130,7 +128,7 @@ class DataAnswerer:
     def lookups(self, analysis: Analysis) -> list[FactLookup]:
         """The store look-ups `run` starts with for this analysis, so a batch's can be sent at once
         (search.prefetch.PrefetchedFacts); a look-up made only when these find nothing is not foreseen."""
-        company = self._company(analysis) if analysis.type in DATA_TYPES else None
+        company = self._company(analysis)
         years = self._years(analysis, company)
         if company is None or not years:
             return []

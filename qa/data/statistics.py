@@ -33,8 +33,6 @@ from qa.records import Analysis, Answer, Evidence, StatisticsRequest, Threshold
 from qa.data.rounding import NumberStyle, fixed_point
 from search.backend import Condition, FactStore
 
-STATISTICS_TYPES = ("ranking", "statistics")
-
 @dataclass(frozen=True)
 class _Value:
     company: str
@@ -73,8 +71,6 @@ class StatisticsAnswerer:
         self._latest: int | None = None
 
     def run(self, analysis: Analysis) -> Answer:
-        if analysis.type not in STATISTICS_TYPES:
-            raise ValueError(f"not a question over companies: type {analysis.type!r}")
         request = analysis.statistics or StatisticsRequest(top_n=analysis.top_n, rank=analysis.rank,
                                                            descending=analysis.descending, ordered=True)
         lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"
