@@ -109,3 +109,24 @@ def test_without_a_catch_all_rule_the_fallback_is_open(tmp_path):
     classifier = QuestionClassifier.load(_write(tmp_path, TYPES + "rules:\n  - id: only\n    type: lookup\n    requires: [field]\n"))
     assert classifier.classify("什么?", Entities()) is FALLBACK_RULE
     assert FALLBACK_RULE.type == "open"
+
+
+def test_the_question_type_added_in_docs_contributing_is_classified_and_routed(tmp_path):
+    # docs/contributing.md shows a new type as one YAML edit; that edit, applied as shown, must work.
+    import json
+    import re
+
+    import yaml
+
+    from core.rulefile import PROJECT_ROOT, RULES_DIR
+
+    guide = (PROJECT_ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    added = yaml.safe_load(re.search(r"```yaml\n(.*?)```", guide, re.S).group(1))
+    rules = yaml.safe_load((RULES_DIR / "question_types.yaml").read_text(encoding="utf-8"))
+    rules["types"].update(added["types"])
+    rules["rules"] += added["rules"]
+    path = tmp_path / "question_types.yaml"
+    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
+    classifier = QuestionClassifier.load(path)
+    rule = classifier.classify("2021年甲公司每10股派发现金红利多少元?", Entities(company=True, years=1))
+    assert rule.type == "dividend" and classifier.types["dividend"].route_for(one_company=True) == "data"
