@@ -29,7 +29,6 @@ from qa.statutes.choice import ChoiceAnswerer
 from qa.understand.companies import CompanyRegister
 from qa.data.answer import DataAnswerer
 from qa.text.document_identity import IdentityMatcher
-from qa.formulas import FormulaBook
 from qa.statutes.law_refs import LawBook
 from qa.records import ROUTES, Analysis, Answer, Question
 from qa.data.statistics import StatisticsAnswerer
@@ -85,12 +84,12 @@ class Engine:
             {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
              "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
         self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
-        formulas = FormulaBook.load()
+        formulas = self.analyzer.formulas  # one formula book and field dictionary per engine
         self.data = DataAnswerer(self.store, formulas, templates)
         self.statistics = StatisticsAnswerer(self.store, formulas, templates, self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
-                                 identities=IdentityMatcher(self.identities))
+                                 identities=IdentityMatcher(self.identities), fields=self.analyzer.fields)
         laws = LawRegister(settings.index.laws_dir).load()
         self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
         # One answerer per route; rules/question_types.yaml says which route each question type takes.

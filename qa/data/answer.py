@@ -343,7 +343,7 @@ class DataAnswerer:
         with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
         owner = self._owners(fields)
         home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts(_records(self.store.lookup(company, sorted(years), list(owner))), parent, home)
+        rows = rank_facts(frame_rows(self.store.lookup(company, sorted(years), list(owner))), parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -515,7 +515,7 @@ def _kind(analysis: Analysis) -> str:
     return analysis.type
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def frame_rows(frame: pd.DataFrame) -> list[dict]:
     """Rows as dicts of Python values (DataFrame.to_dict goes row by row through pandas: slow)."""
     columns = list(frame.columns)
     return [dict(zip(columns, values)) for values in frame.to_numpy(dtype=object).tolist()]
