@@ -42,6 +42,7 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.identity import IdentityFinder
+from core.layout import VERSION as LAYOUT_VERSION
 from core.manifest import Manifest, atomic_write_text, file_sha256
 from core.records import FileReport
 from core.rulefile import RULES_DIR
@@ -235,6 +236,7 @@ class Ingester:
             try:
                 manifest = Manifest.load(settings.manifest_path, mirror)
                 manifest.corpus = settings.es_prefix if mirror is not None else ""
+                manifest.root = str(self.corpus.resolve())
                 return self._run(started, sources, reports, ignored, warnings, finder, manifest)
             finally:
                 if mirror is not None:
@@ -356,8 +358,9 @@ def _longest_first(todo: list[Job]) -> list[Job]:
 
 
 def _settings_fingerprint(parse: ParseSettings) -> str:
-    """What every document's parse depends on: the parse settings and the parsers' rule files."""
-    digest = hashlib.sha256(repr(parse).encode())
+    """What every document's parse depends on: the parse settings, the parsers' rule files and the layout
+    file's version (an index made before page layouts were kept parses its PDFs again, once)."""
+    digest = hashlib.sha256(f"{parse!r} layout {LAYOUT_VERSION}".encode())
     for name in PARSE_RULES:
         path = RULES_DIR / name
         digest.update(name.encode() + (path.read_bytes() if path.exists() else b""))

@@ -29,7 +29,7 @@ import pypdfium2
 from pdfplumber.utils.exceptions import PdfminerException
 
 from core.errors import InputError
-from core.records import DocumentMeta, Line, ParsedDocument, Table
+from core.records import Box, DocumentMeta, Line, ParsedDocument, Table
 from core.sentences import SENTENCE_END, join_text
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
@@ -74,6 +74,7 @@ class _Page:
     number: int
     items: list[_PageLine | Table] = field(default_factory=list)  # reading order
     text_box: tuple[float, float] | None = None  # left and right edge of all the page's characters
+    boxes: list[Box] = field(default_factory=list)  # where its lines and table words are printed (core/layout.py)
 
 
 def parse_pdf(path: Path, meta: DocumentMeta, settings: ParseSettings,
@@ -110,6 +111,7 @@ class PdfParser:
                 finally:
                     page.close()
             doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
+        doc.layout = [box for page in pages for box in page.boxes]
         _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:
             _join_wrapped(page)
@@ -151,7 +153,10 @@ class PdfParser:
         """Tables and the lines of text outside them, top to bottom, edge lines marked."""
         tables = self._find_tables(page, number, doc)
         boxes = [bbox for bbox, _ in tables]
-        kept = [_upright(c) for c in chars if not any(centre_inside(c, box) for box in boxes)]
+        in_tables: list[dict] = []
+        kept: list[dict] = []
+        for c in chars:
+            (in_tables if any(centre_inside(c, box) for box in boxes) else kept).append(_upright(c))
         items: list[tuple[float, _PageLine | Table]] = []
         if kept:
             textmap = pdfplumber.utils.chars_to_textmap(
@@ -163,7 +168,8 @@ class PdfParser:
         items.sort(key=lambda pair: pair[0])
         visible = [c for c in chars if not c["text"].isspace()]
         result = _Page(number, [item for _, item in items],
-                       text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)))
+                       text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)),
+                       boxes=_boxes(number, [item for _, item in items], in_tables))
         height = float(page.height)
         for rank, line in enumerate(_lines(result)):
             if rank < EDGE_LINES and line.top < EDGE_SHARE * height:
@@ -327,6 +333,16 @@ def _readable(texts) -> bool:
                 total += 1
                 good += bool(_EXPECTED_SCRIPT.match(ch))
     return total > 0 and good >= READABLE_SHARE * total
+
+
+def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict]) -> list[Box]:
+    """The page's text lines and its tables' words with where they are printed, recorded as read (before
+    running headers are dropped and wrapped lines joined) so that a highlight finds any line it shows."""
+    boxes = [Box(number, "line", item.text, item.x0, item.top, item.x1, item.bottom)
+             for item in items if isinstance(item, _PageLine)]
+    # a table's words stand for its cells: a label or an amount is one word, and unruled statements have no cells
+    words = pdfplumber.utils.extract_words(table_chars) if table_chars else []
+    return boxes + [Box(number, "cell", w["text"], w["x0"], w["top"], w["x1"], w["bottom"]) for w in words]
 
 
 def _split_lines(text: str) -> list[str]:

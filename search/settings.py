@@ -71,6 +71,19 @@ class IndexSettings:
         return self.index_dir / "tables"
 
     @property
+    def layout_dir(self) -> Path:
+        """Each PDF's page layout (core/layout.py): where its lines and table words are printed."""
+        return self.index_dir / "layout"
+
+    def tables_path(self, doc_id: str) -> Path:
+        """A document's tables workbook (parser/workbook.py)."""
+        return document_file(self.tables_dir, doc_id, ".xlsx")
+
+    def layout_path(self, doc_id: str) -> Path:
+        """A document's page layout file (core/layout.py)."""
+        return document_file(self.layout_dir, doc_id, ".json")
+
+    @property
     def laws_dir(self) -> Path:
         """The register of law titles (search/law_register.py)."""
         return self.index_dir / "laws"
@@ -87,6 +100,20 @@ class IndexSettings:
     @property
     def report_path(self) -> Path:
         return self.index_dir / "ingest_report.json"
+
+
+def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
+    """The file of a document in one of INDEX_DIR's folders: its id + suffix, or a shortened name with a hash
+    when that is longer than a file name may be (255 bytes)."""
+    path = folder / f"{doc_id}{suffix}"
+    if len(os.fsencode(path.name)) > 255:
+        path = path.with_name(f"{path.name.encode()[:180].decode(errors='ignore')}-{name_digest(doc_id)}{suffix}")
+    return path
+
+
+def name_digest(text: str) -> str:
+    """A short hash of a name, for file names that must stay short."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "", es_index: str = "",
