@@ -5,6 +5,7 @@
   finqa score ARGS     python -m eval.score ARGS
   finqa check ARGS     python -m qa.rules check ARGS
   finqa bench ARGS     python -m eval.bench ARGS
+  finqa serve ARGS     python -m serve ARGS (answers over HTTP, evidence shown on its page)
 
 Each command runs its module as `python -m` would (same arguments, output and exit codes).
 --rules and --formulas choose a user's rule folders for any command, as FINQA_RULES_DIR and
@@ -26,6 +27,7 @@ COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "score": ("eval.score", ()),
     "check": ("qa.rules", ("check",)),
     "bench": ("eval.bench", ()),
+    "serve": ("serve.cli", ()),
 }
 
 
