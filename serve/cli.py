@@ -83,3 +83,7 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

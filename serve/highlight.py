@@ -7,8 +7,8 @@ facts store cleans it, parser.facts.clean_field), the column and the amount as
 printed ("示例科技股份有限公司 2022年 研发费用（2022年度）：241,986,307.90"); a text
 answer's evidence is a sentence. So on that page:
 
-1. a table word the evidence quotes whole, with a row label the evidence
-   names on its left, is the value's cell; when the same amount is printed in
+1. a table word the evidence quotes whole, on a row whose label (its
+   leftmost word) the evidence names, is the value's cell; when the same amount is printed in
    several columns, the one whose heading the evidence names wins;
 2. else the text lines that the evidence quotes or that quote it (a sentence
    wrapped over several lines marks each of them).
@@ -52,7 +52,7 @@ def _value_cells(cells: list[Box], target: str) -> list[Box]:
     quoted = [c for c in cells if _quotes_whole(target, normalize(c.text))]
     scored = []
     for cell in quoted:
-        if not any(_is_label_of(label, cell, target) for label in cells):
+        if not any(_is_label_of(label, cell, cells, target) for label in cells):
             continue
         heading = any(_is_heading_of(h, cell, cells) and _quotes_whole(target, normalize(h.text)) for h in cells)
         scored.append((1 + heading, cell))
@@ -68,9 +68,11 @@ def _quotes_whole(target: str, text: str) -> bool:
     return re.search(f"(?<!{edge}){re.escape(text)}(?!{edge})", target) is not None
 
 
-def _is_label_of(label: Box, cell: Box, target: str) -> bool:
-    """`label` is printed left of `cell` on its row, and the evidence names it (as the facts store does)."""
+def _is_label_of(label: Box, cell: Box, cells: list[Box], target: str) -> bool:
+    """`label` begins `cell`'s row (the leftmost word on it) and the evidence names it, as the facts store does."""
     if label is cell or label.x1 > cell.x0 or not _same_row(label, cell):
+        return False
+    if any(other.x0 < label.x0 and _same_row(other, label) for other in cells):
         return False
     name = normalize(clean_field(label.text))
     return len(name) >= 2 and name in target

@@ -201,6 +201,29 @@ def test_ruled_table_leaves_the_text_and_becomes_facts_under_its_headings(tmp_pa
     assert table_chunks and table_chunks[0].titles[:2] == ("第十节 财务报告", "合并资产负债表")
 
 
+def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
+    from reportlab.lib import colors
+    from reportlab.platypus import SimpleDocTemplate, Spacer, Table, TableStyle
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    grid = Table([["项目", "2022年度"], ["研发费用", "241,986,307.90"]])
+    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
+                              ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    path = tmp_path / "layout.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build([Spacer(1, 200), grid])
+    table = parse(path).layout
+    line_path = draw_pdf(tmp_path / "lines.pdf", [[(700, "第一条 总则")], [(500, "公司坚持自主创新。")]])
+    lines = parse(line_path).layout
+
+    assert [(b.page, b.kind, b.text) for b in lines] == [(1, "line", "第一条 总则"), (2, "line", "公司坚持自主创新。")]
+    first = lines[0]  # drawn at x 72, baseline 700 pt up an A4 page (842 pt): its box holds that, from the top
+    assert abs(first.x0 - 72) < 1 and first.top < A4[1] - 700 < first.bottom and first.x1 > first.x0 + 50
+    cells = {b.text: b for b in table if b.kind == "cell"}
+    assert set(cells) == {"项目", "2022年度", "研发费用", "241,986,307.90"}
+    amount, label = cells["241,986,307.90"], cells["研发费用"]
+    assert label.x1 < amount.x0 and abs(label.top - amount.top) < 1 and cells["2022年度"].bottom < amount.top
+
+
 # ---- pages without a text layer -----------------------------------------------------------------
 
 def test_scanned_page_without_tesseract_counts_as_no_text(shared_data, monkeypatch, tmp_path):
