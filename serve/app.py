@@ -29,10 +29,10 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from core.errors import InputError
-from qa.batch import BatchSettings, answer_batch
+from qa.io.batch import BatchSettings, answer_batch
 from qa.engine import Engine, EngineSettings
-from qa.question_stream import clean_question
-from qa.questions import JsonFile, parse_questions
+from qa.io.question_stream import clean_question
+from qa.io.questions import JsonFile, parse_questions
 from qa.run import BATCH
 from serve.documents import BadRequest, Library, NotFound
 

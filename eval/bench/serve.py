@@ -98,7 +98,7 @@ def run(data: Path, work: Path, lists: int) -> int:
 
 def answer_as_qa_run(settings, warm_up: list[Question], batches: list[list[Question]]) -> tuple[dict, float]:
     """qa.run's one-process answerer over `batches` after `warm_up`: the answers by id and the timed rate."""
-    from qa.batch import BatchAnswerer, BatchSettings
+    from qa.io.batch import BatchAnswerer, BatchSettings
 
     with BatchAnswerer(settings, BatchSettings(workers=1)) as answerer:
         list(answerer.run([warm_up]))
