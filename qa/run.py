@@ -70,12 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
-    ap.add_argument("--backend", choices=BACKENDS, default="embedded")
-    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
-    ap.add_argument("--es-index", metavar="NAME", default="",
-                    help="the corpus's name on the server (default: the one INDEX_DIR records, else --docs's folder name)")
-    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
-                    help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
+    add_engine_options(ap, "the one INDEX_DIR records, else --docs's folder name")
     ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer")
     ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
                     help=f"time budget per question; past it the question gets an error line (0: none; "
@@ -88,6 +83,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
     add_verbosity(ap)
     return ap
+
+
+def add_engine_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
+    """The options every answering command shares (qa.run, serve): backend, server, corpus name, model."""
+    ap.add_argument("--backend", choices=BACKENDS, default="embedded")
+    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
+    ap.add_argument("--es-index", metavar="NAME", default="",
+                    help=f"the corpus's name on the server (default: {corpus_name_default})")
+    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
+                    help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
 
 
 def main(argv: list[str] | None = None) -> int:

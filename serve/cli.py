@@ -17,15 +17,14 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
-import os
 import sys
 from pathlib import Path
 
 from core.errors import InputError
 from core.logs import add_verbosity, configure, level
 from qa.engine import EngineSettings
-from qa.run import check_is_index
-from search.settings import BACKENDS, index_settings
+from qa.run import add_engine_options, check_is_index
+from search.settings import index_settings
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -39,11 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help=f"address to listen on (default {DEFAULT_HOST}: this machine only; any other address "
                          "lets the network ask questions and read the documents, with no authentication)")
     ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    ap.add_argument("--backend", choices=BACKENDS, default="embedded")
-    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
-    ap.add_argument("--es-index", metavar="NAME", default="", help="the corpus's name on the server")
-    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
-                    help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
+    add_engine_options(ap, "the one INDEX_DIR records")
     add_verbosity(ap)
     return ap
 
