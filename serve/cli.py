@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    import uvicorn
+    import uvicorn  # present: serve.app, which needs Starlette from the same extra, imported
 
     if not _loopback(args.host):
         log.warning(f"serving on {args.host}: anyone who can reach port {args.port} can ask questions and read "
@@ -66,8 +66,10 @@ def _app(args: argparse.Namespace):
         raise InputError(f"--port must be 1 to 65535, got {args.port}")
     index = index_settings(args.index, args.backend, args.es_url, args.es_index)
     check_is_index(index)
-    from serve.app import create_app  # Starlette loads only when there is an index to serve
-
+    try:
+        from serve.app import create_app  # Starlette loads only when there is an index to serve
+    except ModuleNotFoundError as exc:
+        raise InputError(f"finqa serve needs the serve extra ({exc.name} is missing): pip install 'finqa[serve]'")
     return create_app(EngineSettings(index=index, llm=args.llm))
 
 
