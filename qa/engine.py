@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
-from core.errors import InputError
+from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
 from qa.answers import AnswerTemplates
 from qa.data.cells import CellAnswerer
@@ -157,12 +157,17 @@ class Engine:
 
     @staticmethod
     def _guarded(question: Question, work):
+        """The work's answer; a failure fails this question alone, unless a rule file or a store is broken
+        (RuleError, StoreError: every question would fail the same way, so the run stops with the one line)."""
         try:
             return work()
-        except InputError:
+        except (RuleError, StoreError):
             raise
-        except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
-            return _failed(question, exc)
+        except InputError as exc:  # the question itself cannot be answered as asked
+            return Answer.failed(question, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: one question must not stop the batch
+            return Answer.failed(question, f"internal error (a bug in finqa, not in the question; please report "
+                                           f"it): {type(exc).__name__}: {exc}")
 
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
@@ -201,7 +206,3 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
-
-
-def _failed(question: Question, exc: Exception) -> Answer:
-    return Answer.failed(question, f"{type(exc).__name__}: {exc}")

@@ -102,7 +102,7 @@ class DataAnswerer:
                  fields: FieldDictionary | None = None):
         fields = fields or formulas.fields
         if fields is None:
-            raise InputError("DataAnswerer needs the field dictionary (rules/fields.yaml)")
+            raise ValueError("DataAnswerer needs the field dictionary (rules/fields.yaml)")
         self.store = store
         self.formulas = formulas
         self.templates = templates
@@ -112,7 +112,7 @@ class DataAnswerer:
     def run(self, analysis: Analysis) -> Answer:
         """The answer to one analysed data question."""
         if analysis.type not in DATA_TYPES:
-            raise InputError(f"not a data question: type {analysis.type!r}")
+            raise ValueError(f"not a data question: type {analysis.type!r}")
         kind = _kind(analysis)
         company = self._company(analysis)
         years = self._years(analysis, company)
@@ -191,7 +191,7 @@ class DataAnswerer:
                 number = round_at_place(number, output.round_at)
             if convert:
                 number, unit = convert_unit(number, unit, output.unit), output.unit
-        except InputError:  # a unit or place that does not fit this value (万元 of a head count)
+        except ValueError:  # a unit or place that does not fit this value (万元 of a head count)
             return found.printed, unit
         digits = _digits(output, None)
         if digits is None:

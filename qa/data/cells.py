@@ -256,7 +256,7 @@ class CellAnswerer:
                  templates: AnswerTemplates | None = None, settings: CellSettings | None = None,
                  members: MemberWords | None = None, fields: FieldDictionary | None = None):
         if index is None or store is None:
-            raise InputError("CellAnswerer needs a text index and a facts store")
+            raise ValueError("CellAnswerer needs a text index and a facts store")
         self.members = members or _shared_members()
         # A label and a row the field list (rules/fields.yaml) names as one field match whole, however they are
         # worded (株価指数における総利回り is the row 比較指標:配当込みTOPIX).

@@ -73,7 +73,7 @@ def place_power(place: str) -> int:
     for suffix in _WORDS["place_suffixes"]:
         name = name.removesuffix(suffix)
     if not name or any(ch not in _DIGIT_PLACES for ch in name):
-        raise InputError(f"unknown place to round at: {place!r}")
+        raise ValueError(f"unknown place to round at: {place!r}")
     power = 0
     for ch in name:  # 十万 = 10 x 10^4: multiply as written
         power += _DIGIT_PLACES[ch]
@@ -90,11 +90,11 @@ def round_at_place(number: Decimal, place: str) -> Decimal:
 
 
 def convert_unit(number: Decimal, unit: str, target: str) -> Decimal:
-    """Express `number` given in `unit` in `target` (元 -> 万元 divides by 10^4). InputError if incompatible."""
+    """Express `number` given in `unit` in `target` (元 -> 万元 divides by 10^4). ValueError if incompatible."""
     if unit == target:
         return number
     if unit not in UNIT_POWERS or target not in UNIT_POWERS or _base(unit) != _base(target):
-        raise InputError(f"cannot convert {unit or 'a number without unit'} to {target}")
+        raise ValueError(f"cannot convert {unit or 'a number without unit'} to {target}")
     return number.scaleb(UNIT_POWERS[unit] - UNIT_POWERS[target])
 
 

@@ -65,7 +65,7 @@ class StatisticsAnswerer:
                  place_fields: tuple[str, ...], fields: FieldDictionary | None = None):
         fields = fields or formulas.fields
         if fields is None:
-            raise InputError("StatisticsAnswerer needs the field dictionary (rules/fields.yaml)")
+            raise ValueError("StatisticsAnswerer needs the field dictionary (rules/fields.yaml)")
         self.store, self.formulas, self.templates, self.fields = store, formulas, templates, fields
         # The address fields a place filter looks in when the question names none (rules/statistics.yaml,
         # read by the question analyser: StatisticsRules.place_fields).
@@ -74,7 +74,7 @@ class StatisticsAnswerer:
 
     def run(self, analysis: Analysis) -> Answer:
         if analysis.type not in STATISTICS_TYPES:
-            raise InputError(f"not a question over companies: type {analysis.type!r}")
+            raise ValueError(f"not a question over companies: type {analysis.type!r}")
         request = analysis.statistics or StatisticsRequest(top_n=analysis.top_n, rank=analysis.rank,
                                                            descending=analysis.descending, ordered=True)
         lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"

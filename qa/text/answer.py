@@ -118,7 +118,7 @@ class TextAnswerer:
     def __init__(self, index: TextIndex, tokenizer: Tokenizer, templates: AnswerTemplates,
                  settings: TextSettings = TextSettings(), llm=None, identities: IdentityMatcher | None = None):
         if not isinstance(settings, TextSettings):
-            raise InputError(f"TextAnswerer needs TextSettings, got {type(settings).__name__}")
+            raise TypeError(f"TextAnswerer needs TextSettings, got {type(settings).__name__}")
         self.index = index
         self.tokenizer = tokenizer
         self.templates = templates

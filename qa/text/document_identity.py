@@ -43,7 +43,7 @@ class IdentityMatcher:
 
     def __init__(self, book: IdentityBook, weights: IdentityWeights = IdentityWeights()):
         if not isinstance(weights, IdentityWeights):
-            raise InputError(f"IdentityMatcher needs IdentityWeights, got {type(weights).__name__}")
+            raise TypeError(f"IdentityMatcher needs IdentityWeights, got {type(weights).__name__}")
         self.book = book
         self.weights = weights
 

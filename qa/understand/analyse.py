@@ -84,7 +84,7 @@ class AnalyzerConfig:
         if self.max_chars < 10:
             raise InputError(f"max_chars must be at least 10, got {self.max_chars}")
         if self.register is not None and not isinstance(self.register, CompanyRegister):
-            raise InputError("register must be a qa.understand.companies.CompanyRegister")
+            raise TypeError("register must be a qa.understand.companies.CompanyRegister")
 
 
 class QuestionAnalyzer:

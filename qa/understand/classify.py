@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.patterns import nested_quantifier
 from core.rulefile import RULES_DIR, RuleFile
 from qa.records import QUESTION_TYPES
@@ -157,7 +157,7 @@ class QuestionClassifier:
 
     def __init__(self, rules: list[TypeRule], boilerplate: list[str] = ()):
         if not rules:
-            raise InputError("no question-type rules")
+            raise RuleError("no question-type rules")
         self.rules = rules
         self.boilerplate = list(boilerplate)
 

@@ -6,7 +6,6 @@ from decimal import Decimal
 
 import pytest
 
-from core.errors import InputError
 from core.records import Fact, ReportYear
 from qa.answers import AnswerTemplates
 from qa.data.answer import DataAnswerer
@@ -334,7 +333,7 @@ def test_compare_years_needs_each_years_figures(answerer):
 
 
 def test_other_question_types_are_refused(answerer):
-    with pytest.raises(InputError, match="not a data question"):
+    with pytest.raises(ValueError, match="not a data question"):
         ask(answerer, "report_text", JIA, [2021])
 
 

@@ -52,7 +52,7 @@ def test_place_power_reads_combined_place_names():
 
 
 def test_an_unknown_place_is_a_clear_error():
-    with pytest.raises(InputError, match="unknown place"):
+    with pytest.raises(ValueError, match="unknown place"):
         round_at_place(Decimal(1), "小数")
 
 
@@ -74,7 +74,7 @@ def test_convert_unit_scales_between_units_of_one_currency(number, unit, target,
 
 @pytest.mark.parametrize("unit,target", [("元", "百万円"), ("人", "万元"), ("", "元")])
 def test_convert_unit_refuses_units_that_do_not_match(unit, target):
-    with pytest.raises(InputError, match="cannot convert"):
+    with pytest.raises(ValueError, match="cannot convert"):
         convert_unit(Decimal(1), unit, target)
 
 
