@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import StoreError
 from core.manifest import atomic_write_text
 from core.records import Box
 
@@ -37,16 +37,16 @@ def write_layout(path: Path, boxes: list[Box]) -> None:
 
 
 def read_layout(path: Path) -> list[Box]:
-    """The boxes of a layout file, [] when there is none; InputError naming the file when it is damaged."""
+    """The boxes of a layout file, [] when there is none; StoreError naming the file when it is damaged."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return []
     except (OSError, ValueError) as exc:
-        raise InputError(f"damaged layout file ({exc}); ingest the document again", str(path)) from None
+        raise StoreError(f"damaged layout file ({exc}); ingest the document again", str(path)) from None
     if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("boxes"), list):
-        raise InputError(f"not a layout file of version {VERSION}; ingest the document again", str(path))
+        raise StoreError(f"not a layout file of version {VERSION}; ingest the document again", str(path))
     boxes = []
     for number, row in enumerate(data["boxes"], start=1):
         try:
@@ -55,6 +55,6 @@ def read_layout(path: Path) -> list[Box]:
                 raise ValueError
             boxes.append(Box(page, kind, text, float(x0), float(top), float(x1), float(bottom)))
         except (TypeError, ValueError):
-            raise InputError(f"damaged layout file (box {number} is not [page, kind, text, x0, top, x1, bottom])",
+            raise StoreError(f"damaged layout file (box {number} is not [page, kind, text, x0, top, x1, bottom])",
                              str(path)) from None
     return boxes

@@ -10,8 +10,9 @@
 One engine answers every request, opened when the server starts. It runs on
 one thread of its own, so its batch caches and its stores' connections are
 never used by two requests at once (requests queue for it, pages render
-meanwhile). Bad input is a 4xx response `{"error": "one line"}`; an
-unexpected failure is a 500 with one line too, never a traceback.
+meanwhile). Bad input is a 4xx response `{"error": "one line"}`; a damaged
+index file (StoreError) is a 500 saying which, any other failure a 500 with
+one line too; never a traceback.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from qa.io.batch import BatchSettings, answer_batch
 from qa.engine import Engine, EngineSettings
 from qa.io.question_stream import clean_question
@@ -111,9 +112,10 @@ def create_app(settings: EngineSettings) -> Starlette:
 
     async def failed(_request: Request, exc: Exception) -> JSONResponse:
         status = (exc.status_code if isinstance(exc, HTTPException) else 404 if isinstance(exc, NotFound)
+                  else 500 if isinstance(exc, StoreError)  # the index's fault, not the request's; said as it is
                   else 400 if isinstance(exc, (BadRequest, InputError)) else 500)
         reason = exc.detail if isinstance(exc, HTTPException) else str(exc)
-        if status == 500:
+        if status == 500 and not isinstance(exc, StoreError):
             log.error("unexpected %s: %s", type(exc).__name__, exc)
             reason = f"internal error ({type(exc).__name__}); the server log has the details"
         return JSONResponse({"error": " ".join(str(reason).split())}, status_code=status)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.errors import InputError
+from core.errors import StoreError
 from core.layout import read_layout, write_layout
 from core.records import Box
 
@@ -33,6 +33,6 @@ def test_no_boxes_leave_no_file_and_remove_an_old_one(tmp_path):
 def test_a_damaged_file_is_an_error_naming_it(tmp_path, text, reason):
     path = tmp_path / "doc.json"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(InputError) as error:
+    with pytest.raises(StoreError) as error:
         read_layout(path)
     assert reason in str(error.value) and str(path) in str(error.value)

@@ -133,3 +133,21 @@ def test_bad_questions_get_a_4xx_with_one_line(served_embedded, payload, status,
 def test_pages_the_index_does_not_have_are_4xx(served_embedded, path, status, reason):
     got, _, body = request(served_embedded.url + path)
     assert got == status and reason in json.loads(body)["error"]
+
+
+def test_a_damaged_page_layout_is_a_500_naming_the_file(examples_index, tmp_path):
+    import shutil
+
+    from search.settings import IndexSettings
+
+    from .conftest import Served
+
+    copy = IndexSettings(shutil.copytree(examples_index.index_dir, tmp_path / "index"))
+    copy.layout_path(REPORT_2022).write_text("{not json", encoding="utf-8")
+    served = Served(copy)
+    try:
+        got, _, body = request(page_url(served, REPORT_2022, 5, "研发费用：241,986,307.90"))
+    finally:
+        served.stop()
+    error = json.loads(body)["error"]
+    assert got == 500 and "damaged layout file" in error and "Traceback" not in error
