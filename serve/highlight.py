@@ -31,6 +31,8 @@ from parser.facts import clean_field
 MIN_QUOTE = 4  # a line shorter than this (a page number, a lone heading word) is never matched by itself
 LINE_SHARE = 0.6  # a line shares at least this part of itself (or of the evidence) with the evidence
 _SPACE = re.compile(r"\s+")
+_CLOSING = {"（": "）", "(": ")", "［": "］", "[": "]"}
+_OPENING = tuple(_CLOSING)
 
 
 def locate(boxes: list[Box], page: int, evidence: str) -> list[Box]:
@@ -74,8 +76,17 @@ def _is_label_of(label: Box, cell: Box, cells: list[Box], target: str) -> bool:
         return False
     if any(other.x0 < label.x0 and _same_row(other, label) for other in cells):
         return False
-    name = normalize(clean_field(label.text))
-    return len(name) >= 2 and name in target
+    return any(len(name) >= 2 and name in target for name in _label_names(label.text))
+
+
+def _label_names(text: str) -> set[str]:
+    """The field names a row label can stand for: as the facts store cleans it, and, when the label wrapped
+    inside a bracket (净利润（净亏损以“－”号填 / 列）), its part before the bracket cleaned the same way."""
+    names = {normalize(clean_field(text))}
+    cut = min((text.rfind(b) for b in _OPENING if text.rfind(b) > text.rfind(_CLOSING[b])), default=-1)
+    if cut > 0:
+        names.add(normalize(clean_field(text[:cut])))
+    return names
 
 
 def _is_heading_of(heading: Box, cell: Box, cells: list[Box]) -> bool:

@@ -77,7 +77,7 @@ def run(root: Path, work: Path, show: int) -> int:
         print(f"  {name:14} {_shares(counts)}")
     total = sum(by_route.values(), Counter())
     print(f"  {'all':14} {_shares(total)}")
-    print(f"  baseline (the first box holding the value or sentence as printed): {_shares(baseline)}")
+    print(f"  baseline (the boxes holding the value or sentence as printed): {_shares(baseline)}")
     print(f"evidence without a box ({len(missed)}):", *missed[:show], sep="\n")
     data = sum((c for r, c in by_route.items() if r not in ("report_text", "open")), Counter())
     share = 1 - data["none"] / max(sum(data.values()), 1)

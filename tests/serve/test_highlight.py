@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from core.layout import read_layout
+from core.records import Box
 from serve.highlight import locate
 
 REPORT_2022 = "annual/2023-03-28__示例科技股份有限公司__688001__示例科技__2022年__年度报告"
@@ -49,3 +50,12 @@ def test_part_of_a_longer_number_is_not_a_quote(layout):
     # 345,678,901.23 is printed on page 5 too, but 2,345,678,901.23 is what this evidence quotes
     found = locate(layout, 5, "示例科技股份有限公司 2022年 营业收入（2022年度）：2,345,678,901.23")
     assert all(b.text != "345,678,901.23" for b in found)
+
+
+def test_a_label_wrapped_inside_its_bracket_still_names_its_row():
+    # the standard income-statement row 五、净利润（净亏损以“－”号填列） printed over two lines
+    boxes = [Box(54, "cell", "五、净利润（净亏损以“－”号填", 95.5, 342.5, 253.2, 353.0),
+             Box(54, "cell", "49,523,329,882.40", 348.9, 342.2, 427.8, 352.7),
+             Box(54, "cell", "列）", 95.5, 354.0, 110.0, 364.0)]
+    found = locate(boxes, 54, "贵州茅台酒股份有限公司 2020年 净利润（2020年度）：49,523,329,882.40")
+    assert [b.text for b in found] == ["49,523,329,882.40"]
