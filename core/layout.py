@@ -45,7 +45,7 @@ def read_layout(path: Path) -> list[Box]:
         return []
     except (OSError, ValueError) as exc:
         raise StoreError(f"damaged layout file ({exc}); ingest the document again", str(path)) from None
-    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("boxes"), list):
+    if not (isinstance(data, dict) and isinstance(data.get("boxes"), list)) or data.get("version") != VERSION:
         raise StoreError(f"not a layout file of version {VERSION}; ingest the document again", str(path))
     boxes = []
     for number, row in enumerate(data["boxes"], start=1):
@@ -55,6 +55,7 @@ def read_layout(path: Path) -> list[Box]:
                 raise ValueError
             boxes.append(Box(page, kind, text, float(x0), float(top), float(x1), float(bottom)))
         except (TypeError, ValueError):
-            raise StoreError(f"damaged layout file (box {number} is not [page, kind, text, x0, top, x1, bottom])",
+            raise StoreError(f"damaged layout file (box {number} is not "
+                             "[page, kind, text, x0, top, x1, bottom])",
                              str(path)) from None
     return boxes

@@ -52,7 +52,8 @@ class ManifestMirror(Protocol):
     """Where the manifest really lives when the data is on a server; the file is then a cache."""
 
     def load(self) -> dict | None:
-        """The manifest's header (`version`, `stores`, `corpus`, `root`) with its `documents`; None when there is none."""
+        """The manifest's header (`version`, `stores`, `corpus`, `root`) with its `documents`; None when there
+        is none."""
 
     def save(self, header: dict, changed: dict[str, dict], removed: list[str]) -> None:
         """Store the header, these documents' entries, and forget the removed ones."""
@@ -64,7 +65,7 @@ class Manifest:
     entries: dict[str, ManifestEntry] = field(default_factory=dict)
     stores: dict[str, str] = field(default_factory=dict)  # store name -> generation id the entries are in
     corpus: str = ""  # the server-side name of the corpus (Elasticsearch index prefix), "" when embedded
-    root: str = ""  # the corpus folder's absolute path at the last ingest: where `finqa serve` reads documents
+    root: str = ""  # the corpus folder's absolute path at the last ingest (`finqa serve` reads documents there)
     mirror: ManifestMirror | None = None
     _changed: set[str] = field(default_factory=set, repr=False)
     _removed: set[str] = field(default_factory=set, repr=False)
@@ -88,8 +89,8 @@ class Manifest:
             if data.get("version") != VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {VERSION}")
             entries = {doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()}
-            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""), data.get("root", ""),
-                       mirror)
+            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""),
+                       data.get("root", ""), mirror)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise StoreError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
                              f"(this one is kept)", where) from None

@@ -1,5 +1,5 @@
-"""Write parsed documents to the stores in batches: text index, facts store, tables workbooks and page layouts,
-then the manifest.
+"""Write parsed documents to the stores in batches: text index, facts store, tables workbooks and page
+layouts, then the manifest.
 
 The manifest is written last, so an interrupted run re-does at most one batch;
 verify_stores notices a lost or emptied store so every document is ingested again.

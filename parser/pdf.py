@@ -74,7 +74,7 @@ class _Page:
     number: int
     items: list[_PageLine | Table] = field(default_factory=list)  # reading order
     text_box: tuple[float, float] | None = None  # left and right edge of all the page's characters
-    boxes: list[Box] = field(default_factory=list)  # where its lines and table words are printed (core/layout.py)
+    boxes: list[Box] = field(default_factory=list)  # where its lines and table words are (core/layout.py)
 
 
 def parse_pdf(path: Path, meta: DocumentMeta, settings: ParseSettings,
@@ -340,7 +340,7 @@ def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict])
     running headers are dropped and wrapped lines joined) so that a highlight finds any line it shows."""
     boxes = [Box(number, "line", item.text, item.x0, item.top, item.x1, item.bottom)
              for item in items if isinstance(item, _PageLine)]
-    # a table's words stand for its cells: a label or an amount is one word, and unruled statements have no cells
+    # a table's words stand for its cells: a label or an amount is one word; unruled statements have no cells
     words = pdfplumber.utils.extract_words(table_chars) if table_chars else []
     return boxes + [Box(number, "cell", w["text"], w["x0"], w["top"], w["x1"], w["bottom"]) for w in words]
 

@@ -88,11 +88,13 @@ def build_parser() -> argparse.ArgumentParser:
 def add_engine_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
     """The options every answering command shares (qa.run, serve): backend, server, corpus name, model."""
     ap.add_argument("--backend", choices=BACKENDS, default="embedded")
-    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
+    ap.add_argument("--es-url", default="",
+                    help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
     ap.add_argument("--es-index", metavar="NAME", default="",
                     help=f"the corpus's name on the server (default: {corpus_name_default})")
     ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
-                    help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
+                    help="model folder or .gguf file for phrasing answers, or 'none' "
+                         "(default: $FINQA_LLM or none)")
 
 
 def main(argv: list[str] | None = None) -> int:

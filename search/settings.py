@@ -107,7 +107,8 @@ def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
     when that is longer than a file name may be (255 bytes)."""
     path = folder / f"{doc_id}{suffix}"
     if len(os.fsencode(path.name)) > 255:
-        path = path.with_name(f"{path.name.encode()[:180].decode(errors='ignore')}-{name_digest(doc_id)}{suffix}")
+        short = path.name.encode()[:180].decode(errors="ignore")
+        path = path.with_name(f"{short}-{name_digest(doc_id)}{suffix}")
     return path
 
 

@@ -89,7 +89,8 @@ def create_app(settings: EngineSettings) -> Starlette:
         except UnicodeDecodeError as exc:
             raise HTTPException(400, f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
         except json.JSONDecodeError as exc:
-            raise HTTPException(400, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+            where = f"line {exc.lineno} column {exc.colno}"
+            raise HTTPException(400, f"invalid JSON at {where}: {exc.msg}") from None
         except RecursionError:
             raise HTTPException(400, "JSON nested too deeply (over about 1,000 levels)") from None
         questions = [clean_question(q) for q in parse_questions(JsonFile(Path("request"), data))]
@@ -112,7 +113,7 @@ def create_app(settings: EngineSettings) -> Starlette:
 
     async def failed(_request: Request, exc: Exception) -> JSONResponse:
         status = (exc.status_code if isinstance(exc, HTTPException) else 404 if isinstance(exc, NotFound)
-                  else 500 if isinstance(exc, StoreError)  # the index's fault, not the request's; said as it is
+                  else 500 if isinstance(exc, StoreError)  # the index's fault, not the request's: said as is
                   else 400 if isinstance(exc, (BadRequest, InputError)) else 500)
         reason = exc.detail if isinstance(exc, HTTPException) else str(exc)
         if status == 500 and not isinstance(exc, StoreError):
@@ -127,5 +128,5 @@ def create_app(settings: EngineSettings) -> Starlette:
         Route("/documents/{doc:path}/pages/{n:int}.png", page_image),
         Route("/documents/{doc:path}/cells/{cell}.html", cell_table),
     ]
-    handlers = {HTTPException: failed, NotFound: failed, BadRequest: failed, InputError: failed, Exception: failed}
+    handlers = {kind: failed for kind in (HTTPException, NotFound, BadRequest, InputError, Exception)}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)

@@ -1,4 +1,4 @@
-"""`python -m serve --index INDEX_DIR`: answer questions over HTTP and show each answer's evidence on its page.
+"""`python -m serve --index INDEX_DIR`: answer questions over HTTP, each answer's evidence shown on its page.
 
     python -m serve --index INDEX_DIR [--host 127.0.0.1] [--port 8000]
                     [--backend embedded|elasticsearch] [--es-url URL] [--es-index NAME] [--llm PATH|none]
@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="index directory an ingest made")
     ap.add_argument("--host", default=DEFAULT_HOST,
-                    help=f"address to listen on (default {DEFAULT_HOST}: this machine only; any other address "
-                         "lets the network ask questions and read the documents, with no authentication)")
+                    help=f"address to listen on (default {DEFAULT_HOST}: this machine only; any other "
+                         "address lets the network ask questions and read the documents, with no "
+                         "authentication)")
     ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     add_engine_options(ap, "the one INDEX_DIR records")
     add_verbosity(ap)
@@ -54,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn  # present: serve.app, which needs Starlette from the same extra, imported
 
     if not _loopback(args.host):
-        log.warning(f"serving on {args.host}: anyone who can reach port {args.port} can ask questions and read "
-                    "the indexed documents (no authentication, no TLS)")
+        log.warning(f"serving on {args.host}: anyone who can reach port {args.port} can ask questions and "
+                    "read the indexed documents (no authentication, no TLS)")
     print(f"finqa serve: http://{args.host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=logging.getLevelName(level(args)).lower())
     return 0
@@ -69,7 +70,8 @@ def _app(args: argparse.Namespace):
     try:
         from serve.app import create_app  # Starlette loads only when there is an index to serve
     except ModuleNotFoundError as exc:
-        raise InputError(f"finqa serve needs the serve extra ({exc.name} is missing): pip install 'finqa[serve]'")
+        raise InputError(f"finqa serve needs the serve extra ({exc.name} is missing): "
+                         "pip install 'finqa[serve]'")
     return create_app(EngineSettings(index=index, llm=args.llm))
 
 

@@ -1,4 +1,4 @@
-"""The documents `finqa serve` shows: those the index's manifest lists, read from the corpus folder recorded at ingest.
+"""The documents `finqa serve` shows: those the manifest lists, read from the corpus folder ingest recorded.
 
 A document id is looked up in the manifest, never joined to a path as given:
 the file is the manifest's path for it under the recorded corpus root, and it
@@ -63,7 +63,8 @@ class Library:
                           for doc, e in sorted(manifest.entries.items())}
 
     def listing(self) -> list[dict]:
-        return [{"doc": d.doc, "path": d.path, "kind": d.kind, "pages": d.pages} for d in self.documents.values()]
+        return [{"doc": d.doc, "path": d.path, "kind": d.kind, "pages": d.pages}
+                for d in self.documents.values()]
 
     def page_png(self, doc: str, page: int, highlight: str = "") -> bytes:
         """Page `page` (1-based) of PDF `doc` as PNG, with the boxes `highlight` quotes drawn."""

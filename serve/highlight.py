@@ -56,7 +56,8 @@ def _value_cells(cells: list[Box], target: str) -> list[Box]:
     for cell in quoted:
         if not any(_is_label_of(label, cell, cells, target) for label in cells):
             continue
-        heading = any(_is_heading_of(h, cell, cells) and _quotes_whole(target, normalize(h.text)) for h in cells)
+        heading = any(_is_heading_of(h, cell, cells) and _quotes_whole(target, normalize(h.text))
+                      for h in cells)
         scored.append((1 + heading, cell))
     best = max((score for score, _ in scored), default=0)
     return [cell for score, cell in scored if score == best]
@@ -71,7 +72,7 @@ def _quotes_whole(target: str, text: str) -> bool:
 
 
 def _is_label_of(label: Box, cell: Box, cells: list[Box], target: str) -> bool:
-    """`label` begins `cell`'s row (the leftmost word on it) and the evidence names it, as the facts store does."""
+    """`label` begins `cell`'s row (its leftmost word) and the evidence names it, as the facts store does."""
     if label is cell or label.x1 > cell.x0 or not _same_row(label, cell):
         return False
     if any(other.x0 < label.x0 and _same_row(other, label) for other in cells):
@@ -90,8 +91,8 @@ def _label_names(text: str) -> set[str]:
 
 
 def _is_heading_of(heading: Box, cell: Box, cells: list[Box]) -> bool:
-    """`heading` is printed above `cell`, over its column: between the word left of it on its row and its right
-    edge (amounts are right-aligned under left-aligned headings, or the other way round)."""
+    """`heading` is printed above `cell`, over its column: between the word left of it on its row and its
+    right edge (amounts are right-aligned under left-aligned headings, or the other way round)."""
     left = max((c.x1 for c in cells if c.x1 <= cell.x0 and _same_row(c, cell)), default=cell.x0)
     return heading.bottom <= cell.top and min(heading.x1, cell.x1) - max(heading.x0, left) > 0
 

@@ -1,4 +1,4 @@
-"""`python -m eval.bench highlight [--keep DIR] [--show N]`: how often `finqa serve` boxes an answer's evidence.
+"""`python -m eval.bench highlight [--keep DIR] [--show N]`: how often `finqa serve` boxes the evidence.
 
 Ingests the five real annual reports of ../shared/data/annual-cn (the page
 layouts are kept at ingest), answers its questions through the Engine and, for
@@ -49,8 +49,8 @@ def main(argv: list[str]) -> int:
 def run(root: Path, work: Path, show: int) -> int:
     import json
 
-    rows = [json.loads(line) for line in (root / "questions_dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    lines = (root / "questions_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
     questions = [Question(id=r["id"], text=r["question"]) for r in rows]
     done = ingest_and_answer(sorted((root / "reports").glob("*.pdf")), work, questions)
     halves = dict(zip(("A", "B"), fixed_halves(q.id for q in questions)))
@@ -102,4 +102,5 @@ def _plain_search(layout: list, page: int, text: str) -> str:
 
 def _shares(counts: Counter) -> str:
     n = sum(counts.values())
-    return f"n={n}: " + ", ".join(f"{k} {counts[k] / max(n, 1):.3f}" for k in ("one cell", "cells", "lines", "none"))
+    kinds = ("one cell", "cells", "lines", "none")
+    return f"n={n}: " + ", ".join(f"{k} {counts[k] / max(n, 1):.3f}" for k in kinds)

@@ -53,8 +53,8 @@ def run(data: Path, work: Path, lists: int) -> int:
     from qa.engine import Engine, EngineSettings
     from search.settings import IndexSettings
 
-    rows = [json.loads(line) for line in (data / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    lines = (data / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
     corpus = work / "corpus"
     corpus.mkdir(exist_ok=True)
     reports = read_reports_list(data / "A-list-txt-name.txt")
@@ -67,7 +67,7 @@ def run(data: Path, work: Path, lists: int) -> int:
                    if engine.analyze(q).type == "lookup"]
     questions = (lookups * (1 + (lists + 1) * LIST // max(len(lookups), 1)))[:(lists + 1) * LIST]
     questions = [Question(f"{i}-{q.id}", q.text) for i, q in enumerate(questions)]  # ids unique when repeated
-    # the last list warms each side up, untimed: dictionaries and caches a process loads on its first questions
+    # the last list warms each side up, untimed: the dictionaries and caches a process loads at first
     warm_up, questions = questions[-LIST:], questions[:-LIST]
     batches = [questions[i:i + LIST] for i in range(0, len(questions), LIST)]
     print(f"{len(lookups)} lookup questions; {len(batches)} lists of {LIST}, after one list to warm up")
@@ -80,16 +80,15 @@ def run(data: Path, work: Path, lists: int) -> int:
     path.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
                             for q in questions), encoding="utf-8")
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "qa.run", str(path), "--index", str(settings.index_dir), "--workers", "1",
-                    "-q", "-o", str(work / "qa-run.jsonl")], check=True)
+    subprocess.run([sys.executable, "-m", "qa.run", str(path), "--index", str(settings.index_dir),
+                    "--workers", "1", "-q", "-o", str(work / "qa-run.jsonl")], check=True)
     command_rate = len(questions) / (time.perf_counter() - started)
 
     served, served_rate = _serve(settings.index_dir, warm_up, batches)
-    same = sum(served[q.id]["value"] == baseline[q.id]["value"] and served[q.id]["answer"] == baseline[q.id]["answer"]
-               for q in questions)
+    same = sum(all(served[q.id][k] == baseline[q.id][k] for k in ("value", "answer")) for q in questions)
     ratio = served_rate / in_process
-    print(f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a command "
-          f"(start-up included)")
+    print(f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a "
+          f"command (start-up included)")
     print(f"POST /ask, lists of {LIST}: {served_rate:,.1f} q/s = {ratio:.2f}x qa.run's one-process rate "
           f"(target >= {TARGET}), {served_rate / command_rate:.2f}x the command's; "
           f"same answers {same}/{len(questions)}")
@@ -107,13 +106,15 @@ def answer_as_qa_run(settings, warm_up: list[Question], batches: list[list[Quest
         return answers, sum(map(len, batches)) / (time.perf_counter() - started)
 
 
-def _serve(index: Path, warm_up: list[Question], batches: list[list[Question]]) -> tuple[dict[str, dict], float]:
-    """Start `python -m serve` on a free port, wait until it answers, send the warm-up list, then time POST /ask
-    over the batches."""
+def _serve(index: Path, warm_up: list[Question],
+           batches: list[list[Question]]) -> tuple[dict[str, dict], float]:
+    """Start `python -m serve` on a free port, wait until it answers, send the warm-up list, then time
+    POST /ask over the batches."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "serve", "--index", str(index), "--port", str(port), "-q"])
+    server = subprocess.Popen([sys.executable, "-m", "serve", "--index", str(index), "--port", str(port),
+                               "-q"])
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300

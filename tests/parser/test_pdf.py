@@ -216,7 +216,7 @@ def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
     lines = parse(line_path).layout
 
     assert [(b.page, b.kind, b.text) for b in lines] == [(1, "line", "第一条 总则"), (2, "line", "公司坚持自主创新。")]
-    first = lines[0]  # drawn at x 72, baseline 700 pt up an A4 page (842 pt): its box holds that, from the top
+    first = lines[0]  # drawn at x 72, baseline 700 pt up an A4 page (842 pt): its box, from the top, holds it
     assert abs(first.x0 - 72) < 1 and first.top < A4[1] - 700 < first.bottom and first.x1 > first.x0 + 50
     cells = {b.text: b for b in table if b.kind == "cell"}
     assert set(cells) == {"项目", "2022年度", "研发费用", "241,986,307.90"}

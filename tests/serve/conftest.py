@@ -25,8 +25,8 @@ class Served:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}"
-        self.server = uvicorn.Server(uvicorn.Config(create_app(EngineSettings(index=settings)), host="127.0.0.1",
-                                                    port=port, log_level="warning"))
+        app = create_app(EngineSettings(index=settings))
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 60

@@ -59,7 +59,8 @@ def test_a_list_gets_a_list_in_input_order(served):
 
 
 def test_the_other_question_file_forms_are_accepted(served_embedded):
-    status, answers = ask(served_embedded, {"q9": {"question": EMAIL["question"], "doc_id": "annual"}})  # NTCIR form
+    ntcir_form = {"q9": {"question": EMAIL["question"], "doc_id": "annual"}}
+    status, answers = ask(served_embedded, ntcir_form)
     assert status == 200 and answers[0]["id"] == "q9" and answers[0]["value"] == "ir@example-tech.cn"
 
 
@@ -91,7 +92,8 @@ def test_the_evidence_page_has_its_cell_boxed(served):
     assert status == 200 and kind == "image/png"
     boxed = red_pixels(png)
     assert boxed, "no evidence box drawn"
-    # the 2022 column of the income statement's 研发费用 row (page 5), not the 2021 column printing the same amount
+    # the 2022 column of the income statement's 研发费用 row (page 5), not the 2021 column, which prints
+    # the same amount
     xs, ys = [x for x, _ in boxed], [y for _, y in boxed]
     assert 600 < min(xs) and max(xs) < 780 and 400 < min(ys) and max(ys) < 460
     status, _, plain = request(page_url(served, evidence["doc"], evidence["page"]))
@@ -102,7 +104,8 @@ def test_an_html_report_s_table_has_its_cell_marked(served_embedded):
     _, answer = ask(served_embedded, {"id": "j", "question": "サンプル商事の2023年3月期の売上高はいくらですか"})
     cell_id = answer["evidence"][0]["cell_id"]
     assert cell_id
-    url = f"{served_embedded.url}/documents/S100SAMP/S100SAMP-0101010/cells/{urllib.parse.quote(cell_id)}.html"
+    document = f"{served_embedded.url}/documents/S100SAMP/S100SAMP-0101010"
+    url = f"{document}/cells/{urllib.parse.quote(cell_id)}.html"
     status, kind, body = request(url)
     assert status == 200 and kind.startswith("text/html")
     assert '<td class="evidence">512,345</td>' in body.decode()

@@ -15,7 +15,8 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')")
+    webdriver = pytest.importorskip("selenium.webdriver",
+                                    reason="selenium is not installed (pip install -e '.[dev]')")
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.skip("no Chromium and chromedriver (bash docker/install-system-deps.sh installs them)")
     options = webdriver.ChromeOptions()
@@ -45,7 +46,8 @@ def test_ask_read_the_answer_and_open_its_evidence_page(browser, served_embedded
     assert items and "研发费用" in items[0].text and "p. 5" in items[0].text
     items[0].click()
     image = wait.until(shown.presence_of_element_located((By.ID, "evidence-image")))
-    wait.until(lambda b: b.execute_script("const i = arguments[0]; return i.complete && i.naturalWidth > 0;", image))
+    loaded = "const i = arguments[0]; return i.complete && i.naturalWidth > 0;"
+    wait.until(lambda b: b.execute_script(loaded, image))
     assert "/pages/5.png?highlight=" in image.get_attribute("src")
     # the browser shows the boxed page: red pixels of the box in the rendered image
     image.screenshot(str(tmp_path / "evidence.png"))

@@ -11,8 +11,8 @@ ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
 
 def serve(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "finqa", "serve", *args], env=ENV, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-m", "finqa", "serve", *args], env=ENV, capture_output=True,
+                          text=True, timeout=120)
 
 
 def test_a_folder_that_is_not_an_index_is_refused(tmp_path):
