@@ -212,10 +212,11 @@ def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
     path = tmp_path / "layout.pdf"
     SimpleDocTemplate(str(path), pagesize=A4).build([Spacer(1, 200), grid])
     table = parse(path).layout
-    line_path = draw_pdf(tmp_path / "lines.pdf", [[(700, "第一条 总则")], [(500, "公司坚持自主创新。")]])
+    first_line, second_line = "第一条 本条款适用于全部保险合同的订立与履行。", "公司坚持自主创新，持续加大研发投入，累计获得发明专利八十六项。"
+    line_path = draw_pdf(tmp_path / "lines.pdf", [[(700, first_line)], [(500, second_line)]])
     lines = parse(line_path).layout
 
-    assert [(b.page, b.kind, b.text) for b in lines] == [(1, "line", "第一条 总则"), (2, "line", "公司坚持自主创新。")]
+    assert [(b.page, b.kind, b.text) for b in lines] == [(1, "line", first_line), (2, "line", second_line)]
     first = lines[0]  # drawn at x 72, baseline 700 pt up an A4 page (842 pt): its box, from the top, holds it
     assert abs(first.x0 - 72) < 1 and first.top < A4[1] - 700 < first.bottom and first.x1 > first.x0 + 50
     cells = {b.text: b for b in table if b.kind == "cell"}
