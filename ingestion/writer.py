@@ -5,7 +5,6 @@ verify_stores notices a lost or emptied store so every document is ingested agai
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from core.errors import InputError
 from core.identity import IdentityBook, IdentityRules
 from core.manifest import Manifest, ManifestEntry
 from core.records import FileReport
+from core.workbook_layout import name_digest, workbook_file
 from ingestion.attribution import attribute_companies
 from ingestion.sources import Source
 from ingestion.workers import Outcome
@@ -180,7 +180,7 @@ class BatchWriter:
             path.unlink(missing_ok=True)
             return []
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".finqa-{_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
+        temp = path.with_name(f".finqa-{name_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
         try:
             write_tables_workbook(tables, temp, facts, language)
             os.replace(temp, path)
@@ -191,15 +191,5 @@ class BatchWriter:
 
 
 def tables_path(settings: IndexSettings, doc_id: str) -> Path:
-    """Where a document's tables workbook goes: its id + .xlsx, or a shortened name with a hash when that is
-    longer than a file name may be (255 bytes)."""
-    path = settings.tables_dir / f"{doc_id}.xlsx"
-    if len(os.fsencode(path.name)) > 255:
-        path = path.with_name(f"{path.name.encode()[:180].decode(errors='ignore')}-{_digest(doc_id)}.xlsx")
-    return path
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
+    """Where a document's tables workbook goes (core/workbook_layout.py names it)."""
+    return settings.index_dir / workbook_file(doc_id)

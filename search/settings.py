@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import InputError
+from core.workbook_layout import TABLES_FOLDER
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
@@ -68,7 +69,7 @@ class IndexSettings:
 
     @property
     def tables_dir(self) -> Path:
-        return self.index_dir / "tables"
+        return self.index_dir / TABLES_FOLDER
 
     @property
     def laws_dir(self) -> Path:
