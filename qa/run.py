@@ -39,6 +39,7 @@ from tqdm import tqdm
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import data_dir
+from core.command_names import command_name
 from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
 from qa.question_stream import clean_text, iter_questions
@@ -65,18 +66,20 @@ def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m qa.run", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=command_name("qa.run"), description=__doc__.split("\n\n")[0])
     ap.add_argument("questions", type=Path, help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms")
     ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
-    ap.add_argument("--backend", choices=BACKENDS, default="embedded")
+    ap.add_argument("--backend", choices=BACKENDS, default="embedded",
+                    help="where the index is: embedded (files under --index, the default) or an Elasticsearch server")
     ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
     ap.add_argument("--es-index", metavar="NAME", default="",
                     help="the corpus's name on the server (default: the one INDEX_DIR records, else --docs's folder name)")
     ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
                     help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
-    ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer")
+    ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer",
+                    help="answer the questions (default), or only rank the documents that would answer them")
     ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
                     help=f"time budget per question; past it the question gets an error line (0: none; "
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
@@ -204,11 +207,11 @@ def check_is_index(index: IndexSettings) -> None:
             mirror.close()
         return
     if not index.index_dir.is_dir():
-        raise InputError("index directory not found (ingest first: python -m parser.ingest CORPUS --index DIR)",
-                         str(index.index_dir))
+        raise InputError(f"index directory not found (ingest first: {command_name('parser.ingest')} CORPUS "
+                         "--index DIR)", str(index.index_dir))
     if not index.manifest_path.is_file():
         raise InputError("not an index directory (no manifest.json; ingest first: "
-                         "python -m parser.ingest CORPUS --index DIR)", str(index.index_dir))
+                         f"{command_name('parser.ingest')} CORPUS --index DIR)", str(index.index_dir))
 
 
 class _Output:
