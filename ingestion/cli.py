@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             print(delete_index(settings))
             return EXIT_OK
         options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch,
-                                shard=parse_shard(args.shard))
+                                shard=parse_shard(args.shard), progress=False if args.quiet else None)
         parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:

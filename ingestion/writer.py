@@ -77,6 +77,7 @@ class Job:
     inputs_key: str
     size: int
     mtime_ns: int
+    pages: int = 0  # a PDF's pages, from its page tree; 0 for other files
 
 
 def failed_report(source: Source, errors: list[str], manifest: Manifest, seconds: float = 0.0) -> FileReport:

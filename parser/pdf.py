@@ -36,6 +36,7 @@ from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.pages_read import page_read
 from parser.pdfium_page import PdfiumPage, read_page
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
@@ -109,6 +110,7 @@ class PdfParser:
                     pages.append(_Page(index + 1))
                 finally:
                     page.close()
+                    page_read()
             doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
         _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:

@@ -34,10 +34,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
-from tqdm import tqdm
 
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
+from core.progress import Progress
 from core.rulefile import data_dir
 from core.command_names import command_name
 from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
@@ -123,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        summary(args, ingest(docs, index, workers=args.workers or default_workers()).text())
+        summary(args, ingest(docs, index, workers=args.workers or default_workers(),
+                             progress=False if args.quiet else None).text())
     else:
         check_is_index(index)
         if ingest_in_progress(index.index_dir):
@@ -137,8 +138,9 @@ def run(args: argparse.Namespace) -> int:
     head = next(batches)
     batching = dataclasses.replace(batching, workers=_answering_workers(args, len(head)))
     engine = EngineSettings(index=index, mode=args.mode, llm=args.llm)
-    with BatchAnswerer(engine, batching) as answerer, _Output(args.output) as out:
-        bar = tqdm(desc="questions", unit="q", file=sys.stderr, disable=None)
+    shown = Progress("answer", "question", show=False if args.quiet else None,
+                     figures=lambda: {"failed": failed} if failed else {})
+    with BatchAnswerer(engine, batching) as answerer, _Output(args.output) as out, shown as bar:
         try:
             for question, answer, steps in answerer.run(itertools.chain([head], batches)):
                 total += 1
@@ -150,8 +152,6 @@ def run(args: argparse.Namespace) -> int:
                 bar.update()
         except InputError as exc:
             raise InputError(f"{exc} (the {total} answers before it are written)") from None
-        finally:
-            bar.close()
     seconds = time.perf_counter() - started
     counts = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
     summary(args, f"answered {total - failed}/{total} questions in {seconds:.1f}s "
