@@ -35,7 +35,6 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
-        self._last_line = self._started
 
     def __enter__(self) -> "Progress":
         if not self.shown:
@@ -68,9 +67,10 @@ class Progress:
         return f"{self.desc}: {count} {self.unit}s{figures} ({time.monotonic() - self._started:.0f} s)"
 
     def _tick(self) -> None:
-        while not self._stop.wait(TICK_SECONDS):
+        next_line = self._started + self.line_seconds
+        while not self._stop.wait(TICK_SECONDS if self._bar else min(TICK_SECONDS, next_line - time.monotonic())):
             if self._bar is not None:
                 self._bar.set_postfix(self.figures(), refresh=True)
-            elif time.monotonic() - self._last_line >= self.line_seconds - TICK_SECONDS:
-                self._last_line = time.monotonic()
+            elif time.monotonic() >= next_line:
+                next_line += self.line_seconds
                 print(self.line(), file=sys.stderr, flush=True)
