@@ -14,7 +14,7 @@ import os
 FINQA = "finqa"
 # module -> its finqa command (finqa/cli.py COMMANDS maps them the other way)
 FINQA_COMMANDS = {"parser.ingest": "ingest", "ingestion.cli": "ingest", "qa.run": "ask", "eval.score": "score",
-                  "qa.rules": "check", "eval.bench": "bench", "qa.model_pull": "model"}
+                  "qa.rules": "check", "eval.bench": "bench", "qa.llm.pull": "model"}
 
 
 RUN_AS = "FINQA_RUN_AS"  # the environment variable finqa/cli.py sets

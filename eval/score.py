@@ -82,7 +82,7 @@ from core.errors import InputError
 from core.logs import add_verbosity, configure
 from core.command_names import command_name
 from eval.normalize import as_number, flat_text, ntcir_value
-from qa.questions import JsonFile, read_json
+from qa.io.questions import JsonFile, read_json
 
 TASKS = ("finglm", "aicup", "ntcir", "exact", "choice")
 MISSING = "(missing)"

@@ -33,7 +33,7 @@ COMMANDS: dict[str, Command] = {
     "run": Command("qa.run", "the same as ask"),
     "score": Command("eval.score", "score answers against the right ones of a labelled data set"),
     "check": Command("qa.rules", "check the rule and formula files (file:line for each problem)", ("check",)),
-    "model": Command("qa.model_pull", "model pull: download a small local model that phrases answers"),
+    "model": Command("qa.llm.pull", "model pull: download a small local model that phrases answers"),
     "bench": Command("eval.bench", "run a benchmark on the development data (finqa bench list)"),
 }
 

@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Iterator
 
 
+from core.command_names import command_name
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.progress import Progress
 from core.rulefile import data_dir
-from core.command_names import command_name
-from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
+from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
-from qa.question_stream import clean_text, iter_questions
+from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
 from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings
