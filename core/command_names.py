@@ -13,7 +13,8 @@ import os
 
 FINQA = "finqa"
 # module -> its finqa command (finqa/cli.py COMMANDS maps them the other way)
-FINQA_COMMANDS = {"parser.ingest": "ingest", "ingestion.cli": "ingest", "qa.run": "ask", "eval.score": "score",
+FINQA_COMMANDS = {"parser.ingest": "ingest", "ingestion.cli": "ingest", "qa.run": "ask",
+                  "eval.score": "score",
                   "qa.rules": "check", "eval.bench": "bench", "qa.llm.pull": "model"}
 
 

@@ -68,7 +68,11 @@ class Progress:
 
     def _tick(self) -> None:
         next_line = self._started + self.line_seconds
-        while not self._stop.wait(TICK_SECONDS if self._bar else min(TICK_SECONDS, next_line - time.monotonic())):
+
+        def pause() -> float:
+            return TICK_SECONDS if self._bar else min(TICK_SECONDS, next_line - time.monotonic())
+
+        while not self._stop.wait(pause()):
             if self._bar is not None:
                 self._bar.set_postfix(self.figures(), refresh=True)
             elif time.monotonic() >= next_line:

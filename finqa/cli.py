@@ -40,7 +40,8 @@ COMMANDS: dict[str, Command] = {
 
 def build_parser() -> argparse.ArgumentParser:
     described = "\n".join(f"  {name:<8}{command.purpose}" for name, command in COMMANDS.items())
-    ap = argparse.ArgumentParser(prog="finqa", usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
+    ap = argparse.ArgumentParser(prog="finqa",
+                                 usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
                                  description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=f"commands:\n{described}\n\n{__doc__.split(chr(10) * 2)[1]}")

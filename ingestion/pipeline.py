@@ -307,7 +307,7 @@ class Ingester:
         pdf_pages = sum(job.pages for job in todo)
 
         def pages() -> dict[str, str]:
-            # while parsing: the pages the workers have read; at the end: the reports' own count, as the summary's
+            # while parsing: the pages the workers have read; at the end: the reports' count, as the summary's
             read = sum(r.pages for r in reports) if done else pool.pages_read.value
             return {"pages": f"{read}/{pdf_pages}" if pdf_pages else str(read)}
 

@@ -228,7 +228,7 @@ class ParserPool:
         self.finder, self.settings, self.workers = finder, settings, workers
         methods = multiprocessing.get_all_start_methods()
         self._context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        self.pages_read = self._context.Value("q", 0)  # PDF pages the workers have read (parser/pages_read.py)
+        self.pages_read = self._context.Value("q", 0)  # PDF pages the workers read (parser/pages_read.py)
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "ParserPool":

@@ -1,7 +1,7 @@
-"""Pages read so far, counted across the parser processes, so that ingest can show them while a long PDF parses.
+"""Pages read so far, counted across the parser processes, so that ingest shows them while a long PDF parses.
 
 The ingest makes the counter (a shared integer), each parser process is given it when it starts
-(ingestion/workers.py), and the PDF parser counts each page it has read. Without a counter, nothing is counted.
+(ingestion/workers.py), and the PDF parser counts each page it has read. Without a counter, none is counted.
 
 >>> counter = multiprocessing.Value("q", 0)
 >>> share(counter); page_read(); page_read(); share(None)

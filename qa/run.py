@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
     ap.add_argument("--backend", choices=BACKENDS, default="embedded",
-                    help="where the index is: embedded (files under --index, the default) or an Elasticsearch server")
+                    help="where the index is: embedded (files under --index, the default) or an "
+                         "Elasticsearch server")
     ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
     ap.add_argument("--es-index", metavar="NAME", default="",
                     help="the corpus's name on the server (default: the one INDEX_DIR records, else --docs's folder name)")

@@ -50,8 +50,8 @@ def fresh_copy(dest: Path) -> Path:
 def es_block(block: str, es_url: str, es_index: str) -> str:
     """The Elasticsearch block against the running test server, under an index name of its own."""
     lines = [line for line in block.splitlines() if "elasticsearch.sh start" not in line]
-    return "\n".join(line.replace("--es-url http://127.0.0.1:9200", f"--es-url {es_url} --es-index {es_index}")
-                     for line in lines) + "\n"
+    ours = f"--es-url {es_url} --es-index {es_index}"
+    return "\n".join(line.replace("--es-url http://127.0.0.1:9200", ours) for line in lines) + "\n"
 
 
 def answers(path: Path) -> list[dict]:
@@ -75,8 +75,8 @@ def ran(tmp_path_factory) -> Path:
             block = es_block(block, es_url, es_index)
         script.append(block)
     env = {**os.environ, "PYTHONPATH": str(root), "XDG_CACHE_HOME": str(root / ".cache")}
-    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=900)
     if es_url:
         subprocess.run(["python", "-m", "parser.ingest", "--delete", "--index", "my-index-es", "--backend",
                         "elasticsearch", "--es-url", es_url, "--es-index", es_index], cwd=root, env=env,

@@ -42,10 +42,11 @@ def describe(name: str) -> Bench:
 
 
 def listing() -> str:
-    lines = [f"{command_name('eval.bench')} NAME [options]  (NAME --help for its options); data sets are looked "
-             f"for in {SHARED_DATA} (FINQA_SHARED_DATA)", ""]
+    lines = [f"{command_name('eval.bench')} NAME [options]  (NAME --help for its options); "
+             f"data sets are looked for in {SHARED_DATA} (FINQA_SHARED_DATA)", ""]
     for bench in map(describe, available()):
-        needs = ", ".join(f"{d} ({'present' if (SHARED_DATA / d).exists() else 'absent'})" for d in bench.data)
+        needs = ", ".join(f"{d} ({'present' if (SHARED_DATA / d).exists() else 'absent'})"
+                          for d in bench.data)
         lines.append(f"{bench.name:<14}{bench.purpose}")
         lines.append(f"{'':<14}data: {needs or 'none (generated or bundled)'}")
     lines += ["", "data sets:", *(f"  {name:<12}{what}" for name, what in DATA_SETS.items())]

@@ -29,7 +29,7 @@ DATA_SETS = {
 
 
 def shared_data(*parts: str) -> Path | None:
-    """The path under the development data, or None (after printing which data and where) when it is absent."""
+    """The path under the development data, or None (after printing which data and where) when absent."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
         what = DATA_SETS.get(parts[0], "development data") if parts else "development data"

@@ -38,7 +38,8 @@ _NO = ("否", "不相同", "不一致", "不同")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} annual", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} annual",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--json", type=Path, help="write the figures and every answer here")
     args = ap.parse_args(argv)

@@ -53,7 +53,8 @@ def source_of(row: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} identity", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} identity",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--sample", type=int, default=20)

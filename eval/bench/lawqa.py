@@ -90,7 +90,8 @@ def baseline(engine: Engine, question: Question, laws: LawBook) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} lawqa", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} lawqa",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
     ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
     ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")

@@ -97,7 +97,8 @@ class BackendRun:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} search", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} search",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", choices=("auto", "parser", "pdfplumber"), default="auto",
                         help="where chunks come from (auto: the parser when importable)")
     parser.add_argument("--no-ocr", action="store_true", help="parser: skip OCR of pages without a text layer")

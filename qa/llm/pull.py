@@ -69,7 +69,7 @@ def checked(path: Path, expected: str) -> Path:
 
 
 def pull(model: ModelFile = DEFAULT_MODEL, source: str = "") -> Path:
-    """The model file's local path, downloaded and hash-checked (from the hub, or from the mirror `source`)."""
+    """The model file's local path, downloaded and hash-checked (from the hub, or the mirror `source`)."""
     return _from_mirror(model, source) if source else _from_hub(model)
 
 
@@ -86,7 +86,8 @@ def _from_hub(model: ModelFile) -> Path:
         raise OSError(f"{model.repo}/{model.name}: download failed: {type(exc).__name__}: {exc}") from None
     expected = model.sha256 or published.strip('"')
     if len(expected) != 64:  # only a file stored with Git LFS has its SHA-256 as its etag
-        raise InputError("the hub publishes no SHA-256 for this file: give --sha256", f"{model.repo}/{model.name}")
+        raise InputError("the hub publishes no SHA-256 for this file: give --sha256",
+                         f"{model.repo}/{model.name}")
     return checked(path, expected)
 
 
@@ -118,7 +119,8 @@ def _exists(source: str, relative: str) -> bool:
     if not _is_url(source):
         return (Path(source) / relative).is_file()
     try:
-        with urllib.request.urlopen(urllib.request.Request(f"{source.rstrip('/')}/{relative}", method="HEAD")):
+        request = urllib.request.Request(f"{source.rstrip('/')}/{relative}", method="HEAD")
+        with urllib.request.urlopen(request):
             return True
     except urllib.error.URLError:
         return False

@@ -7,7 +7,7 @@ from core.progress import Progress
 
 
 def wait_for_line(capsys, text: str, seconds: float = 10.0) -> str:
-    """The progress lines written until one holds `text` (lines come on their own: nothing here triggers one)."""
+    """The progress lines written until one holds `text` (they come on their own: nothing here asks)."""
     seen = ""
     deadline = time.monotonic() + seconds
     while text not in seen and time.monotonic() < deadline:
