@@ -558,7 +558,9 @@ def format_report(report: Report, show_errors: int = 0) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=command_name("eval.score"), description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=command_name("eval.score"),
+                                 description="Score answers (the JSON lines finqa ask wrote) against a labelled "
+                                             "data set's right answers, by question type.")
     ap.add_argument("--gold", type=Path, required=True,
                     help="the right answers: a labelled file of FinGLM, AI CUP, NTCIR or lawqa_jp, "
                          "or JSON lines of {id, answer}")

@@ -66,7 +66,10 @@ def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=command_name("qa.run"), description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=command_name("qa.run"),
+                                 description="Answer a file of questions over an index, one JSON line per answer "
+                                             "(the formats: docs/cli.md). Exit 0 all answered, 1 some failed, "
+                                             "2 bad input.")
     ap.add_argument("questions", type=Path, help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms")
     ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
