@@ -15,12 +15,13 @@ from core.identity import IdentityBook, IdentityRules
 from core.layout import write_layout
 from core.manifest import Manifest, ManifestEntry
 from core.records import FileReport
+from core.workbook_layout import name_digest
 from ingestion.attribution import attribute_companies
 from ingestion.sources import Source
 from ingestion.workers import Outcome
 from parser.workbook import write_tables_workbook
 from search.law_register import LawRegister
-from search.settings import IndexSettings, name_digest
+from search.settings import IndexSettings
 
 
 def check_index_dir(index_dir: Path) -> None:
@@ -78,6 +79,7 @@ class Job:
     inputs_key: str
     size: int
     mtime_ns: int
+    pages: int = 0  # a PDF's pages, from its page tree; 0 for other files
 
 
 def failed_report(source: Source, errors: list[str], manifest: Manifest, seconds: float = 0.0) -> FileReport:
@@ -188,5 +190,3 @@ class BatchWriter:
             temp.unlink(missing_ok=True)
             return [f"tables workbook not written: {type(exc).__name__}: {exc}"]
         return []
-
-

@@ -36,6 +36,7 @@ from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.pages_read import page_read
 from parser.pdfium_page import PdfiumPage, read_page
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
@@ -110,12 +111,13 @@ class PdfParser:
                     pages.append(_Page(index + 1))
                 finally:
                     page.close()
+                    page_read()
             doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
         doc.layout = [box for page in pages for box in page.boxes]
-        _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
+        furniture = _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:
             _join_wrapped(page)
-        tables = merge_continued(self._title_tables(pages))
+        tables = merge_continued(self._title_tables(pages, furniture))
         # A table ends the paragraph before it: text on either side is not one sentence.
         lines = [Line(item.text, item.page) if isinstance(item, _PageLine) else Line("", item.page)
                  for page in pages for item in page.items]
@@ -217,13 +219,16 @@ class PdfParser:
             doc.warnings.append(f"page {number}: no text layer, OCR found no text")
         return _edges(_Page(number, [_PageLine(text, number) for text in texts]))
 
-    def _title_tables(self, pages: list[_Page]) -> list[Table]:
-        """Give each table the heading path above it (unless the tables helper set one)."""
+    def _title_tables(self, pages: list[_Page], furniture: set[str]) -> list[Table]:
+        """Give each table the heading path above it (unless the tables helper set one). A caption that is the
+        page's running header (a table atop its page: "2024年年度报告") is no title: the heading is."""
         stack = HeadingStack()
         tables = []
         for page in pages:
             for item in page.items:
                 if isinstance(item, Table):
+                    if item.title and _furniture_key(item.title) in furniture:
+                        item.title = ""
                     if not item.titles:
                         item.titles = stack.path
                     if not item.title and stack.path:
@@ -381,8 +386,9 @@ def _furniture_key(text: str) -> str:
     return _DIGITS.sub("0", re.sub(r"\s+", "", fold_width(text)))
 
 
-def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules) -> None:
-    """Drop bare page numbers at the edges, and edge lines repeated on `share` of the pages.
+def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules) -> set[str]:
+    """Drop bare page numbers at the edges, and edge lines repeated on `share` of the pages; the dropped
+    lines' keys (_furniture_key) are returned.
 
     A repeated heading (a statement title atop each page it runs over) is kept
     where it first appears, so the pages after it stay in its section.
@@ -393,6 +399,7 @@ def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules)
     needed = max(2, math.ceil(share * len(pages)))
     repeated = {key for key, count in counts.items() if count >= needed} if len(pages) >= 2 else set()
     seen: set[tuple[str, str]] = set()
+    running: set[str] = set()  # the repeated lines that are no heading: running headers and footers
 
     def furniture(line: _PageLine) -> bool:
         if _PAGE_NUMBER.match(line.text.strip()):
@@ -402,10 +409,14 @@ def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules)
             return False
         first = key not in seen
         seen.add(key)
-        return not (first and rules.level(line.text) is not None)
+        if rules.level(line.text) is not None:
+            return not first
+        running.add(key[1])
+        return True
 
     for page in pages:
         page.items = [item for item in page.items if not (isinstance(item, _PageLine) and item.edge and furniture(item))]
+    return running
 
 
 def _join_wrapped(page: _Page) -> None:

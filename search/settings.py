@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import InputError
+from core.workbook_layout import TABLES_FOLDER, name_digest, workbook_file
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
@@ -68,7 +69,7 @@ class IndexSettings:
 
     @property
     def tables_dir(self) -> Path:
-        return self.index_dir / "tables"
+        return self.index_dir / TABLES_FOLDER
 
     @property
     def layout_dir(self) -> Path:
@@ -76,8 +77,8 @@ class IndexSettings:
         return self.index_dir / "layout"
 
     def tables_path(self, doc_id: str) -> Path:
-        """A document's tables workbook (parser/workbook.py)."""
-        return document_file(self.tables_dir, doc_id, ".xlsx")
+        """A document's tables workbook (parser/workbook.py; core/workbook_layout.py names it)."""
+        return self.index_dir / workbook_file(doc_id)
 
     def layout_path(self, doc_id: str) -> Path:
         """A document's page layout file (core/layout.py)."""
@@ -110,11 +111,6 @@ def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
         short = path.name.encode()[:180].decode(errors="ignore")
         path = path.with_name(f"{short}-{name_digest(doc_id)}{suffix}")
     return path
-
-
-def name_digest(text: str) -> str:
-    """A short hash of a name, for file names that must stay short."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "", es_index: str = "",

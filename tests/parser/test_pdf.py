@@ -293,3 +293,33 @@ def test_pdf_encrypted_with_an_empty_user_password_is_read(tmp_path):
     pdf.save()
     assert [c.text for c in parse(path).chunks if c.kind == "text"] == [
         "Printing of this policy document is restricted by its owner."]
+
+
+def test_a_table_atop_its_page_is_titled_by_its_statement_not_by_the_running_header(tmp_path):
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    style = ParagraphStyle("zh", fontName="STSong-Light", fontSize=11, leading=16)
+
+    def header(pdf, _):
+        pdf.setFont("STSong-Light", 9)
+        pdf.drawString(72, A4[1] - 40, "示例科技股份有限公司 2022年年度报告")
+
+    def grid(rows):
+        table = Table(rows)
+        table.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
+                                   ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+        return table
+
+    path = tmp_path / "report.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4, topMargin=52).build([
+        Paragraph("第二节 公司简介", style), Paragraph("公司是一家示例企业。", style), PageBreak(),
+        Paragraph("合并利润表", style), Paragraph("单位：元", style),
+        grid([["项目", "2022年度"], ["营业收入", "2,345,678.90"]]), PageBreak(),
+        grid([["项目", "2022年度"], ["营业成本", "1,456,789.01"], ["研发费用", "241,986.30"]]), PageBreak(),
+        Paragraph("其他信息", style)], onFirstPage=header, onLaterPages=header)
+
+    doc = parse(path)
+    assert [t.title for t in doc.table_list] == ["合并利润表", "合并利润表"]
