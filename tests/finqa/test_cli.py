@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
 
@@ -34,7 +35,7 @@ def test_the_rules_option_chooses_a_users_folder_for_any_command(tmp_path):
     # the same folder through the variable, and for answering: the bad rule file is a usage error (exit 2)
     questions = tmp_path / "q.json"
     questions.write_text('[{"id": "1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
-    asked = finqa("ask", str(questions), env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path)
+    asked = finqa("ask", str(questions), "--examples", env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path)
     assert asked.returncode == 2 and "question_types.yaml" in asked.stderr and "Traceback" not in asked.stderr
 
 
@@ -54,3 +55,10 @@ def test_each_command_keeps_its_modules_exit_codes_and_messages(tmp_path):
     assert finqa("bench").returncode == 2  # no benchmark named: eval.bench's usage line
     assert finqa("score", "--help").returncode == 0
     assert finqa("nonsense").returncode == 2
+
+
+def test_examples_prints_where_the_bundled_corpus_and_questions_are(tmp_path):
+    done = finqa("examples", cwd=tmp_path)
+    shown = dict(line.split(":", 1) for line in done.stdout.splitlines())
+    assert done.returncode == 0
+    assert Path(shown["corpus"].strip()).is_dir() and Path(shown["questions"].strip()).is_file()
