@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from core.budget import time_limit
 from core.errors import InputError
 from core.patterns import nested_quantifier
-from core.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
+from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
 from qa.classify import load_type_rules
 from qa.question_stream import clean_text, iter_questions
@@ -360,3 +360,47 @@ def test_an_unwritable_output_is_one_line_naming_it(tmp_path, index, target):
             pytest.skip("running as root: a read-only folder is writable")
     result = qa_run(EXAMPLES / "questions.json", "--index", index, "-o", out)
     assert result.returncode == 2 and str(out) in one_line_error(result)
+
+
+# -- rule and formula files a clumsy maintainer writes: one file:line error, never a traceback or a hang ------
+
+def _alias_bomb(levels: int = 9) -> str:
+    lines = ["x0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def _formula(expression: str) -> str:
+    return (f"  - name: 敌意比率\n    aliases: [敌意比率]\n    expression: '{expression}'\n"
+            f"    output: ratio\n    precision: 2\n")
+
+
+@pytest.mark.parametrize("folder, name, edit, expected", [
+    ("rules", "question_types.yaml", lambda text: text.replace("rules:\n", "rules:\n  - !!python/name:os.system x\n", 1),
+     "could not determine a constructor"),
+    ("rules", "question_types.yaml", lambda text: _alias_bomb(), "alias bomb"),
+    ("rules", "question_types.yaml", lambda text: text + "\nsurprise: 1\n", "'surprise' was unexpected"),
+    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("0x10 * 流动资产"), 1),
+     "plain decimals"),
+    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("1e999999999"), 1),
+     "plain decimals"),
+    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("+".join(["1"] * 3000)),
+                                                      1), "is too long"),
+    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("-" * 400 + "1"), 1),
+     "nested too deeply"),
+], ids=["python-tag", "alias-bomb", "unknown-key", "hex-constant", "huge-constant", "3000-term-sum", "400-minuses"])
+def test_a_hostile_rule_or_formula_file_is_one_file_line_error(tmp_path, index, folder, name, edit, expected):
+    copy = shutil.copytree(RULES_DIR if folder == "rules" else FORMULAS_DIR, tmp_path / folder)
+    path = copy / name
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    env = {**ENV, "FINQA_RULES_DIR" if folder == "rules" else "FINQA_FORMULAS_DIR": str(copy)}
+    started = time.monotonic()
+    check = subprocess.run([sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr
+    assert f"{path}:" in check.stdout and expected in check.stdout, check.stdout
+    result = qa_run(EXAMPLES / "questions.json", "--index", index, env=env)
+    assert result.returncode == 2 and f"{path}:" in one_line_error(result)
+    if name == "question_types.yaml" and "surprise" in expected:
+        assert f"{path}:{path.read_text(encoding='utf-8').count(chr(10))}:" in check.stdout  # the key's own line
+    assert time.monotonic() - started < 120
