@@ -404,3 +404,28 @@ def test_a_hostile_rule_or_formula_file_is_one_file_line_error(tmp_path, index, 
     if name == "question_types.yaml" and "surprise" in expected:
         assert f"{path}:{path.read_text(encoding='utf-8').count(chr(10))}:" in check.stdout  # the key's own line
     assert time.monotonic() - started < 120
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"(.*a){20}x", "a" * 60),
+    (r"\d*\d*\d*\d*\d*\d*\d*\d*!", "1" * 200),
+    (r"^(?:a|a?)+$", "a" * 40 + "!"),
+    (r"^(\w+\s?)*$", "a" * 60 + "!"),
+], ids=["bounded-outer-repeat", "adjacent-repeats", "optional-alternative", "readme-example"])
+def test_a_catastrophic_pattern_in_any_rule_file_costs_its_question_the_budget_not_the_run(tmp_path, index,
+                                                                                             pattern, text):
+    rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
+    statistics = rules / "statistics.yaml"
+    quoted = "'(?P<place>" + pattern.replace("'", "''") + ")'"
+    statistics.write_text(statistics.read_text(encoding="utf-8").replace(
+        "  patterns:\n", f"  patterns:\n    - {quoted}\n", 1), encoding="utf-8")
+    questions = tmp_path / "q.json"
+    questions.write_text(json.dumps([{"id": "hostile", "question": text},
+                                     {"id": "plain", "question": "2022年示例科技的电子信箱是什么?"}]))
+    started = time.monotonic()
+    result = qa_run(questions, "--index", index, "--question-seconds", "2", env={**ENV, "FINQA_RULES_DIR": str(rules)})
+    answers = {a["id"]: a for a in map(json.loads, result.stdout.splitlines())}
+    assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
+    assert answers["plain"]["value"] == "ir@example-tech.cn"
+    assert result.returncode == 1 and "--question-seconds" in answers["hostile"]["error"]
+    assert time.monotonic() - started < 90
