@@ -40,7 +40,7 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from core.errors import InputError
+from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure, summary
 from core.manifest import Manifest
 from core.rulefile import data_dir
@@ -116,6 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: the answers so far are written", file=sys.stderr)
         return 130
+    except OSError as exc:  # a full disk or a read-only file system, met where nothing explained it
+        if disk_error(exc) is None:
+            raise
+        print(f"error: {disk_error(exc)}", file=sys.stderr)
+        return 2
 
 
 def run(args: argparse.Namespace) -> int:

@@ -67,6 +67,10 @@ def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) ->
     """
     auth = auth if auth is not None else ElasticAuth.load()
     shown = public_url(url)
+    scheme = url.partition("://")[0].lower() if "://" in url else ""
+    if scheme not in ("http", "https"):  # the client reads htp://host as a host name and retries it for minutes
+        raise InputError(f"not a valid Elasticsearch URL (it must start with http:// or https://, "
+                         f"got {scheme + '://' if scheme else 'no scheme'})", shown)
     try:
         client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True,
                                **auth.client_options())
