@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -63,12 +64,13 @@ class BatchAnswerer:
             self._pool = self._start()
         return self
 
-    def __exit__(self, *_) -> None:
+    def __exit__(self, failing, *_) -> None:
         if self._engine is not None:
             self._engine.close()
             self._engine = None
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Interrupted: no waiting for the batches in flight; the workers end with this process (exit_with_parent)
+            self._pool.shutdown(wait=failing is not KeyboardInterrupt, cancel_futures=True)
             self._pool = None
 
     def run(self, batches: Iterable[list[Question]]) -> Iterator[Answered]:
@@ -167,6 +169,9 @@ _worker_settings: tuple[EngineSettings, BatchSettings] | None = None
 def _init_worker(engine: EngineSettings, settings: BatchSettings, parent: int) -> None:
     global _worker_settings
     _worker_settings = engine, settings
+    # Ctrl-C reaches every process of the terminal's group: the parent alone answers it (it stops the pool and
+    # says what was written), so a worker neither prints a traceback nor ends a batch half done.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)
 
 
