@@ -110,6 +110,17 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
     if found != version:
         raise InputError(f"index {name} was made by another version of finqa (mapping {found}, "
                          f"expected {version}); delete it and ingest again", public_url(url))
+    changed = _changed_fields(mapping, mappings)
+    if changed:  # the version says ours, the fields do not: every search would fail with "all shards failed"
+        raise InputError(f"index {name} was made by another version of finqa or changed by hand (field "
+                         f"{', '.join(changed[:3])} has another type); delete it and ingest again", public_url(url))
+
+
+def _changed_fields(found: dict, expected: dict) -> list[str]:
+    """The fields of `expected` whose type the index's mapping `found` lacks or gives otherwise."""
+    have = found.get("properties", {})
+    return [name for name, spec in expected.get("properties", {}).items()
+            if have.get(name, {}).get("type", "object") != spec.get("type", "object")]
 
 
 def index_generation(client: Elasticsearch, name: str, url: str) -> str:
