@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 
 # libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -66,28 +66,28 @@ class RuleFile:
         path = Path(path)
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
-                raise InputError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB, far more than a rule file", str(path))
+                raise RuleError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB, far more than a rule file", str(path))
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read: {exc}", str(path)) from None
+            raise RuleError(f"cannot read: {exc}", str(path)) from None
         try:
             node = yaml.compose(text, Loader=_LOADER)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark else None
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise InputError(f"invalid YAML: {problem}", str(path), line) from None
+            raise RuleError(f"invalid YAML: {problem}", str(path), line) from None
         lines: dict[tuple, int] = {}
         try:
             data = _construct(node, (), lines, [MAX_VALUES]) if node is not None else None
         except _BadValue as exc:
-            raise InputError(str(exc), str(path), exc.line) from None
+            raise RuleError(str(exc), str(path), exc.line) from None
         except yaml.YAMLError as exc:  # a tag no safe loader builds (!!python/name:...)
             mark = getattr(exc, "problem_mark", None)
-            raise InputError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", str(path),
-                             mark.line + 1 if mark else None) from None
+            raise RuleError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", str(path),
+                           mark.line + 1 if mark else None) from None
         except RecursionError:
-            raise InputError("invalid YAML: nested too deeply", str(path)) from None
+            raise RuleError("invalid YAML: nested too deeply", str(path)) from None
         rule_file = cls(path, data, lines)
         if schema is not None:
             # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
@@ -112,7 +112,7 @@ class RuleFile:
         return self.lines.get(keys, 1)
 
     def error(self, message: str, *keys) -> InputError:
-        return InputError(message, str(self.path), self.line(*keys))
+        return RuleError(message, str(self.path), self.line(*keys))
 
 
 class _BadValue(Exception):

@@ -40,7 +40,7 @@ from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.rulefile import FORMULAS_DIR, RuleFile
 from core.vocabulary import vocabulary
 
@@ -200,7 +200,7 @@ class FormulaBook:
             for alias in (formula.name, *formula.aliases):
                 other = self._by_alias.get(alias)
                 if other is not None and other.name != formula.name:
-                    raise InputError(f"alias {alias!r} is also used by {other.name} ({other.where})",
+                    raise RuleError(f"alias {alias!r} is also used by {other.name} ({other.where})",
                                      *_split_where(formula.where))
                 self._by_alias[alias] = formula
         # Traditional-character forms (資產負債率 for 资产负债率) come free, as for fields; a form
@@ -234,7 +234,7 @@ class FormulaBook:
         seen: dict[str, str] = {}
         paths = sorted(directory.glob("*.yaml"))
         if not paths:
-            raise InputError("no formula files (*.yaml)", str(directory))
+            raise RuleError("no formula files (*.yaml)", str(directory))
         for path in paths:
             rules = RuleFile.load(path, SCHEMA)
             data = rules.data or {}
@@ -307,16 +307,16 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
 
     source = _QUOTED.sub(quote, text).translate(_OPERATORS).strip()
     if _OPEN in source or _CLOSE in source:
-        raise InputError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
+        raise RuleError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
         if _depth(tree) > MAX_DEPTH:  # every step below (resolving, rendering, evaluating) recurses on the tree
             raise RecursionError
         return _convert(tree.body, source, names, text, where)
     except SyntaxError as exc:
-        raise InputError(f"cannot parse expression {text!r}: {exc.msg}", *where) from None
+        raise RuleError(f"cannot parse expression {text!r}: {exc.msg}", *where) from None
     except (RecursionError, MemoryError):
-        raise InputError(f"expression nested too deeply ({len(text)} characters)", *where) from None
+        raise RuleError(f"expression nested too deeply ({len(text)} characters)", *where) from None
 
 
 def _depth(tree: ast.AST) -> int:
@@ -370,7 +370,7 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         written = ast.get_source_segment(source, node) or ""
         if not _PLAIN_NUMBER.fullmatch(written):  # 0x10, 1_000, 1e999999999: Python reads them, a report never
-            raise InputError(f"write numbers in a formula as plain decimals of at most {MAX_DIGITS} characters "
+            raise RuleError(f"write numbers in a formula as plain decimals of at most {MAX_DIGITS} characters "
                              f"(1000, 0.5), not {written!r} in {text!r}", *where)
         return _Num(Decimal(written))
     if isinstance(node, ast.Name):
@@ -381,7 +381,7 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
     shown = ast.get_source_segment(source, node) or type(node).__name__
     for key, name in names.items():
         shown = shown.replace(key, _OPEN + name + _CLOSE)
-    raise InputError(f"not allowed in a formula: {shown!r} in {text!r} "
+    raise RuleError(f"not allowed in a formula: {shown!r} in {text!r} "
                      "(use numbers, field names, + - * /, parentheses and prev(field))", *where)
 
 
@@ -395,7 +395,7 @@ def _resolve(tree: _Node, fields: "FieldDictionary", where: tuple[str, int]) -> 
     if isinstance(tree, _Ref):
         canonical = fields.canonical(tree.operand.field)
         if canonical is None:
-            raise InputError(f"unknown field {tree.operand.field!r} (not in rules/fields.yaml)", *where)
+            raise RuleError(f"unknown field {tree.operand.field!r} (not in rules/fields.yaml)", *where)
         return _Ref(Operand(canonical, tree.operand.offset, tree.operand.field))
     return _map(tree, lambda sub: _resolve(sub, fields, where))
 

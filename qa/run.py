@@ -44,10 +44,10 @@ from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure, summary
 from core.manifest import Manifest
 from core.rulefile import data_dir
-from qa.answer_file import AnswerFile
-from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
+from qa.io.answer_file import AnswerFile
+from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
-from qa.question_stream import clean_text, iter_questions
+from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
 from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings

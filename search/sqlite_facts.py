@@ -35,7 +35,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Fact, ReportYear
 from search.backend import Condition, FactLookup
@@ -91,22 +91,22 @@ _COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_n
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
 
 
-def store_error(exc: sqlite3.Error, path: Path) -> InputError | None:
+def store_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
     """What a failed statement means for the user, as one line: a full disk, a damaged file; None when it is
     neither (a lock is the caller's to explain)."""
     text = str(exc)
     if "disk is full" in text:
-        return InputError(f"cannot write the facts store: the disk is full ({text})", str(path))
+        return StoreError(f"cannot write the facts store: the disk is full ({text})", str(path))
     if "disk I/O error" in text:
-        return InputError(f"cannot read or write the facts store ({text})", str(path))
+        return StoreError(f"cannot read or write the facts store ({text})", str(path))
     if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
         return None
-    return InputError(f"facts store is damaged ({text}); ingest again into a new INDEX_DIR (this one is kept)",
+    return StoreError(f"facts store is damaged ({text}); ingest again into a new INDEX_DIR (this one is kept)",
                       str(path))
 
 
 def _one_line(method):
-    """The method with a full disk or a damaged file as an InputError naming the store (found when a page is
+    """The method with a full disk or a damaged file as a StoreError naming the store (found when a page is
     read or written, long after the store opened)."""
     @functools.wraps(method)
     def wrapped(self, *args, **kwargs):
@@ -161,7 +161,7 @@ class SqliteFactStore:
                 self._add_missing_columns()
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
         except sqlite3.Error as exc:
-            raise store_error(exc, self.path) or InputError(
+            raise store_error(exc, self.path) or StoreError(
                 f"facts store cannot be opened ({exc}); is another ingest writing it?", str(self.path)) from None
 
     # -- writing -----------------------------------------------------------------------------------
@@ -394,7 +394,7 @@ class SqliteFactStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise InputError(f"facts store is locked by another process: {exc}", str(self.path)) from None
+                raise StoreError(f"facts store is locked by another process: {exc}", str(self.path)) from None
 
     def _insert(self, rows: list[tuple]) -> int:
         self._db.executemany(

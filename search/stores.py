@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 
-from core.errors import InputError
+from core.errors import StoreError
 from search.backend import FactStore, TextIndex
 from search.settings import IndexSettings
 from search.tokenize import Tokenizer
@@ -45,7 +45,7 @@ def open_fact_store(settings: IndexSettings) -> FactStore:
 
 
 def require_stores(settings: IndexSettings, recorded: dict[str, str]) -> None:
-    """InputError (a damaged index: what to run) unless the text index and the facts store exist and, where the
+    """StoreError (a damaged index: what to run) unless the text index and the facts store exist and, where the
     manifest `recorded` their generation ids, are the stores it describes. Reads only: nothing is created."""
     found = _server_generations(settings) if settings.backend == "elasticsearch" else _local_generations(settings)
     for key, name in (("text", "the text index"), ("facts", "the facts store")):
@@ -57,7 +57,7 @@ def require_stores(settings: IndexSettings, recorded: dict[str, str]) -> None:
         else:
             continue
         where = settings.es_url if settings.backend == "elasticsearch" else str(settings.index_dir)
-        raise InputError(f"damaged index: {name} {problem}; ingest the corpus again (python -m parser.ingest "
+        raise StoreError(f"damaged index: {name} {problem}; ingest the corpus again (python -m parser.ingest "
                          f"CORPUS --index DIR{_backend_options(settings)})", where)
 
 
@@ -82,7 +82,7 @@ def _local_generations(settings: IndexSettings) -> dict[str, str | None]:
         except sqlite3.OperationalError:  # a store made before generations were kept, or one this user cannot lock
             facts = ""
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"the facts store is damaged ({exc}); ingest again into a new INDEX_DIR "
+            raise StoreError(f"the facts store is damaged ({exc}); ingest again into a new INDEX_DIR "
                              "(this one is kept)", str(settings.facts_path)) from None
     return {"text": text, "facts": facts}
 
