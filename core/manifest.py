@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
-from core.errors import InputError, StoreError
+from core.errors import InputError, StoreError, disk_error
 
 VERSION = 1
 
@@ -163,6 +163,10 @@ def atomic_write_text(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(temp, path)
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        exc.filename = exc.filename or str(path)
+        raise disk_error(exc) or exc from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise

@@ -37,10 +37,13 @@ COMMANDS: dict[str, Command] = {
     "bench": Command("eval.bench", "run a benchmark on the development data (finqa bench list)"),
     "serve": Command("serve.cli", "answer questions over HTTP, each answer's evidence shown on its page"),
 }
+EXAMPLES = "examples"  # finqa's own command: where the bundled examples are
 
 
 def build_parser() -> argparse.ArgumentParser:
-    described = "\n".join(f"  {name:<8}{command.purpose}" for name, command in COMMANDS.items())
+    purposes = {**{name: command.purpose for name, command in COMMANDS.items()},
+                EXAMPLES: "print where the bundled example corpus and questions are"}
+    described = "\n".join(f"  {name:<9}{purpose}" for name, purpose in purposes.items())
     ap = argparse.ArgumentParser(prog="finqa",
                                  usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
                                  description=__doc__.split("\n\n")[0],
@@ -49,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rules", type=Path, metavar="DIR", help="rules folder (default: $FINQA_RULES_DIR, else the bundled one)")
     ap.add_argument("--formulas", type=Path, metavar="DIR",
                     help="formulas folder (default: $FINQA_FORMULAS_DIR, else the bundled one)")
-    ap.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of the commands below")
+    ap.add_argument("command", choices=[*COMMANDS, EXAMPLES], metavar="COMMAND", help="one of the commands below")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the command's own arguments (see finqa COMMAND --help)")
     return ap
 
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {option}: {variable.split('_')[1].lower()} folder not found", file=sys.stderr)
             return 2
         os.environ[variable] = str(option.resolve())
+    if args.command == EXAMPLES:
+        return show_examples()
     command = COMMANDS[args.command]
     os.environ[RUN_AS] = FINQA  # usage lines and advice then name `finqa …` (core/command_names.py)
     sys.argv = [f"finqa {args.command}", *command.prefix, *args.args]
@@ -74,4 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:  # a module that lets one escape still gets the one-line error
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def show_examples() -> int:
+    """Print the bundled corpus and questions: `finqa ask QUESTIONS` answers over them only for these questions
+    (or with --examples); any other file needs --index or --docs."""
+    from core.rulefile import data_dir
+
+    examples = data_dir("examples")
+    print(f"corpus:    {examples / 'corpus'}\nquestions: {examples / 'questions.json'}\n"
+          f"try:       finqa ask {examples / 'questions.json'}")
     return 0

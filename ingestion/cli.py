@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure
 from core.command_names import command_name
 from ingestion.pipeline import (
@@ -101,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: committed batches are kept; run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as exc:  # a full disk or a read-only file system, met where no store explained it
+        if disk_error(exc) is None:
+            raise
+        print(f"error: {disk_error(exc)} (committed batches are kept)", file=sys.stderr)
+        return EXIT_USAGE
     print(summary.text())
     return summary.exit_code
 

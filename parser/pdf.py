@@ -50,6 +50,7 @@ _PAGE_NUMBER = re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)  #
 _DIGITS = re.compile(r"\d+")
 _CID = re.compile(r"\(cid:\d+\)")
 READABLE_SHARE = 0.7  # below this share of characters in expected scripts, a text layer is unreadable
+_RIGHT_TO_LEFT = re.compile("[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic
 _EXPECTED_SCRIPT = re.compile(
     "[\u0020-\u007e\u00a0-\u00ff\u2000-\u206f\u2100-\u22ff\u2460-\u24ff\u2500-\u25ff"
     "\u3000-\u30ff\u3100-\u312f\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
@@ -142,6 +143,13 @@ class PdfParser:
             # pdfminer could not map the fonts to Unicode: "(cid:12)" codes or wrong characters
             if not agrees and pdfium_text and _readable(pdfium_text):
                 doc.warnings.append(f"page {number}: pdfminer misread the fonts; text taken from pdfium, tables skipped")
+                return _edges(_Page(number, [_PageLine(t, number) for t in _split_lines(pdfium_text)]))
+            if agrees and _right_to_left(pdfium_text):
+                # Both readers see the same Arabic or Hebrew words: a real text layer, which OCR with the zh/ja
+                # models would turn into noise. pdfium gives it in reading order; pdfplumber's lines would run
+                # left to right.
+                doc.warnings.append(f"page {number}: right-to-left text, taken from pdfium as written "
+                                    "(tables skipped)")
                 return _edges(_Page(number, [_PageLine(t, number) for t in _split_lines(pdfium_text)]))
             doc.warnings.append(f"page {number}: text layer has no readable Unicode")
             return self._ocr_page(path, number, doc)
@@ -348,6 +356,20 @@ def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict])
     # a table's words stand for its cells: a label or an amount is one word; unruled statements have no cells
     words = pdfplumber.utils.extract_words(table_chars) if table_chars else []
     return boxes + [Box(number, "cell", w["text"], w["x0"], w["top"], w["x1"], w["bottom"]) for w in words]
+
+
+def _right_to_left(text: str) -> bool:
+    """Whether a text layer is in a right-to-left script (Arabic, Hebrew): most of its letters in that script,
+    the rest in the expected ones (digits, punctuation), and written as words. A font without a Unicode map
+    gives stray letters of several scripts instead (see _readable)."""
+    right = other = total = 0
+    for ch in text:
+        if not ch.isspace():
+            total += 1
+            right += bool(_RIGHT_TO_LEFT.match(ch))
+            other += not _RIGHT_TO_LEFT.match(ch) and not _EXPECTED_SCRIPT.match(ch)
+    words = len(text.split())
+    return total > 0 and right >= READABLE_SHARE * total and other <= 0.02 * total and words * 15 >= total
 
 
 def _split_lines(text: str) -> list[str]:

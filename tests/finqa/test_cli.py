@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
 
@@ -34,7 +35,7 @@ def test_the_rules_option_chooses_a_users_folder_for_any_command(tmp_path):
     # the same folder through the variable, and for answering: the bad rule file is a usage error (exit 2)
     questions = tmp_path / "q.json"
     questions.write_text('[{"id": "1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
-    asked = finqa("ask", str(questions), env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path)
+    asked = finqa("ask", str(questions), "--examples", env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path)
     assert asked.returncode == 2 and "question_types.yaml" in asked.stderr and "Traceback" not in asked.stderr
 
 
@@ -62,7 +63,7 @@ def test_help_says_what_finqa_does_and_each_commands_purpose_in_one_line():
     text = done.stdout
     assert "answers questions about financial reports" in text and "python -m parser.ingest ARGS" not in text
     listed = text.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    names = ["ingest", "ask", "run", "score", "check", "model", "bench"]
+    names = ["ingest", "ask", "run", "score", "check", "model", "bench", "serve", "examples"]
     assert [line.split()[0] for line in listed] == names
     assert all(len(line.split()) > 3 for line in listed)
 
@@ -111,3 +112,10 @@ def test_a_rules_folder_that_does_not_exist_is_a_one_line_error(tmp_path):
     done = finqa("--rules", str(tmp_path / "nope"), "check")
     assert done.returncode == 2
     assert done.stderr.strip() == f"error: {tmp_path / 'nope'}: rules folder not found"
+
+
+def test_examples_prints_where_the_bundled_corpus_and_questions_are(tmp_path):
+    done = finqa("examples", cwd=tmp_path)
+    shown = dict(line.split(":", 1) for line in done.stdout.splitlines())
+    assert done.returncode == 0
+    assert Path(shown["corpus"].strip()).is_dir() and Path(shown["questions"].strip()).is_file()

@@ -48,7 +48,8 @@ def chunk_with(doc, text: str):
 
 def draw_pdf(path: Path, pages: list[list[tuple[float, str]]], font: str = "STSong-Light", **options) -> Path:
     """A PDF with the given (y, text) lines on each page, in a built-in CJK font."""
-    pdfmetrics.registerFont(UnicodeCIDFont(font))
+    if font not in pdfmetrics.getRegisteredFontNames():  # a TrueType font the caller registered stays
+        pdfmetrics.registerFont(UnicodeCIDFont(font))
     pdf = canvas.Canvas(str(path), pagesize=A4, **options)
     for lines in pages:
         pdf.setFont(font, 11)
@@ -323,3 +324,23 @@ def test_a_table_atop_its_page_is_titled_by_its_statement_not_by_the_running_hea
 
     doc = parse(path)
     assert [t.title for t in doc.table_list] == ["合并利润表", "合并利润表"]
+
+
+@pytest.mark.parametrize("words", [
+    ["التقرير", "السنوي", "للشركة", "الإيرادات", "ارتفعت", "بنسبة", "عشرة", "في", "المائة"],
+    ["הדוח", "השנתי", "של", "החברה", "ההכנסות", "עלו", "בעשרה", "אחוזים", "השנה"],
+], ids=["arabic", "hebrew"])
+def test_a_real_right_to_left_text_layer_is_kept_not_sent_to_ocr(tmp_path, words):
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    font = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+    if not font.exists():
+        pytest.skip("DejaVu Sans (Arabic and Hebrew glyphs) is not installed")
+    pdfmetrics.registerFont(TTFont("DejaVuSans", str(font)))
+    sentence = " ".join(words)
+    # Drawn as a right-to-left producer writes it: glyphs left to right on the page, so the last letter first.
+    path = draw_pdf(tmp_path / "rtl.pdf", [[(780 - 20 * n, sentence[::-1]) for n in range(6)]], font="DejaVuSans")
+    doc = parse(path)
+    assert not any("OCR" in w or "no readable Unicode" in w for w in doc.warnings), doc.warnings
+    assert doc.warnings == ["page 1: right-to-left text, taken from pdfium as written (tables skipped)"]
+    assert sentence in " ".join(c.text for c in doc.chunks)
