@@ -84,8 +84,9 @@ SCHEMAS: dict[str, dict] = {
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
-                         taken_out=PATTERN),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
+        # qa/choice_forms.py: statements printed in the question, and what the options of each layout say.
+        layouts=_section(statement=PATTERN, joiners=PATTERN, counting=PATTERN, counts=_COUNTS),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(

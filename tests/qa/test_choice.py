@@ -106,27 +106,6 @@ def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
 
 
-def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, tmp_path):
-    question = Question("t", "建物の転借人の保護について、正しいものを教えてください。", choices=(
-        ("a", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
-              "当然に終了する"),
-        ("b", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
-              "当然に終了するという特約は無効である")))
-    answer = _answer_over_laws(shared_data, tmp_path, question)
-    assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
-
-
-def test_an_option_citing_what_an_order_lists_under_the_provision_s_exclusion_falls_outside_it(shared_data, tmp_path):
-    # 金融商品取引法第5条第1項 takes out 特定有価証券 (政令で定めるもの); 施行令第2条の13 lists them, its 第3号 taking
-    # 有価証券信託受益証券 out again
-    question = Question("t", "金融商品取引法第5条第1項による届出書の提出が必要となる有価証券の募集として正しいものを教えてください。",
-                        choices=(("a", "金融商品取引法第2条第1項第11号に掲げる有価証券の募集"),
-                                 ("b", "金融商品取引法第2条第1項第14号に掲げる有価証券で、有価証券信託受益証券に該当するものの募集"),
-                                 ("c", "金融商品取引法第2条第1項第8号に掲げる有価証券の募集")))
-    answer = _answer_over_laws(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
-    assert answer.value == "b" and "excluded(金融商品取引法第2条第1項第11号)" in answer.answer, answer.answer
-
-
 def test_an_item_is_read_with_its_paragraph_s_lead():
 
     article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
@@ -208,21 +187,45 @@ PRODUCTS = """# 架空製品法
 """
 
 
-def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
+@pytest.fixture
+def products(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "products.md").write_text(PRODUCTS, encoding="utf-8")
     settings = IndexSettings(tmp_path / "index")
     ingest(corpus, settings, workers=1)
     index = open_text_index(settings)
-    try:
-        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
-        question = Question("t", "次のうち、指定に際して、大臣が審議会の意見を聴く必要のないものを教えてください。",
-                            choices=(("a", "管理製品"), ("b", "再生製品"), ("c", "一般製品")))
-        answer = answerer.run(question)
-    finally:
-        index.close()
-    assert answer.value == "b" and "架空製品法 第二条" in answer.answer
+    yield ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+    index.close()
+
+
+STATEMENTS = ("架空製品法に関する次のア～ウの記述のうち、{asked}。\n"
+              "ア 管理製品を製造しようとする者は、大臣の許可を受けなけれ\nばならない。\n"
+              "イ 再生製品を製造しようとする者は、大臣の許可を受けること\nができる。\n"
+              "ウ 「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。")
+
+
+def test_a_combination_question_picks_the_statements_the_law_bears_out(products):
+    question = Question("t", STATEMENTS.format(asked="正しいものの組合せはどれか"),
+                        choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    decision = products.decide(question)
+    assert decision.layout.kind == "combination" and decision.choice.letter == "2"
+    judged = {j.letter: j for j in decision.judged}
+    assert "modality" in judged["イ"].alignment.kinds  # 許可を受けることができる for …なければならない
+    assert judged["ウ"].alignment.sentence.label == "架空製品法 第二条"  # the quoted term's definition
+    wrong = Question("t", STATEMENTS.format(asked="誤っているものの組合せはどれか"),
+                     choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    assert products.decide(wrong).choice.letter in {"1", "3"}  # both hold イ, the one wrong statement
+
+
+def test_a_counting_question_picks_the_number_of_statements_judged_so(products):
+    question = Question("t", STATEMENTS.format(asked="誤っているものはいくつあるか"),
+                        choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    decision = products.decide(question)
+    assert decision.layout.kind == "counting" and decision.choice.letter == "1"
+    right = Question("t", STATEMENTS.format(asked="正しいものはいくつあるか"),
+                     choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    assert products.run(right).value == "2"
 
 
 def test_two_options_that_contradict_each_other_hold_the_answer():
