@@ -48,7 +48,8 @@ SCHEMAS: dict[str, dict] = {
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
-                        choice_option=TEXT),
+                        choice_option=TEXT, statement=TEXT,
+                        statement_labels={**WORDS, "minItems": 2, "maxItems": 2}),
     # qa/cell_answer.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,

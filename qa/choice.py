@@ -1,54 +1,47 @@
-"""Multiple-choice questions on statutes: find the articles, align each option, choose by what it changes.
+"""Multiple-choice questions on statutes, one general method: find the governing articles of each statement,
+judge the statement against them with general operations of reading law, choose by the question's polarity.
 
-1. Articles (`ArticleFinder`): articles the question or options cite
-   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it)
-   are fetched directly; keyword and title search with the question and with
-   each option adds the best articles of the laws named (all laws when none
-   is); references in the cited articles are followed (第N条の規定により, and
-   政令/内閣府令で定める -> the matching order), `follow_depth` steps deep.
-2. Routing by complexity: a question citing one article of one law, with
-   options that cite none, takes the short path (that article and what it
-   refers to); when its best alignment is weak, or the question names several
-   laws or cites several articles, the full path runs. `route` says which.
-3. Each option is aligned with its closest sentence (qa/difference.py) and
-   what it changes is classified: number (periods in years and months on one
-   scale; not the facts of the option's case, stated where the law sentence
-   states no number; the longest agreed period where a proviso lets a longer
-   one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
-   (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
-   quoted (a 「label」 the article does not write), actor (a person or body the
-   article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
-   article does not say, or one ending like its word), reworded
-   (a word starting as the article's for half its length: 居住目的 for 居住の用), moved (words from
-   another provision of the article), excluded (the option applies the provision
-   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number;
-   also when the question's provision takes out what an order sets (（特定有価証券（…政令で
-   定めるもの…）…を除く。）) and the option cites a provision the order's items list
-   (法第二条第一項第十号), unless it names what that item takes out again; the order's
-   items are then not read as the law's text).
-   An option saying an agreement is void (…という特約は無効) is right when what
-   the agreement says departs from a provision that another one protects from
-   contrary agreements (…の規定に反する特約で…不利なものは、無効とする). Options that are
-   bare terms (管理医療機器) are instead judged by how much of the question the
-   provision defining each term (「管理医療機器」とは…) says.
-4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
-   該当するもの) picks the option that changes least; negative (誤っているもの,
-   該当しないもの) the one that changes most; when two options contradict each
-   other (alike but for a negation or an opposite word: 該当する / ではない, 後 / 前),
-   exactly one of them is true, so either form picks between those two; which-article questions pick the
-   option whose cited article best covers the question (an item read with its
-   paragraph's lead; an option naming only a law stands for its best article
-   found; an article the corpus lacks is left out). A question for a
-   value (期間を定めた条文) prefers the provisions that state one, first an order's
-   provision that refers back to another option's (it sets what that one
-   delegates); when none states it, an article the corpus lacks. A tie the rules leave
-   goes to the small model (task "choice") when one is loaded: each tied option is
-   shown next to its closest law sentence, numbered, in every rotation of their
-   order, and the model's log-probability of each number as its reply is summed
-   (no generation; a liking for a number or a place cancels out). It decides only
-   when its pick is `model_odds` times as likely as the next; it never picks an
-   option with a numeric contradiction in a positive question, nor passes over one
-   in a negative question.
+0. Layout (qa/choice_forms.py): the statements judged are the options themselves (numbered 1-5, a-d), or
+   the statements ア～オ the question prints, whose combination (ア・イ) or count (いくつあるか) the
+   options name.
+1. Governing articles (`ArticleFinder`): articles the question or statements cite
+   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it; 項 and 号 numbers
+   the corpus lost resolve to the article) are fetched directly; keyword and title search with the
+   question and with each statement adds the best articles of the laws named (all laws when none is);
+   a term a statement quotes (「不利益処分」) adds the article defining it (「不利益処分」とは…);
+   cross-references in the cited articles are followed (前条, 第N条の規定により, and 政令/内閣府令で定める
+   -> the matching order), `follow_depth` steps deep. A question citing one article of one law, with
+   statements that cite none, first takes that article alone (the short path); when its best alignment is
+   weak, or the question names several laws or cites several articles, the full path runs (`route`).
+2. Judging (qa/difference.py): each statement is aligned with its closest sentence (a paragraph, an item
+   read with its lead) and what it changes there is found with general operations, each weighed
+   (`CHANGE_WEIGHTS`): polarity (negation: ない, 無効, 以外; opposite words: 前/後, 以上/以下), modality
+   (obligation しなければならない / permission することができる / prohibition してはならない), numbers,
+   periods and deadlines (years and months on one scale; not the facts of the statement's case; the
+   longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
+   or body the article does not name; two terms swapped), exceptions (the statement applies the provision
+   to what its bracket takes out: （Xを除く。）), limits and conditions (のみ, 限り where the law limits
+   nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
+   (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
+   weights. With a model loaded, the model also judges each statement against its sentence by the
+   log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
+   log-odds, times `model_weight`, are added to the goodness.
+3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
+   statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
+   combination the option whose statements are, on average, best (worst for a negative question); a
+   counting question the option naming how many statements show no substantive change (or how many do,
+   when it asks for wrong ones). Which-article questions pick the option whose cited article best covers
+   the question (an option naming only a law stands for its best article found; an article the corpus
+   lacks is left out); a question for a value (期間を定めた条文) prefers the provisions that state one,
+   first an order's provision that refers back to another option's, and when none states it an article
+   the corpus lacks. A tie the rules leave goes to the model (task "choice") when one is loaded: each
+   tied option is shown next to its closest law sentence, numbered, in every rotation of their order,
+   and the log-probabilities of the numbers are summed (a liking for a number or a place cancels out).
+   It decides only when its pick is `model_odds` times as likely as the next; it never picks an option
+   with a numeric change in a positive question.
+
+`decide` returns the whole `Decision`, with the judging paths that fired: eval.bench lawqa and gyosei
+count them (the rule census).
 
 >>> answerer = ChoiceAnswerer(index, LawBook.load(register), AnswerTemplates.load())
 >>> answerer.run(question).value
@@ -58,27 +51,25 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
-from itertools import combinations
+from dataclasses import dataclass, field, replace
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.choice_forms import Layout, read_layout
-from qa.difference import Alignment, Sentence, align, comparable, contradicts, squeeze
+from qa.difference import Alignment, Sentence, align, comparable, squeeze
 from qa.law_refs import LawBook, Reference
 from qa.records import Answer, Evidence, Question
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "modality": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
-                  "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
+CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "modality": 0.35, "swap": 0.35,
+                  "opposite": 0.35, "quoted": 0.35, "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
-# the judging paths a decision names (rule census): a lone numeric change in a negative question, two options
-# contradicting each other, the model breaking a tie
-_DECISION_PATHS = {"rules:number": "lone_number", "rules:contradiction": "contradiction", "model:tie": "model"}
+# the judging paths a decision names (rule census): the model breaking a tie
+_DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
@@ -100,6 +91,9 @@ class ChoiceSettings:
     definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
     model_odds: float = 2.0  # the model breaks a tie only when its pick is this many times as likely as the next
+    model_weight: float = 0.05  # goodness per nat of the model's log-odds that a statement is right
+    model_cap: float = 5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
+    model_law_chars: int = 300  # characters of the law sentence shown to the model
 
     def __post_init__(self):
         if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
@@ -239,7 +233,7 @@ class Judged:
     alignment: Alignment
     goodness: float  # similarity minus weighted changes (which-article: coverage of the question)
     article: Article | None = None
-    by: str = ""  # the judging path, when not the alignment's changes (census: value)
+    by: str = ""  # the judging path, when not the alignment's changes (census: value, model)
 
     def describe(self, words: dict[str, str]) -> str:
         """This option's line in the answer, worded by rules/answers.yaml `choice_words`."""
@@ -342,6 +336,25 @@ class ChoiceAnswerer:
                               sentences, self.laws.rules.change)
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
+        return self._model_judged(out)
+
+    def _model_judged(self, judged: list[Judged]) -> list[Judged]:
+        """Each statement judged by the model against its closest law sentence, when a model is loaded: the
+        log-odds of the right label over the wrong one (rules/prompts.yaml `statement_labels`; one forward pass,
+        no generation), capped at `model_cap` and weighted by `model_weight`, are added to its goodness."""
+        if self.llm is None or "statement" not in self.llm.fewshot.tasks:
+            return judged
+        right, wrong = _PROMPTS["statement_labels"]
+        out = []
+        for j in judged:
+            if j.alignment.sentence is None:
+                out.append(j)
+                continue
+            user = _PROMPTS["statement"].format(statement=j.text,
+                                                law=j.alignment.sentence.text[:self.settings.model_law_chars])
+            scores = self.llm.label_logprobs("statement", user, [right, wrong])
+            odds = max(-self.settings.model_cap, min(self.settings.model_cap, scores[right] - scores[wrong]))
+            out.append(replace(j, goodness=j.goodness + self.settings.model_weight * odds, by="model"))
         return out
 
     def _asked(self, question: str) -> set[str]:
@@ -418,17 +431,7 @@ class ChoiceAnswerer:
 
     def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
         negative = form == "negative" or (form == "which_article" and self.laws.rules.forms["negative"][0].search(question))
-        contradiction = False
-        if form != "which_article":
-            numeric = [j for j in judged if "number" in j.alignment.kinds]
-            if negative and len(numeric) == 1:
-                return numeric[0], "rules:number"
-            # two options that contradict each other hold the one true (or the one false) option between them
-            pairs = [p for p in combinations(judged, 2) if contradicts(p[0].text, p[1].text, self.laws.rules.change)]
-            if len(pairs) == 1:
-                judged = list(pairs[0])
-                contradiction = True
-        elif not self._asks_value(question):
+        if form == "which_article" and not self._asks_value(question):
             # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
@@ -439,7 +442,7 @@ class ChoiceAnswerer:
             picked = self._ask_model(question, allowed)
             if picked is not None:
                 return picked, "model:tie"
-        return best, "rules:contradiction" if contradiction else "rules:tie" if len(tied) > 1 else "rules"
+        return best, "rules:tie" if len(tied) > 1 else "rules"
 
     def _ask_model(self, question: str, tied: list[Judged]) -> Judged | None:
         """The tied option the model finds likeliest as its reply, each shown next to its closest law sentence

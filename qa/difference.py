@@ -43,7 +43,6 @@ _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out i
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
-CONTRADICTION = 0.75  # options at least this alike (difflib ratio) that differ only by a negation or opposite words
 
 
 def comparable(text: str) -> str:
@@ -246,23 +245,6 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
         if allowed and value not in {v for v, _ in allowed}:
             out.setdefault(shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed}))))
     return list(out.values())
-
-
-def contradicts(one: str, other: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> bool:
-    """Whether two options say opposite things: alike but for a negation only one of them has (に該当する /
-    ではない) or opposite words (明け渡した後 / 明け渡す前). Exactly one of the two is then true."""
-    first, second = squeeze(one), squeeze(other)
-    matcher = SequenceMatcher(None, first, second, autojunk=False)
-    if matcher.ratio() < CONTRADICTION:
-        return False
-    spans = [(first[i1:i2], second[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-    def negated(text: str) -> bool:
-        return _count(change_words["negation"], _unframed(text, change_words)) > 0
-
-    return bool(spans) and all(negated(a) != negated(b) or
-                               any(_opposed(a, b, x, y) or _opposed(a, b, y, x)
-                                   for x, y in change_words.get("opposites", ())) for a, b in spans)
 
 
 def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:

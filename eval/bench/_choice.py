@@ -1,8 +1,8 @@
-"""What the multiple-choice benches on statutes share (lawqa, gyosei): answering, the baseline, the rule census.
+"""What the multiple-choice benches on statutes share (lawqa, gyosei): answering, baseline, rule census.
 
 The census counts, for each judging path of qa/choice.py (each kind of change an alignment finds, and the
-paths that judge or decide otherwise: void agreements, definitions, values asked, a lone number, two options
-contradicting each other, the model), the questions it fires on and how many of those are answered right.
+paths that judge or decide otherwise: a value asked for, the model), the questions it fires on and how
+many of those are answered right.
 With `--census FILE` a bench adds its rows to FILE (JSON, one entry per source) and prints the census over
 every source in it, so that lawqa and gyosei runs count together.
 """
@@ -29,7 +29,7 @@ class Answered:
 
 
 def answer_all(engine: Engine, questions: list[Question]) -> tuple[dict[str, Answered], float]:
-    """Each question decided and answered by the engine's multiple-choice answerer, and seconds per question."""
+    """Each question decided and answered by the engine's multiple-choice answerer; seconds per question."""
     started = time.perf_counter()
     out = {}
     for question in questions:
@@ -52,7 +52,8 @@ def baseline(engine: Engine, question: Question) -> str:
         scores[mark] = sum(t in words for t in tokens) / max(len(tokens), 1)
     negative = engine.choice.laws.form(layout.stem) == "negative"
     if layout.kind == "combination":
-        scores = {letter: sum(scores[m] for m in marks) / len(marks) for letter, marks in layout.options.items()}
+        scores = {letter: sum(scores[m] for m in marks) / len(marks)
+                  for letter, marks in layout.options.items()}
     elif layout.kind == "counting":
         return min(layout.counts, key=lambda letter: abs(layout.counts[letter] - len(scores) / 2))
     return (min if negative else max)(scores, key=scores.get)
@@ -70,7 +71,7 @@ def census_rows(answered: dict[str, Answered], gold: dict[str, str]) -> dict[str
 
 
 def print_census(source: str, rows: dict[str, dict[str, list[str]]], shared: Path | None) -> None:
-    """The census of this run, and over every source in `shared` (this one's rows written there first)."""
+    """The census of this run, and over every source in `shared` (this one's rows are written there first)."""
     sources = {source: rows}
     if shared is not None:
         known = json.loads(shared.read_text(encoding="utf-8")) if shared.exists() else {}

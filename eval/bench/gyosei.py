@@ -38,8 +38,10 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench gyosei", description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
     ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
-    ap.add_argument("--show", type=int, default=0, help="print the first N wrong statute answers with their trace")
-    ap.add_argument("--census", type=Path, help="add this run's rule census to FILE and print it over all sources")
+    ap.add_argument("--show", type=int, default=0,
+                    help="print the first N wrong statute answers with their trace")
+    ap.add_argument("--census", type=Path,
+                    help="add this run's rule census to FILE and print it over all sources")
     args = ap.parse_args(argv)
     root = shared_data("gyosei")
     if root is None:

@@ -228,19 +228,6 @@ def test_a_counting_question_picks_the_number_of_statements_judged_so(products):
     assert products.run(right).value == "2"
 
 
-def test_two_options_that_contradict_each_other_hold_the_answer():
-
-    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load())
-    found = Found()
-    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
-    options = {"a": "届出書を提出した者は、特定届出者に該当する", "b": "届出書を提出した者は、特定届出者ではない",
-               "c": "届出者は、届出書を財務大臣に提出しなければならない"}
-    question = "次のうち、正しいものを教えてください。"
-    judged = answerer._judge("positive", question, options, found)
-    assert max(judged, key=lambda j: j.goodness).letter == "c"  # closest to the law, but one of a and b is true
-    assert answerer._decide("positive", question, judged)[0].letter in {"a", "b"}
-
-
 class _LabelModel:
     """A stand-in model: the label of the option holding `liked` is `odds` times as likely as each other one,
     and label "1" is always twice as likely as it would be (a liking for the first place)."""
