@@ -1,4 +1,4 @@
-"""The layout of a multiple-choice question on statutes: which statements are judged, and what each option says.
+"""The layout of a multiple-choice question on statutes: the statements judged, and what each option says.
 
 Three layouts, read from the question and its options (rules/laws.yaml `layouts`), never from a source:
 - plain: each option (1-5, a-d) is one statement;

@@ -9,8 +9,11 @@ every source in it, so that lawqa and gyosei runs count together.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +22,22 @@ from qa.choice import Decision
 from qa.choice_forms import read_layout
 from qa.engine import Engine
 from qa.records import Answer, Question
+from eval.bench._data import work_dir
 from search.backend import SearchQuery
+from search.settings import IndexSettings
+
+
+@contextmanager
+def corpus_index(work: Path | None, root: Path, prefix: str) -> Iterator[IndexSettings]:
+    """The source's law corpus (root/corpus) ingested into an index, kept in `work` for re-use."""
+    from ingestion.pipeline import ingest
+
+    with work_dir(work, prefix) as where:
+        settings = IndexSettings(where / "index")
+        started = time.perf_counter()
+        summary = ingest(root / "corpus", settings)
+        print(f"ingest: {summary.counts} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        yield settings
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-from eval.bench._choice import accuracy, answer_all, baseline, census_rows, print_census
-from eval.bench._data import shared_data, work_dir
+from eval.bench._choice import corpus_index, accuracy, answer_all, baseline, census_rows, print_census
+from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
 from qa.questions import load_questions
 from qa.records import Question
@@ -46,16 +45,10 @@ def main(argv: list[str]) -> int:
     root = shared_data("gyosei")
     if root is None:
         return 0
-    from ingestion.pipeline import ingest
-
     questions = load_questions(root / "questions_dev.json")
     gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
     tags = json.loads((root / "tags_dev.json").read_text(encoding="utf-8"))
-    with work_dir(args.work, "gyosei-") as work:
-        settings = IndexSettings(work / "index")
-        started = time.perf_counter()
-        summary = ingest(root / "corpus", settings)
-        print(f"ingest: {summary.counts} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    with corpus_index(args.work, root, "gyosei-") as settings:
         return _measure(settings, questions, gold, tags, args)
 
 

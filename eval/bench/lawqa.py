@@ -26,14 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from core.articles import article_key
-from eval.bench._choice import answer_all, baseline, census_rows, print_census
-from eval.bench._data import shared_data, work_dir
+from eval.bench._choice import corpus_index, answer_all, baseline, census_rows, print_census
+from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
 from qa.law_refs import LawBook
 from qa.questions import load_questions
@@ -88,15 +87,9 @@ def main(argv: list[str]) -> int:
     root = shared_data("lawqa_jp")
     if root is None:
         return 0
-    from ingestion.pipeline import ingest
-
     questions = load_questions(root / "questions_dev.json")
     gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
-    with work_dir(args.work, "lawqa-") as work:
-        settings = IndexSettings(work / "index")
-        started = time.perf_counter()
-        summary = ingest(root / "corpus", settings)
-        print(f"ingest: {summary.counts} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    with corpus_index(args.work, root, "lawqa-") as settings:
         return _measure(settings, questions, gold, args)
 
 

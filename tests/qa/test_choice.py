@@ -262,3 +262,35 @@ def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown
     answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
                               llm=_LabelModel("公衆", odds=1.2))
     assert answerer._decide("positive", question, _tied(options))[1] == "rules:tie"
+
+
+class _StatementModel:
+    """A stand-in model for the statement task: "正" is `odds` times as likely as "誤" for statements holding
+    `liked`, and as unlikely for the others."""
+
+    def __init__(self, liked: str, odds: float):
+        self.liked, self.odds = liked, odds
+        self.fewshot = type("FewShot", (), {"tasks": {"statement": None}})()
+
+    def label_logprobs(self, task, user, labels):
+        import math
+
+        statement = user.splitlines()[0]
+        shift = math.log(self.odds) if self.liked in statement else -math.log(self.odds)
+        return {labels[0]: shift, labels[1]: 0.0}
+
+
+def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+    found = Found()
+    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
+    options = {"a": "届出者は、届出書を内閣総理大臣に提出しなければならない", "b": "届出者は、届出書を提出する"}
+    laws = LawBook.load({"act": LawRecord("架空取引法")})
+    rules = ChoiceAnswerer(None, laws, AnswerTemplates.load())
+    rules_only = rules._judge("positive", "正しいものは。", options, found)
+    answerer = ChoiceAnswerer(None, laws, AnswerTemplates.load(), llm=_StatementModel("提出する", odds=1e6))
+    judged = answerer._judge("positive", "正しいものは。", options, found)
+    settings = answerer.settings
+    for before, after in zip(rules_only, judged):
+        shift = after.goodness - before.goodness
+        assert after.by == "model" and abs(shift) == pytest.approx(settings.model_weight * settings.model_cap)
+    assert judged[1].goodness > rules_only[1].goodness and judged[0].goodness < rules_only[0].goodness
