@@ -19,20 +19,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 
-from core.errors import InputError
+from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
 from qa.answers import AnswerTemplates
-from qa.cell_answer import CellAnswerer
-from qa.choice import ChoiceAnswerer
-from qa.companies import CompanyRegister
-from qa.data_answer import DATA_TYPES, DataAnswerer
-from qa.document_identity import IdentityMatcher
+from qa.data.cells import CellAnswerer
+from qa.statutes.choice import ChoiceAnswerer
+from qa.understand.companies import CompanyRegister
+from qa.data.answer import DATA_TYPES, DataAnswerer
+from qa.text.document_identity import IdentityMatcher
 from qa.formulas import FormulaBook
-from qa.law_refs import LawBook
+from qa.statutes.law_refs import LawBook
 from qa.records import Analysis, Answer, Question
-from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
-from qa.text_answer import TextAnswerer, TextSettings
-from qa.understand import AnalyzerConfig, QuestionAnalyzer
+from qa.data.statistics import STATISTICS_TYPES, StatisticsAnswerer
+from qa.text.answer import TextAnswerer, TextSettings
+from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 from search.backend import FactLookup, SearchQuery
 from search.law_register import LawRegister
 from search.prefetch import PrefetchedFacts, PrefetchedIndex
@@ -71,7 +71,7 @@ class Engine:
         self.index = PrefetchedIndex(open_text_index(settings.index, self.tokenizer))
         llm = None
         if settings.llm != "none":
-            from qa.llm import LocalLLM  # the llm extra is optional
+            from qa.llm.model import LocalLLM  # the llm extra is optional
 
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
@@ -85,8 +85,7 @@ class Engine:
         self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
         formulas = FormulaBook.load()
         self.data = DataAnswerer(self.store, formulas, templates)
-        self.statistics = StatisticsAnswerer(self.store, formulas, templates,
-                                             place_fields=self.analyzer.statistics.place_fields)
+        self.statistics = StatisticsAnswerer(self.store, formulas, templates, self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
                                  identities=IdentityMatcher(self.identities))
@@ -123,7 +122,7 @@ class Engine:
         analyses = [None if self._is_choice(q) else self._analyze(q) for q in questions]
         routes = [(a, self._route(a)) for a in analyses if isinstance(a, Analysis)]
         self.index.prefetch([q for q in (self._text_query(a) for a, route in routes if route == "text") if q])
-        # A question with sources names a table cell first (qa.cell_answer): its facts may never be looked up.
+        # A question with sources names a table cell first (qa.data.cells): its facts may never be looked up.
         self.store.prefetch([lookup for a, route in routes if route == "data" and not a.question.sources
                              for lookup in self._lookups(a)])
         return analyses
@@ -158,12 +157,17 @@ class Engine:
 
     @staticmethod
     def _guarded(question: Question, work):
+        """The work's answer; a failure fails this question alone, unless a rule file or a store is broken
+        (RuleError, StoreError: every question would fail the same way, so the run stops with the one line)."""
         try:
             return work()
-        except InputError:
+        except (RuleError, StoreError):
             raise
-        except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
-            return _failed(question, exc)
+        except InputError as exc:  # the question itself cannot be answered as asked
+            return Answer.failed(question, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: one question must not stop the batch
+            return Answer.failed(question, f"internal error (a bug in finqa, not in the question; please report "
+                                           f"it): {type(exc).__name__}: {exc}")
 
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
@@ -202,7 +206,3 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
-
-
-def _failed(question: Question, exc: Exception) -> Answer:
-    return Answer.failed(question, f"{type(exc).__name__}: {exc}")

@@ -35,6 +35,7 @@ class OutputRequest:
     percent: bool | None = None  # True: as a percentage; False: as a ratio; None: formula default
     unit: str = ""  # unit asked for (万元, 百万円), "" when not asked
     round_at: str = ""  # a named place to round at ("十万円"), "" when not asked
+    share: bool = False  # asks for a share of a whole (占职工人数的比例), so a bare ratio reads as a percentage
 
 
 @dataclass(frozen=True)

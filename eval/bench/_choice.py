@@ -1,6 +1,6 @@
 """What the multiple-choice benches on statutes share (lawqa, gyosei): answering, baseline, rule census.
 
-The census counts, for each judging path of qa/choice.py (each kind of change an alignment finds, and the
+The census counts, for each judging path of qa/statutes/choice.py (each kind of change an alignment finds, and the
 paths that judge or decide otherwise: a value asked for, the model), the questions it fires on and how
 many of those are answered right.
 With `--census FILE` a bench adds its rows to FILE (JSON, one entry per source) and prints the census over
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.articles import ARTICLE_KIND
-from qa.choice import Decision
-from qa.choice_forms import read_layout
+from eval.bench._data import work_dir
 from qa.engine import Engine
 from qa.records import Answer, Question
-from eval.bench._data import work_dir
+from qa.statutes.choice import Decision
+from qa.statutes.layouts import read_layout
 from search.backend import SearchQuery
 from search.settings import IndexSettings
 

@@ -25,10 +25,17 @@ import json
 import time
 from pathlib import Path
 
-from eval.bench._choice import corpus_index, accuracy, answer_all, baseline, census_rows, print_census
+from eval.bench._choice import (
+    accuracy,
+    answer_all,
+    baseline,
+    census_rows,
+    corpus_index,
+    print_census,
+)
 from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
-from qa.questions import load_questions
+from qa.io.questions import load_questions
 from qa.records import Question
 from search.settings import IndexSettings
 

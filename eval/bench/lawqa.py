@@ -34,8 +34,8 @@ from core.articles import article_key
 from eval.bench._choice import corpus_index, answer_all, baseline, census_rows, print_census
 from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
-from qa.law_refs import LawBook
-from qa.questions import load_questions
+from qa.statutes.law_refs import LawBook
+from qa.io.questions import load_questions
 from qa.records import Question
 from search.settings import IndexSettings
 

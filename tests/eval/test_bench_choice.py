@@ -1,9 +1,9 @@
 """The rule census of the multiple-choice benches: questions each judging path fires on, and those right."""
 from eval.bench._choice import Answered, census_rows, print_census
-from qa.choice import Decision, Found, Judged
-from qa.choice_forms import Layout
-from qa.difference import Alignment
 from qa.records import Answer
+from qa.statutes.choice import Decision, Found, Judged
+from qa.statutes.compare import Alignment
+from qa.statutes.layouts import Layout
 
 
 def _answered(qid: str, value: str, paths: set[str]) -> Answered:

@@ -17,8 +17,8 @@ from core.errors import InputError
 from core.patterns import nested_quantifier
 from core.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
-from qa.classify import load_type_rules
-from qa.question_stream import clean_text, iter_questions
+from qa.understand.classify import load_type_rules
+from qa.io.question_stream import clean_text, iter_questions
 from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
