@@ -1,4 +1,6 @@
 """The layouts of multiple-choice questions on statutes: plain, combination (ア～オ) and counting."""
+import pytest
+
 from qa.statutes.layouts import read_layout, unwrap
 
 COMBINATION = ("行政手続法に関する次のア～エの記述のうち、正しいものの組合せはどれか。\n"
@@ -35,3 +37,19 @@ def test_options_that_are_statements_or_words_keep_the_plain_layout():
 
 def test_unwrap_joins_lines_without_spaces():
     assert unwrap("定めなければなら\nない。\n") == "定めなければならない。"
+
+
+def test_every_real_exam_question_tagged_combination_is_read_as_one(shared_data):
+    import json
+
+    root = shared_data / "gyosei"
+    if not root.exists():
+        pytest.skip(f"gyosei data not found at {root}")
+    questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))
+    tags = json.loads((root / "tags_dev.json").read_text(encoding="utf-8"))
+    layouts = {q["id"]: read_layout(q["question"], q["choices"]) for q in questions}
+    tagged = [qid for qid, t in tags.items() if t["combination"]]
+    assert tagged and all(layouts[qid].kind == "combination" for qid in tagged)
+    for qid in tagged:  # each option names statements the question prints
+        layout = layouts[qid]
+        assert len(layout.statements) >= 3 and all(len(text) > 10 for text in layout.statements.values())
