@@ -15,8 +15,9 @@ answerer and reports, in one run:
 - seconds per question for both;
 - the rule census (eval/bench/_choice.py), over every source written to
   --census FILE when given (the lawqa bench writes there too).
-With --llm the model breaks the ties the rules leave; its accuracy and time
-are reported next to the rules'.
+With --llm the model also judges each statement against its law sentence
+(log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
+its accuracy and time are reported next to the rules'.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ from search.settings import IndexSettings
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench gyosei", description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
+    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
     ap.add_argument("--show", type=int, default=0,
                     help="print the first N wrong statute answers with their trace")
     ap.add_argument("--census", type=Path,

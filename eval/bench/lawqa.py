@@ -17,9 +17,10 @@ reports, in one run:
 - the rule census (eval/bench/_choice.py): each judging path, the questions it
   fires on and how many of those are right; with --census FILE, over every
   source written to FILE (the gyosei bench writes there too).
-With --llm the small model breaks the ties the rules leave; --only-ties runs
-the model only on the questions the rules tied on (the rest keep the rules'
-answer, which the model could not change) to save time on a CPU.
+With --llm the small model also judges each statement against its law sentence
+(log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
+--only-ties runs it only on the questions the rules tied on (the rest keep the
+rules' answer) to save time on a CPU.
 """
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def cited_articles(gold: dict, laws: LawBook) -> set[tuple[str, str]]:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench lawqa", description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
+    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
     ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")
     ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
     ap.add_argument("--census", type=Path, help="add this run's rule census to FILE and print it over all sources")
