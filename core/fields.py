@@ -205,7 +205,7 @@ class FieldDictionary:
         if not fields:
             raise RuleError("no fields defined")
         if not 50 <= fuzzy_threshold <= 100:
-            raise RuleError(f"fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
+            raise InputError(f"fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
         self.fields = {f.name: f for f in fields}
         self.fuzzy_threshold = fuzzy_threshold
         self.fuzzy_min_chars = fuzzy_min_chars

@@ -91,3 +91,17 @@ def test_a_layer_that_imports_a_higher_one_is_caught(tmp_path):
     wrong = tmp_path / "module.py"
     wrong.write_text("def f():\n    from qa.engine import Engine\n    return Engine\n", encoding="utf-8")
     assert _imported_packages(wrong) == {"qa"}
+
+
+def import_graph(package: str) -> dict[str, list[str]]:
+    """Each module under `package` (a folder of the project) and the project modules it imports."""
+    graph = {}
+    for path in _modules(package):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        graph[module] = sorted(name for name in _imported_modules(path) if name.split(".")[0] in ALLOWED)
+    return graph
+
+
+if __name__ == "__main__":  # python tests/test_layers.py qa: the import graph of a package, one module a line
+    for module, imports in import_graph(sys.argv[1] if len(sys.argv) > 1 else "qa").items():
+        print(f"{module}: {', '.join(imports) or '-'}")

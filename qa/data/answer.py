@@ -47,7 +47,6 @@ from search.backend import FactLookup, FactStore
 if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
 
-DATA_TYPES = ("lookup", "formula", "ranking", "compare_years")
 _PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
 _QUOTES = tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"])
 _LIST_SEPARATORS = "|".join(map(re.escape, _PUNCTUATION["list_separators"]))
@@ -92,7 +91,8 @@ class _Found:
 
 
 class DataAnswerer:
-    """Answers data questions (DATA_TYPES) from a FactStore; `run` is the entry point.
+    """Answers the question types routed to "data" (rules/question_types.yaml) from a FactStore; `run` is the
+    entry point. A formula or compare_years question is computed; any other type is a look-up.
 
     Field names and synonyms come from the formula book's field dictionary
     (rules/fields.yaml); wording from the answer templates (rules/answers.yaml).
@@ -111,8 +111,6 @@ class DataAnswerer:
 
     def run(self, analysis: Analysis) -> Answer:
         """The answer to one analysed data question."""
-        if analysis.type not in DATA_TYPES:
-            raise ValueError(f"not a data question: type {analysis.type!r}")
         kind = _kind(analysis)
         company = self._company(analysis)
         years = self._years(analysis, company)
@@ -130,7 +128,7 @@ class DataAnswerer:
     def lookups(self, analysis: Analysis) -> list[FactLookup]:
         """The store look-ups `run` starts with for this analysis, so a batch's can be sent at once
         (search.prefetch.PrefetchedFacts); a look-up made only when these find nothing is not foreseen."""
-        company = self._company(analysis) if analysis.type in DATA_TYPES else None
+        company = self._company(analysis)
         years = self._years(analysis, company)
         if company is None or not years:
             return []
@@ -345,7 +343,7 @@ class DataAnswerer:
         with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
         owner = self._owners(fields)
         home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts(_records(self.store.lookup(company, sorted(years), list(owner))), parent, home)
+        rows = rank_facts(frame_rows(self.store.lookup(company, sorted(years), list(owner))), parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -517,7 +515,7 @@ def _kind(analysis: Analysis) -> str:
     return analysis.type
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
+def frame_rows(frame: pd.DataFrame) -> list[dict]:
     """Rows as dicts of Python values (DataFrame.to_dict goes row by row through pandas: slow)."""
     columns = list(frame.columns)
     return [dict(zip(columns, values)) for values in frame.to_numpy(dtype=object).tolist()]

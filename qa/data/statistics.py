@@ -27,13 +27,11 @@ from decimal import Decimal
 from core.errors import InputError
 from core.fields import FieldDictionary
 from qa.answers import AnswerTemplates
-from qa.data.answer import _records
+from qa.data.answer import frame_rows
 from qa.formulas import Formula, FormulaBook, FormulaError, traditional_form
 from qa.records import Analysis, Answer, Evidence, StatisticsRequest, Threshold
 from qa.data.rounding import NumberStyle, fixed_point
 from search.backend import Condition, FactStore
-
-STATISTICS_TYPES = ("ranking", "statistics")
 
 @dataclass(frozen=True)
 class _Value:
@@ -73,8 +71,6 @@ class StatisticsAnswerer:
         self._latest: int | None = None
 
     def run(self, analysis: Analysis) -> Answer:
-        if analysis.type not in STATISTICS_TYPES:
-            raise ValueError(f"not a question over companies: type {analysis.type!r}")
         request = analysis.statistics or StatisticsRequest(top_n=analysis.top_n, rank=analysis.rank,
                                                            descending=analysis.descending, ordered=True)
         lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"
@@ -177,12 +173,12 @@ class _Job:
         if m.formula is None:
             frame = self.o.store.company_values(list(m.names), [year], unit=m.unit or None, companies=self.companies,
                                                 condition=condition)
-            return [_Value(row["company"], row["number"], row) for row in _records(frame)]
+            return [_Value(row["company"], row["number"], row) for row in frame_rows(frame)]
         by_operand = {}
         for op in m.formula.operands():
             names = self.o._names(op.field)
             frame = self.o.store.company_values(names, [year + op.offset], companies=self.companies)
-            by_operand[op] = {row["company"]: row for row in _records(frame)}
+            by_operand[op] = {row["company"]: row for row in frame_rows(frame)}
         first = next(iter(by_operand.values()), {})
         values = []
         for company in sorted(set().union(*[set(rows) for rows in by_operand.values()])):
@@ -203,7 +199,7 @@ class _Job:
             values = self._ordered(self._latest_values())
         elif m.formula is None and self.companies is None and r.threshold is None:
             frame = self.o.store.ranking(list(m.names), year, limit, r.descending, unit=m.unit or None)
-            values = [_Value(row["company"], row["number"], row) for row in _records(frame)]
+            values = [_Value(row["company"], row["number"], row) for row in frame_rows(frame)]
         else:
             values = sorted(self._values(year), key=lambda v: (-v.number if r.descending else v.number, v.company))
         places = _places([v.number for v in values])

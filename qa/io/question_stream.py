@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from core.errors import InputError
-from qa.io.questions import JsonFile, _generic, load_questions
+from qa.io.questions import JsonFile, generic_question, load_questions
 from qa.records import Question
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs: what is left is alone
@@ -91,7 +91,7 @@ def _stream_lines(path: Path) -> Iterator[Question]:
             if not line.strip():
                 continue
             entry = _parse_line(path, number, line)
-            yield _generic(JsonFile(path, None, _SameLine(number)), index, entry)
+            yield generic_question(JsonFile(path, None, _SameLine(number)), index, entry)
             index += 1
 
 

@@ -113,13 +113,13 @@ def load_questions(path: Path) -> list[Question]:
     data = source.data
     if source.is_lines or isinstance(data, list):
         entries = data
-        questions = [_generic(source, i, entry) for i, entry in enumerate(entries)]
+        questions = [generic_question(source, i, entry) for i, entry in enumerate(entries)]
     elif isinstance(data, dict) and "questions" in data:
         questions = _aicup(source)
     elif isinstance(data, dict) and isinstance(data.get("samples"), list):
         questions = [_lawqa(source, i, entry) for i, entry in enumerate(data["samples"])]
     elif isinstance(data, dict) and isinstance(data.get("question"), str):
-        questions = [_generic(source, 0, data)]  # JSON lines with a single line
+        questions = [generic_question(source, 0, data)]  # JSON lines with a single line
     elif isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
         questions = [_ntcir(source, key, entry) for key, entry in data.items()]
     else:
@@ -129,7 +129,7 @@ def load_questions(path: Path) -> list[Question]:
     return questions
 
 
-def _generic(source: JsonFile, index: int, entry: Any) -> Question:
+def generic_question(source: JsonFile, index: int, entry: Any) -> Question:
     where = f"entry {index + 1}"
     if not isinstance(entry, dict):
         raise source.error(f"{where}: expected an object with \"id\" and \"question\", got {type(entry).__name__}", index)

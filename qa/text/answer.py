@@ -46,7 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from core.errors import InputError
-from core.fields import load_field_file
+from core.fields import FieldDictionary
 from core.records import Chunk
 from core.sentences import SentenceSplitter
 from core.statements import shared_statement_rules
@@ -116,7 +116,8 @@ class TextAnswerer:
     """
 
     def __init__(self, index: TextIndex, tokenizer: Tokenizer, templates: AnswerTemplates,
-                 settings: TextSettings = TextSettings(), llm=None, identities: IdentityMatcher | None = None):
+                 settings: TextSettings = TextSettings(), llm=None, identities: IdentityMatcher | None = None,
+                 fields: FieldDictionary | None = None):
         if not isinstance(settings, TextSettings):
             raise TypeError(f"TextAnswerer needs TextSettings, got {type(settings).__name__}")
         self.index = index
@@ -125,7 +126,7 @@ class TextAnswerer:
         self.settings = settings
         self.llm = llm
         self.identities = identities
-        fields = load_field_file()[1]
+        fields = list((fields or FieldDictionary.load()).fields.values())
         self.statements = {f.name: f.statement for f in fields}
         self.synonyms = {f.name: f.synonyms for f in fields}
         self.counted = {f.name: f.unit for f in fields if f.kind == "number" and f.unit}

@@ -19,18 +19,30 @@ from pathlib import Path
 from core.errors import InputError, RuleError
 from core.patterns import nested_quantifier
 from core.rulefile import RULES_DIR, RuleFile
-from qa.records import QUESTION_TYPES
+from qa.records import ROUTES, QuestionType
 
 ENTITIES = ("company", "companies", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
 
 # What a rule may say the answer's value is: "difference" (compare_years: the later year's value minus the earlier's).
 ASKS = ("difference",)
 _PATTERN_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
+_ROUTE = {"enum": list(ROUTES)}
 QUESTION_TYPES_SCHEMA = {
     "type": "object",
-    "required": ["rules"],
+    "required": ["types", "rules"],
     "additionalProperties": False,
     "properties": {
+        "types": {
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": {"pattern": r"^[a-z][a-z0-9_]*$"},
+            "additionalProperties": {
+                "type": "object",
+                "required": ["route"],
+                "additionalProperties": False,
+                "properties": {"route": _ROUTE, "across_companies": _ROUTE, "description": {"type": "string"}},
+            },
+        },
         "rules": {
             "type": "array",
             "minItems": 1,
@@ -40,7 +52,7 @@ QUESTION_TYPES_SCHEMA = {
                 "additionalProperties": False,
                 "properties": {
                     "id": {"type": "string", "pattern": r"^[a-z][a-z0-9_]*$"},
-                    "type": {"enum": list(QUESTION_TYPES)},
+                    "type": {"type": "string"},  # one of `types` (checked with the rule's line)
                     "priority": {"type": "integer"},
                     "description": {"type": "string"},
                     "patterns": {
@@ -111,11 +123,26 @@ class TypeRule:
 FALLBACK_RULE = TypeRule("no_rule_matched", "open")
 
 
-def load_type_rules(path: Path | None = None) -> tuple[list[TypeRule], list[str], list[InputError]]:
-    """Parse rules/question_types.yaml: the rules by priority, the boilerplate phrases, and every error found."""
+@dataclass(frozen=True)
+class TypeRules:
+    """rules/question_types.yaml read: the declared types, the rules by priority, the boilerplate phrases."""
+
+    types: dict[str, QuestionType]
+    rules: list[TypeRule]
+    boilerplate: list[str]
+
+
+def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputError]]:
+    """Parse rules/question_types.yaml, with every error found (file:line)."""
     rules_file = RuleFile.load(path or RULES_DIR / "question_types.yaml", QUESTION_TYPES_SCHEMA)
+    types = {name: QuestionType(name, item["route"], item.get("across_companies", ""), item.get("description", ""))
+             for name, item in rules_file.data["types"].items()}
     rules, errors, seen = [], [], {}
     for i, item in enumerate(rules_file.data["rules"]):
+        if item["type"] not in types:
+            errors.append(rules_file.error(f"rule {item['id']} has type {item['type']!r}, which `types` does not "
+                                           f"declare ({', '.join(types)})", "rules", i, "type"))
+            continue
         if item["id"] in seen:
             errors.append(rules_file.error(f"duplicate rule id {item['id']!r} (first at line {seen[item['id']]})", "rules", i, "id"))
             continue
@@ -138,7 +165,10 @@ def load_type_rules(path: Path | None = None) -> tuple[list[TypeRule], list[str]
                               frozenset(item.get("absent", ())), rules_file.line("rules", i), item.get("asks", "")))
     order = {rule.id: n for n, rule in enumerate(rules)}
     rules.sort(key=lambda r: (-r.priority, order[r.id]))
-    return rules, list(rules_file.data.get("boilerplate", ())), errors
+    if FALLBACK_RULE.type not in types:
+        errors.append(rules_file.error(f"`types` must declare {FALLBACK_RULE.type!r}: a question no rule fits has "
+                                       f"that type", "types"))
+    return TypeRules(types, rules, list(rules_file.data.get("boilerplate", ()))), errors
 
 
 def _joined(patterns: list[re.Pattern]) -> re.Pattern | None:
@@ -155,18 +185,19 @@ class QuestionClassifier:
     'open'
     """
 
-    def __init__(self, rules: list[TypeRule], boilerplate: list[str] = ()):
-        if not rules:
+    def __init__(self, rules: TypeRules):
+        if not rules.rules:
             raise RuleError("no question-type rules")
-        self.rules = rules
-        self.boilerplate = list(boilerplate)
+        self.types = rules.types
+        self.rules = rules.rules
+        self.boilerplate = list(rules.boilerplate)
 
     @classmethod
     def load(cls, path: Path | None = None) -> "QuestionClassifier":
-        rules, boilerplate, errors = load_type_rules(path)
+        rules, errors = load_type_rules(path)
         if errors:
             raise errors[0]
-        return cls(rules, boilerplate)
+        return cls(rules)
 
     def classify(self, text: str, entities: Entities) -> TypeRule:
         """The first rule (by priority, then file order) that fits; FALLBACK_RULE when none does."""

@@ -332,11 +332,6 @@ def test_compare_years_needs_each_years_figures(answerer):
     assert is_negative(ask(answerer, "compare_years", KANGXI, [2020, 2021], ["电子信箱"]))
 
 
-def test_other_question_types_are_refused(answerer):
-    with pytest.raises(ValueError, match="not a data question"):
-        ask(answerer, "report_text", JIA, [2021])
-
-
 # -- which fact: scope, statement, period ----------------------------------------------------------------------------
 
 def where(fact, statement, scope, period_kind=""):

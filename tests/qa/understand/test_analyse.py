@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from core.errors import InputError
 from core.records import ReportYear
 from qa.understand.companies import CompanyRegister
-from qa.records import QUESTION_TYPES, Question
+from qa.records import Question
 from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 
 
@@ -127,9 +127,10 @@ def test_a_broken_rule_file_stops_construction_with_file_line(tmp_path):
 
     rules = tmp_path / "rules"
     shutil.copytree(RULES_DIR, rules)
-    (rules / "question_types.yaml").write_text("rules:\n  - id: x\n    type: lookup\n    patterns:\n      any: ['[']\n",
+    (rules / "question_types.yaml").write_text("types:\n  lookup: {route: data}\n  open: {route: text}\n"
+                                               "rules:\n  - id: x\n    type: lookup\n    patterns:\n      any: ['[']\n",
                                                encoding="utf-8")
-    with pytest.raises(InputError, match=r"question_types.yaml:5: bad regex"):
+    with pytest.raises(InputError, match=r"question_types.yaml:8: bad regex"):
         QuestionAnalyzer(AnalyzerConfig(rules_dir=rules))
 
 
@@ -152,7 +153,7 @@ def test_mixed_languages_and_emoji_around_a_real_question(analyzer):
 @given(st.text(max_size=300))
 def test_any_string_gives_an_analysis(analyzer, text):
     a = analyzer.run(Question("h", text))
-    assert a.type in QUESTION_TYPES and a.rule_id and a.trace
+    assert a.type in analyzer.classifier.types and a.rule_id and a.trace
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -161,7 +162,7 @@ def test_any_string_gives_an_analysis(analyzer, text):
                 max_size=20).map("".join))
 def test_any_mix_of_question_parts_gives_a_consistent_analysis(analyzer, text):
     a = analyzer.run(Question("h", text))
-    assert a.type in QUESTION_TYPES
+    assert a.type in analyzer.classifier.types
     if a.type == "formula":
         assert a.company is not None and a.years
     if a.type in ("lookup", "compare_years") and a.rule_id != "input_rejected":

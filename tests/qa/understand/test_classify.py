@@ -2,7 +2,7 @@ import textwrap
 
 import pytest
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from qa.understand.classify import FALLBACK_RULE, Entities, QuestionClassifier, load_type_rules
 
 
@@ -71,8 +71,11 @@ def _write(tmp_path, body):
     return path
 
 
+TYPES = "types:\n  lookup: {route: data}\n  open: {route: text}\n"
+
+
 def test_bad_regex_unknown_type_and_duplicate_id_are_reported_with_lines(tmp_path):
-    path = _write(tmp_path, """\
+    path = _write(tmp_path, TYPES + textwrap.dedent("""\
         rules:
           - id: one
             type: lookup
@@ -80,17 +83,50 @@ def test_bad_regex_unknown_type_and_duplicate_id_are_reported_with_lines(tmp_pat
               any: ['(原因']
           - id: one
             type: open
-        """)
+        """))
     errors = [str(e) for e in load_type_rules(path)[-1]]
-    assert errors[0].startswith(f"{path}:5: bad regex '(原因' in rule one")
-    assert errors[1] == f"{path}:6: duplicate rule id 'one' (first at line 2)"
-    with pytest.raises(InputError, match="bad regex"):
+    assert errors[0].startswith(f"{path}:8: bad regex '(原因' in rule one")
+    assert errors[1] == f"{path}:9: duplicate rule id 'one' (first at line 5)"
+    with pytest.raises(RuleError, match="bad regex"):
         QuestionClassifier.load(path)
-    with pytest.raises(InputError, match=r"question_types.yaml:3: .*'lookups' is not one of"):
-        QuestionClassifier.load(_write(tmp_path, "rules:\n  - id: one\n    type: lookups\n"))
+    with pytest.raises(RuleError, match=r"question_types.yaml:6: rule one has type 'lookups', which `types` does not"):
+        QuestionClassifier.load(_write(tmp_path, TYPES + "rules:\n  - id: one\n    type: lookups\n"))
+
+
+def test_a_type_is_declared_once_with_a_route_the_engine_has(tmp_path):
+    types = QuestionClassifier.load().types
+    assert types["lookup"].route_for(one_company=True) == "data"
+    assert types["ranking"].route_for(one_company=True) == "data"  # that company's own figure
+    assert types["ranking"].route_for(one_company=False) == "statistics"
+    assert types["report_text"].route_for(one_company=False) == "text"
+    with pytest.raises(RuleError, match=r"question_types.yaml:4: types/search/route: 'web' is not one of"):
+        QuestionClassifier.load(_write(tmp_path, TYPES + "  search: {route: web}\nrules:\n  - id: one\n    type: open\n"))
+    with pytest.raises(RuleError, match=r"`types` must declare 'open'"):
+        QuestionClassifier.load(_write(tmp_path, "types:\n  lookup: {route: data}\nrules:\n  - id: one\n    type: lookup\n"))
 
 
 def test_without_a_catch_all_rule_the_fallback_is_open(tmp_path):
-    classifier = QuestionClassifier.load(_write(tmp_path, "rules:\n  - id: only\n    type: lookup\n    requires: [field]\n"))
+    classifier = QuestionClassifier.load(_write(tmp_path, TYPES + "rules:\n  - id: only\n    type: lookup\n    requires: [field]\n"))
     assert classifier.classify("什么?", Entities()) is FALLBACK_RULE
     assert FALLBACK_RULE.type == "open"
+
+
+def test_the_question_type_added_in_docs_contributing_is_classified_and_routed(tmp_path):
+    # docs/contributing.md shows a new type as one YAML edit; that edit, applied as shown, must work.
+    import json
+    import re
+
+    import yaml
+
+    from core.rulefile import PROJECT_ROOT, RULES_DIR
+
+    guide = (PROJECT_ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
+    added = yaml.safe_load(re.search(r"```yaml\n(.*?)```", guide, re.S).group(1))
+    rules = yaml.safe_load((RULES_DIR / "question_types.yaml").read_text(encoding="utf-8"))
+    rules["types"].update(added["types"])
+    rules["rules"] += added["rules"]
+    path = tmp_path / "question_types.yaml"
+    path.write_text(json.dumps(rules, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
+    classifier = QuestionClassifier.load(path)
+    rule = classifier.classify("2021年甲公司每10股派发现金红利多少元?", Entities(company=True, years=1))
+    assert rule.type == "dividend" and classifier.types["dividend"].route_for(one_company=True) == "data"
