@@ -8,6 +8,7 @@ every source in it, so that lawqa and gyosei runs count together.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -25,6 +26,15 @@ from qa.statutes.choice import Decision
 from qa.statutes.layouts import read_layout
 from search.backend import SearchQuery
 from search.settings import IndexSettings
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options both benches take: --work, --llm, --show, --census."""
+    ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
+    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
+    ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
+    ap.add_argument("--census", type=Path,
+                    help="add this run's rule census to FILE and print it over all sources")
 
 
 @contextmanager

@@ -24,10 +24,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 from eval.bench._choice import (
     accuracy,
+    add_arguments,
     answer_all,
     baseline,
     census_rows,
@@ -43,12 +43,7 @@ from search.settings import IndexSettings
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench gyosei", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
-    ap.add_argument("--show", type=int, default=0,
-                    help="print the first N wrong statute answers with their trace")
-    ap.add_argument("--census", type=Path,
-                    help="add this run's rule census to FILE and print it over all sources")
+    add_arguments(ap)
     args = ap.parse_args(argv)
     root = shared_data("gyosei")
     if root is None:

@@ -29,15 +29,21 @@ import json
 import re
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from core.articles import article_key
-from eval.bench._choice import corpus_index, answer_all, baseline, census_rows, print_census
+from eval.bench._choice import (
+    add_arguments,
+    answer_all,
+    baseline,
+    census_rows,
+    corpus_index,
+    print_census,
+)
 from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
-from qa.statutes.law_refs import LawBook
 from qa.io.questions import load_questions
 from qa.records import Question
+from qa.statutes.law_refs import LawBook
 from search.settings import IndexSettings
 
 _GOLD_LAW = re.compile(r"^## (.+)$", re.M)
@@ -79,11 +85,8 @@ def cited_articles(gold: dict, laws: LawBook) -> set[tuple[str, str]]:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m eval.bench lawqa", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
+    add_arguments(ap)
     ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")
-    ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
-    ap.add_argument("--census", type=Path, help="add this run's rule census to FILE and print it over all sources")
     args = ap.parse_args(argv)
     root = shared_data("lawqa_jp")
     if root is None:
