@@ -48,7 +48,8 @@ SCHEMAS: dict[str, dict] = {
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm/model.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
-                        choice_option=TEXT),
+                        choice_option=TEXT, statement=TEXT,
+                        statement_labels={**WORDS, "minItems": 2, "maxItems": 2}),
     # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
@@ -84,8 +85,9 @@ SCHEMAS: dict[str, dict] = {
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
-                         taken_out=PATTERN),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
+        # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
+        layouts=_section(statement=PATTERN, joiners=PATTERN, counting=PATTERN, counts=_COUNTS),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
