@@ -174,8 +174,8 @@ class DataAnswerer:
             values = words["sep"].join(f"{f.shown}{words['is']}{v}{u}" for f, (v, u) in zip(found, shown))
             text = self.templates.render("lookup_several", lang, company=shown_company, year=year, values=values)
             if missing:
-                text += self.templates.render("negative_value", lang, company=shown_company, year=year,
-                                              field=words["list"].join(s for _, s in missing))
+                text += self.templates.negative("negative_value", analysis, company=shown_company, years=year,
+                                                field=words["list"].join(s for _, s in missing))
         return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found,
                             unit=shown[0][1] if len(shown) == 1 else "")
 
@@ -219,8 +219,9 @@ class DataAnswerer:
         try:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
-            return self._answer(analysis, self.templates.render(
-                "negative_value", lang, company=shown_company, year=year, field=formula.name + self._aside(words["zero"])),
+            return self._answer(analysis, self.templates.negative(
+                "negative_value", analysis, company=shown_company, years=year,
+                field=formula.name + self._aside(words["zero"])),
                 "negative:formula_undefined", None, found)
         output = analysis.output
         percent = formula.percent if output.percent is None else output.percent
@@ -434,16 +435,12 @@ class DataAnswerer:
         return self._negative_value(analysis, shown_company, year, fields)
 
     def _negative_report(self, analysis: Analysis, company: str, years) -> Answer:
-        lang, words = self._lang(analysis)
-        year = words["list"].join(str(y) for y in years) if isinstance(years, list) else str(years or "")
-        text = self.templates.render("negative_report", lang, company=company, year=year)
+        text = self.templates.negative("negative_report", analysis, company=company, years=years)
         return self._answer(analysis, text, "negative:no_report", None, [])
 
     def _negative_value(self, analysis: Analysis, company: str, year, fields) -> Answer:
-        lang, words = self._lang(analysis)
-        year = words["list"].join(str(y) for y in year) if isinstance(year, list) else str(year or "")
-        text = self.templates.render("negative_value", lang, company=company, year=year,
-                                     field=words["list"].join(fields))
+        text = self.templates.negative("negative_value", analysis, company=company, years=year,
+                                       field=self._lang(analysis)[1]["list"].join(fields))
         return self._answer(analysis, text, "negative:no_value", None, [])
 
     def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:

@@ -279,8 +279,9 @@ class TextAnswerer:
             return self._answer(analysis, self.llm.answer_open(analysis.question.text), "open:llm", documents,
                                 hits[: self.settings.evidence])
         if not hits:
-            text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
-                                         field=self._listed(lang, analysis.keywords) or analysis.question.text)
+            text = self.templates.negative("negative_value", analysis, company=_company(analysis),
+                                           years=analysis.years[:1],
+                                           field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
         naming = self.naming(documents[0], named) if named else []
         passages = naming or self.widen(self.passages(analysis, documents[0]) or
@@ -522,5 +523,3 @@ def _company(analysis: Analysis) -> str:
     return analysis.company.name if analysis.company else ""
 
 
-def _year(analysis: Analysis) -> str:
-    return str(analysis.years[0]) if analysis.years else ""
