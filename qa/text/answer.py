@@ -303,7 +303,8 @@ class TextAnswerer:
 
     def stated(self, analysis: Analysis) -> Answer | None:
         """A one-field lookup the facts could not answer, from a sentence of the company's report of that year
-        that states the value in the field's unit (qa/text/stated_values.py); None when no sentence does."""
+        that states the value in the field's unit (qa/text/stated_values.py), and writes the quarter or half year
+        asked when one is; None when no sentence does."""
         if len(analysis.fields) != 1 or analysis.fields[0] not in self.counted:
             return None
         field = analysis.fields[0]
@@ -318,6 +319,8 @@ class TextAnswerer:
             if found is None:
                 continue
             value, sentence = found
+            if analysis.period and analysis.period_written not in sentence:
+                continue  # a quarter or half year asked: a sentence of the year's figure is another period
             page = hit.chunk.page_start
             kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
             text = self.templates.render(kind, analysis.language, doc=documents[0], page=page, passages=sentence)
