@@ -70,7 +70,8 @@ class StatementRules:
     parent_when_bare: frozenset[str]
     search_titles: dict[str, dict[str, tuple[str, ...]]]  # statement -> question language -> titles
     asked_parent: tuple[str, ...]  # words of a question asking for the parent company's figures
-    period_end: tuple[re.Pattern, ...] = ()  # the quarter (group q) or the month (group m) a column's period ends in
+    # the quarter (group q) or the month (group m) a column's period ends in
+    period_end: tuple[re.Pattern, ...] = ()
 
     @classmethod
     def load(cls, path: Path | None = None) -> "StatementRules":

@@ -104,7 +104,7 @@ class Analysis:
     period: str = ""  # its kind: "quarter" (one quarter), "ytd" (前三季: the year to date), "half", "" a full year
     period_written: str = ""  # the quarter or half year as the question writes it (第三季, 前三季, 上半年)
     impossible_period: str = ""  # a period no year has, as written (第五季度): refused by name
-    absent_companies: tuple[str, ...] = ()  # companies the question names that the corpus lacks (besides `company`)
+    absent_companies: tuple[str, ...] = ()  # companies named that the corpus lacks (besides `company`)
     companies: tuple[Company, ...] = ()  # every company the question names (company, candidates and others)
     fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
     keywords: tuple[str, ...] = ()  # key words as written in the question

@@ -74,7 +74,8 @@ def absent_companies(reports_list: Path, present: list[dict]) -> tuple[list[str]
     with reports_list.open(encoding="utf-8") as handle:
         for row in csv.reader(handle):
             parts = row[0].split("__") if row else []
-            if len(parts) < 5 or parts[1] in names or parts[3] in names or not re.fullmatch(r"[\u4e00-\u9fff]{4}", parts[3]):
+            if (len(parts) < 5 or parts[1] in names or parts[3] in names
+                    or not re.fullmatch(r"[\u4e00-\u9fff]{4}", parts[3])):
                 continue
             short = parts[3]
             if any(short in n or n in short for n in names):
@@ -152,10 +153,11 @@ def run(root: Path, reports_list: Path, work: Path, json_out: Path | None, show:
     for probe, _, verdict in results:
         by_kind[probe.kind].append(verdict)
     invented = [(p, a) for p, a, v in results if v == "invented"]
-    lines = [f"precision: {len(results)} probes from {len(gold)} development questions over {len(reports)} reports "
+    lines = [f"precision: {len(results)} probes from {len(gold)} development questions over "
+             f"{len(reports)} reports "
              f"({len(near)} near-miss and {len(other)} other absent companies in the reports list)",
-             f"refused or correct: {1 - len(invented) / len(results):.3f} ({len(results) - len(invented)}/{len(results)})"
-             f"; invented {len(invented)}"]
+             f"refused or correct: {1 - len(invented) / len(results):.3f} "
+             f"({len(results) - len(invented)}/{len(results)}); invented {len(invented)}"]
     for kind in KINDS:
         verdicts = by_kind.get(kind, [])
         if verdicts:
@@ -166,7 +168,8 @@ def run(root: Path, reports_list: Path, work: Path, json_out: Path | None, show:
         verdicts = [v for p, _, v in results if p.question.id in half]
         lines.append(f"half {name}: {len(verdicts)} probes, invented {verdicts.count('invented')}")
     for probe, answer in invented[:show]:
-        lines.append(f"  INVENTED {probe.kind} {probe.question.text} -> {answer.value} ({answer.route}) {answer.answer[:80]}")
+        lines.append(f"  INVENTED {probe.kind} {probe.question.text} -> {answer.value} ({answer.route}) "
+                     f"{answer.answer[:80]}")
     print("\n".join(lines))
     if json_out:
         json_out.write_text(json.dumps([{**a.to_json(), "kind": p.kind, "asked": p.asked, "verdict": v}

@@ -339,7 +339,8 @@ class DataAnswerer:
                 missing.append((field, shown))
         return found, missing
 
-    def _lookup_frame(self, company: str, years: set[int], fields: set[str], asked: Asked = Asked()) -> list[dict]:
+    def _lookup_frame(self, company: str, years: set[int], fields: set[str],
+                      asked: Asked = Asked()) -> list[dict]:
         """Candidate facts best first (qa.data.fact_pick: scope, statement, period, then the store's order), each
         with the canonical field it stands for; only facts of the period asked (a quarter is not the year to date,
         nor the year); `asked.parent`: the question asks for the parent company's figures."""

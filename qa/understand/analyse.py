@@ -147,8 +147,8 @@ class QuestionAnalyzer:
         trace.append(f"years: {list(year_match.years)}" + (f" quarter {year_match.quarter}" if year_match.quarter else "")
                      + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else ""))
         # A field name is no company's abbreviation (在建工程 does not abbreviate 建发合诚工程咨询).
-        company = (self.register.find(text, year_match.years, [(m.start, m.end) for m in self.fields.find(text)])
-                   if self.register else CompanyMatch())
+        field_spans = [(m.start, m.end) for m in self.fields.find(text)]
+        company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
 
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
@@ -246,7 +246,8 @@ class QuestionAnalyzer:
         written = [text[start:end] for start, end in names]
         if not known:
             start, end = names[0]
-            return CompanyMatch(Company(written[0]), (), written[0], start, end, "unregistered"), tuple(written[1:])
+            match = CompanyMatch(Company(written[0]), (), written[0], start, end, "unregistered")
+            return match, tuple(written[1:])
         return company, tuple(dict.fromkeys(w for w in written if w != company.written))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:

@@ -38,7 +38,8 @@ _COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:%s)" % "|".
 # Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
 _SPAN_LEAD = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*")
 _CODE = re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
-# Stand-ins for what a question's other parts are, so name shapes (rules/companies.yaml) can say where a name stands.
+# Stand-ins for what a question's other parts are, so name shapes (rules/companies.yaml) can say where a name
+# stands.
 MARKS = {"company": "\ue000", "year": "\ue001", "field": "\ue002"}
 _NAME = "[\u3400-\u9fff\uf900-\ufaffA-Za-z]{2,12}?"
 
@@ -195,7 +196,8 @@ class CompanyRegister:
         return CompanyRegister([*self._entries.values(), *other._entries.values()], fuzzy_threshold=self.fuzzy_threshold)
 
     # ------------------------------------------------------------------ matching
-    def find(self, text: str, years: Iterable[int] = (), reserved: Iterable[tuple[int, int]] = ()) -> CompanyMatch:
+    def find(self, text: str, years: Iterable[int] = (),
+             reserved: Iterable[tuple[int, int]] = ()) -> CompanyMatch:
         """The company the text names: longest exact name, then code, then a fuzzy full-name match.
 
         When one written name fits several companies, those that have a report
@@ -229,7 +231,8 @@ class CompanyRegister:
         # Two characters that fit several companies' names apart (新和 in 新希望六和 and 新疆众和) are a coincidence,
         # not an abbreviation; two that start them all (長榮 of 長榮海運 and 長榮航空) name the group: candidates.
         if abbreviated and (abbreviated[1] - abbreviated[0] > 2 or len(abbreviated[2]) == 1 or all(
-                self._core_of.get(name, "").startswith(folded[abbreviated[0]:abbreviated[1]]) for name in abbreviated[2])):
+                self._core_of.get(name, "").startswith(folded[abbreviated[0]:abbreviated[1]])
+                for name in abbreviated[2])):
             start, end, names = abbreviated
             return self._result(self._narrow(names, years), text, offsets, start, end, "abbreviation", 90)
         return self._find_fuzzy(text, folded, offsets, spans, years)
