@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.folding import nfkc
+from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
 
 LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
@@ -138,13 +139,11 @@ class StatementRules:
             if m:
                 groups = m.groupdict()
                 if groups.get("q"):
-                    return _QUARTER_NUMBERS.get(groups["q"], 0)
+                    quarter = cjk_number(groups["q"]) or 0
+                    return quarter if 1 <= quarter <= 4 else 0
                 month = int(groups.get("m") or 0)
                 return (month + 2) // 3 if month % 3 == 0 and 3 <= month <= 12 else 0
         return 0
-
-
-_QUARTER_NUMBERS = {**{str(n): n for n in range(1, 5)}, **{c: n for n, c in enumerate("一二三四", start=1)}}
 
 
 def _first(named: tuple[tuple[str, re.Pattern], ...], texts: list[str]) -> str:
