@@ -60,7 +60,9 @@ SCHEMAS: dict[str, dict] = {
     # core/identity.py, qa/understand/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT,
                           report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
-                          holding_words=WORDS),
+                          holding_words=WORDS,
+                          name_shapes=_section(conjunctions=WORDS, at=WORDS, patterns=WORDS),
+                          not_names=WORDS),
     # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
@@ -146,7 +148,8 @@ SCHEMAS: dict[str, dict] = {
         # core/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
-            quarter=PATTERN, quarter_after=PATTERN,
+            quarter=PATTERN, quarter_after=PATTERN, year_to_date=PATTERN, half=PATTERN,
+            impossible_quarter=PATTERN,
             relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
         ),
         # qa/understand/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.

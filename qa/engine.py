@@ -76,7 +76,7 @@ class Engine:
 
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
-        templates = AnswerTemplates.load()
+        self.templates = templates = AnswerTemplates.load()
         # Every document's company, period and kind (core/identity.py): the register knows the companies
         # whose documents have no facts, and retrieval ranks with them.
         self.identities = IdentityBook.load(settings.index.identities_path)
@@ -184,7 +184,15 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        return self.routes[self.route(analysis)](analysis)
+        words = self.templates.words[analysis.language if analysis.language in self.templates.words else "zh"]
+        if analysis.impossible_period:  # 第五季度: no report has it, so no figure of another period stands in
+            return Answer(analysis.question.id, analysis.question.text, words["no_period"].format(
+                period=analysis.impossible_period), analysis.type, "negative:no_period")
+        answer = self.routes[self.route(analysis)](analysis)
+        if analysis.absent_companies:  # each company asked about that the corpus lacks is named
+            answer.answer += words["absent"].format(companies=words["list"].join(analysis.absent_companies))
+            answer.route += ":part_absent"
+        return answer
 
     def _phrased(self, answerer: Callable[[Analysis], Answer]) -> Callable[[Analysis], Answer]:
         """The answerer, its answer reworded by the model when one is configured (a computed value only: the

@@ -102,7 +102,11 @@ class Analysis:
     company: Company | None = None
     candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
     years: tuple[int, ...] = ()  # in the order asked
-    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 上半年 -> 2), 0 none
+    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 前三季 -> 3; 上半年 -> 2), 0 none
+    period: str = ""  # its kind: "quarter" (one quarter), "ytd" (前三季: the year to date), "half", "" a full year
+    period_written: str = ""  # the quarter or half year as the question writes it (第三季, 前三季, 上半年)
+    impossible_period: str = ""  # a period no year has, as written (第五季度): refused by name
+    absent_companies: tuple[str, ...] = ()  # companies named that the corpus lacks (besides `company`)
     companies: tuple[Company, ...] = ()  # every company the question names (company, candidates and others)
     fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
     keywords: tuple[str, ...] = ()  # key words as written in the question
