@@ -13,6 +13,8 @@ the run. Any other exception is a bug: it fails the one question it hit and says
 
 from __future__ import annotations
 
+import errno
+
 
 class InputError(Exception):
     """Bad input from a user: a file, a question, a server address.
@@ -36,3 +38,16 @@ class RuleError(InputError):
 class StoreError(InputError):
     """An index or store that is missing, damaged or made by another version, e.g.
     ``.index/facts.sqlite: database disk image is malformed; ingest again``."""
+
+
+# A write the file system refuses, wherever it happens: the user frees space or picks another folder.
+_DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
+
+
+def disk_error(exc: OSError) -> StoreError | None:
+    """A full disk, a quota, a read-only file system or a file too large, as one line naming the path (a
+    StoreError: nothing more can be written, so the run stops); None for any other OSError (a bug, seen whole)."""
+    if exc.errno not in _DISK_ERRORS:
+        return None
+    path = exc.filename or ""
+    return StoreError(f"cannot write: {exc.strerror}", str(path) if path else "")

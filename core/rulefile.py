@@ -27,6 +27,11 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS = yaml.SafeLoader("")  # one constructor for every scalar, not one per value
 _SCALARS_LOCK = threading.Lock()
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# Budgets for a hostile or broken file: the largest bundled rule file is 31 KB and ~1,500 values. An alias
+# repeats a whole subtree, so nine levels of nine aliases in 11 KB expand to 387 million values: counted as
+# expanded, they stop at the budget in a fraction of a second instead of taking gigabytes.
+MAX_FILE_BYTES = 2_000_000
+MAX_VALUES = 200_000
 
 
 def data_dir(name: str, variable: str = "") -> Path:
@@ -60,6 +65,8 @@ class RuleFile:
         """Parse and (optionally) validate against a JSON schema; InputError on any problem."""
         path = Path(path)
         try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise RuleError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB, far more than a rule file", str(path))
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise RuleError(f"cannot read: {exc}", str(path)) from None
@@ -72,9 +79,15 @@ class RuleFile:
             raise RuleError(f"invalid YAML: {problem}", str(path), line) from None
         lines: dict[tuple, int] = {}
         try:
-            data = _construct(node, (), lines) if node is not None else None
-        except _DuplicateKey as exc:
+            data = _construct(node, (), lines, [MAX_VALUES]) if node is not None else None
+        except _BadValue as exc:
             raise RuleError(str(exc), str(path), exc.line) from None
+        except yaml.YAMLError as exc:  # a tag no safe loader builds (!!python/name:...)
+            mark = getattr(exc, "problem_mark", None)
+            raise RuleError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", str(path),
+                           mark.line + 1 if mark else None) from None
+        except RecursionError:
+            raise RuleError("invalid YAML: nested too deeply", str(path)) from None
         rule_file = cls(path, data, lines)
         if schema is not None:
             # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
@@ -82,8 +95,13 @@ class RuleFile:
             errors = sorted(validator.iter_errors(data), key=lambda e: rule_file.line(*e.absolute_path))
             if errors:
                 err = errors[0]
+                at = list(err.absolute_path)
+                if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+                    known = err.schema.get("properties", {})
+                    at += [next(key for key in err.instance if key not in known)]  # the line of the key itself
                 where = "/".join(str(p) for p in err.absolute_path)
-                raise rule_file.error(f"{where + ': ' if where else ''}{err.message}", *err.absolute_path)
+                message = err.message if len(err.message) <= 300 else f"{err.message[:120]} … {err.message[-80:]}"
+                raise rule_file.error(f"{where + ': ' if where else ''}{message}", *at)
         return rule_file
 
     def line(self, *keys) -> int:
@@ -97,24 +115,33 @@ class RuleFile:
         return RuleError(message, str(self.path), self.line(*keys))
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key, line: int):
-        super().__init__(f"duplicate key {key!r}")
+class _BadValue(Exception):
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
         self.line = line
 
 
-def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int]) -> Any:
+def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int], budget: list[int]) -> Any:
+    """The node as Python values, each value's line in `lines`; `budget` counts down the values left to build."""
     lines[at] = node.start_mark.line + 1
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _BadValue(f"more than {MAX_VALUES:,} values once its aliases are expanded (an alias bomb?)",
+                        node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
             key = _scalar(key_node)
+            try:
+                hash(key)
+            except TypeError:
+                raise _BadValue("a key must be a plain value, not a list or mapping", key_node.start_mark.line + 1)
             if key in out:
-                raise _DuplicateKey(key, key_node.start_mark.line + 1)
-            out[key] = _construct(value_node, at + (key,), lines)
+                raise _BadValue(f"duplicate key {key!r}", key_node.start_mark.line + 1)
+            out[key] = _construct(value_node, at + (key,), lines, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(child, at + (i,), lines) for i, child in enumerate(node.value)]
+        return [_construct(child, at + (i,), lines, budget) for i, child in enumerate(node.value)]
     return _scalar(node)
 
 

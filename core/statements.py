@@ -24,13 +24,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.folding import nfkc
+from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
 
 LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
 STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "equity_changes")  # the primary statements
 KINDS = (*STATEMENTS, "key_figures", "notes", "mdna")
 SCOPES = ("consolidated", "parent")
-PERIOD_KINDS = ("quarter", "half", "change")
+PERIOD_KINDS = ("ytd", "quarter", "half", "change")
 
 _WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
 _BY_LANGUAGE = {"type": "object", "additionalProperties": False, "minProperties": 1,
@@ -45,6 +46,7 @@ SCHEMA = {
         "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
         "periods": {"type": "object", "propertyNames": {"enum": list(PERIOD_KINDS)}, "additionalProperties": _WORDS},
         "asked_parent": _WORDS,
+        "period_end": _WORDS,
         "search_titles": {"type": "object", "propertyNames": {"enum": list(STATEMENTS)}, "additionalProperties": {
             "type": "object", "additionalProperties": False, "properties": {"zh": _WORDS, "ja": _WORDS}}},
     },
@@ -69,6 +71,8 @@ class StatementRules:
     parent_when_bare: frozenset[str]
     search_titles: dict[str, dict[str, tuple[str, ...]]]  # statement -> question language -> titles
     asked_parent: tuple[str, ...]  # words of a question asking for the parent company's figures
+    # the quarter (group q) or the month (group m) a column's period ends in
+    period_end: tuple[re.Pattern, ...] = ()
 
     @classmethod
     def load(cls, path: Path | None = None) -> "StatementRules":
@@ -91,8 +95,12 @@ class StatementRules:
         search_titles = {statement: {lang: tuple(titles) for lang, titles in by_lang.items()}
                          for statement, by_lang in data.get("search_titles", {}).items()}
         asked_parent = tuple(data.get("asked_parent", ()))
+        try:
+            period_end = tuple(re.compile(p) for p in data.get("period_end", ()))
+        except re.error as exc:
+            raise rules.error(f"bad regex in period_end: {exc}", "period_end") from None
         return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())),
-                   search_titles, asked_parent)
+                   search_titles, asked_parent, period_end)
 
     def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "",
                  headers: tuple[str, ...] = ()) -> TableKind:
@@ -113,9 +121,29 @@ class StatementRules:
         return any(name in STATEMENTS and pattern.search(text) for text in texts for name, pattern in self.kinds)
 
     def period_kind(self, label: str) -> str:
-        """"quarter", "half" or "change" for a column label that is not a full year's figure; "" otherwise."""
+        """"ytd" (前三季, 1月1日至9月30日), "quarter" (第三季, 7月1日至9月30日), "half" or "change" for a column
+        label that is not a full year's figure; "" otherwise (a full year or a point in time)."""
         text = nfkc(label)
         return next((name for name, pattern in self.periods if pattern.search(text)), "")
+
+
+    def quarter_end(self, label: str) -> int:
+        """The quarter (1-4) a column's period ends in (第三季, Q3, 至9月30日, 9月30日), 0 when the label does not say.
+
+        >>> shared_statement_rules().quarter_end("111年7月1日至9月30日"), shared_statement_rules().quarter_end("本期")
+        (3, 0)
+        """
+        text = nfkc(label)
+        for pattern in self.period_end:
+            m = pattern.search(text)
+            if m:
+                groups = m.groupdict()
+                if groups.get("q"):
+                    quarter = cjk_number(groups["q"]) or 0
+                    return quarter if 1 <= quarter <= 4 else 0
+                month = int(groups.get("m") or 0)
+                return (month + 2) // 3 if month % 3 == 0 and 3 <= month <= 12 else 0
+        return 0
 
 
 def _first(named: tuple[tuple[str, re.Pattern], ...], texts: list[str]) -> str:

@@ -48,7 +48,8 @@ SCHEMAS: dict[str, dict] = {
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm/model.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
-                        choice_option=TEXT),
+                        choice_option=TEXT, statement=TEXT,
+                        statement_labels={**WORDS, "minItems": 2, "maxItems": 2}),
     # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
@@ -59,7 +60,9 @@ SCHEMAS: dict[str, dict] = {
     # core/identity.py, qa/understand/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT,
                           report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
-                          holding_words=WORDS),
+                          holding_words=WORDS,
+                          name_shapes=_section(conjunctions=WORDS, at=WORDS, patterns=WORDS),
+                          not_names=WORDS),
     # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
@@ -84,8 +87,9 @@ SCHEMAS: dict[str, dict] = {
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
-                         taken_out=PATTERN),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
+        # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
+        layouts=_section(statement=PATTERN, joiners=PATTERN, counting=PATTERN, counts=_COUNTS),
     ),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
@@ -144,7 +148,8 @@ SCHEMAS: dict[str, dict] = {
         # core/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
-            quarter=PATTERN, quarter_after=PATTERN,
+            quarter=PATTERN, quarter_after=PATTERN, year_to_date=PATTERN, half=PATTERN,
+            impossible_quarter=PATTERN,
             relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
         ),
         # qa/understand/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.

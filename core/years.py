@@ -2,7 +2,8 @@
 
 Understands 2019年, 2019年度, 2019-2021年 / 2019至2021年 (every year of the
 range), 二〇二一年, 令和3年 / 平成31年 / 令和元年, 民國112年, 2023年第1季 /
-2023年第三季度 (year plus quarter), FY2020, and 上年 / 去年 / 前年 / 上上年
+2023年第三季度 (year plus quarter; 前三季 / 1-9月 is the year to date, 上半年 the half year, each a period
+of its own; 第五季度 is a period no year has, kept to be refused by name), FY2020, and 上年 / 去年 / 前年 / 上上年
 relative to the year the question names (or a reference year). Words that look
 ahead (下一年度的经营计划) name what a report says, not which report, so they add no year.
 
@@ -35,6 +36,10 @@ _PATTERN = (
     rf"|(?P<relative>{'|'.join(map(re.escape, _RELATIVE))})"
 )
 _QUARTER_AFTER = re.compile(_WORDS["quarter_after"].replace("{quarter}", _WORDS["quarter"]), re.IGNORECASE)
+_YEAR_TO_DATE = re.compile(_WORDS["year_to_date"], re.IGNORECASE)
+_HALF = re.compile(_WORDS["half"])
+_IMPOSSIBLE_QUARTER = re.compile(_WORDS["impossible_quarter"], re.IGNORECASE)
+PERIOD_KINDS = ("quarter", "ytd", "half")  # besides "": a full year or a year end
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,8 @@ class YearMatch:
     written: tuple[str, ...] = ()  # each year expression as written
     quarter: int = 0  # 1-4 when a quarter is named (2023年第1季)
     quarter_written: str = ""  # the quarter as written after its year (第1季), "" when none
+    period: str = ""  # what kind of period: "quarter" (one quarter), "ytd" (前三季), "half" (上半年), "" a full year
+    impossible: str = ""  # a period no year has, as written (第五季度), "" when none
     is_range: bool = False  # a range was named (2019-2021年): every year of it is asked
     unresolved: tuple[str, ...] = ()  # relative expressions with no year to count from
 
@@ -98,6 +105,18 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
             if q:
                 quarter = small_number(q.group(1) or q.group(2)) or 0
                 quarter_written = q.group().strip() if quarter else ""
+    period, impossible = "", ""
+    bad = _IMPOSSIBLE_QUARTER.search(text)
+    to_date = _YEAR_TO_DATE.search(text)
+    if bad:
+        impossible, quarter, quarter_written = bad.group().strip(), 0, ""
+    elif to_date:  # 前三季 ends with the third quarter but is nine months, not the third quarter's three
+        quarter = small_number(to_date.group(1) or "") or int(to_date.group(2) or 0) // 3
+        period, quarter_written = "ytd", to_date.group().strip()
+    elif quarter:
+        period = "quarter"
+    elif half := _HALF.search(text):
+        period, quarter, quarter_written = "half", 2, half.group()
     base = absolute[0][1] if absolute else reference_year
     found = list(absolute)
     unresolved = []
@@ -108,4 +127,4 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
             found.append((position, base + offset, written))
     years = tuple(dict.fromkeys(y for _, y, _ in sorted(found, key=lambda f: f[0])))
     written = tuple(dict.fromkeys(w for _, _, w in sorted(found, key=lambda f: f[0])))
-    return YearMatch(years, written, quarter, quarter_written, is_range, tuple(unresolved))
+    return YearMatch(years, written, quarter, quarter_written, period, impossible, is_range, tuple(unresolved))

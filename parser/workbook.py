@@ -21,9 +21,12 @@ read like a question's.
 """
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import math
 import re
+import zipfile
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -50,6 +53,13 @@ _SHEET_NAME_MAX = 31  # Excel's limit
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
 _YEAR = re.compile(vocabulary("numbers")["year_cell"])  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
+# Limits on a user's facts workbook, so that one hostile file cannot take the machine (a 307 KB .xlsx can hold a
+# 300 MB cell; a CSV header can have a million columns). A cell holds at most what Excel lets it hold; a facts
+# sheet has ten columns; 200 MB of XML is about a million facts.
+MAX_CELL_CHARS = 32_767
+MAX_COLUMNS = 1_000
+MAX_ROW_CHARS = 100_000
+MAX_EXPANDED_BYTES = 200_000_000
 
 
 def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact] = (), language: str = "") -> None:
@@ -95,9 +105,17 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, fact.value, fact.unit, fact.raw,
-                                                fact.period, fact.page, fact.table, fact.cell_id)])
+        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, _fact_number(fact),
+                                                fact.unit, fact.raw, fact.period, fact.page, fact.table,
+                                                fact.cell_id)])
     book.save(Path(path))
+
+
+def _fact_number(fact: Fact) -> int | float | str:
+    """A fact's value as a number when it is one (scaled as the facts store holds it), else its text."""
+    if fact.number is None:
+        return fact.value
+    return int(fact.number) if fact.number == fact.number.to_integral_value() else float(fact.number)
 
 
 def _number_cell(sheet, value, bracketed_negative: bool = True):
@@ -169,10 +187,10 @@ def read_facts_workbook(path: Path, doc_id: str,
 
     `field_names(written)` gives the name to store a field under (None: as written)."""
     path = Path(path)
-    sheets = _read_sheets(path)
+    rejected: list[InputError] = []
+    sheets = _read_sheets(path, rejected)
     facts: list[Fact] = []
     reports: list[ReportYear] = []
-    rejected: list[InputError] = []
     report_sheet = next((name for name in sheets if name.strip().lower() == REPORTS_SHEET), None)
     for name, frame in sheets.items():
         if name == report_sheet:
@@ -221,7 +239,7 @@ def _row_of(fact: Fact, path: Path) -> str:
     return f"{path}:{line}" + (f" (sheet {sheet!r})" if sheet and sheet != "csv" else "")
 
 
-def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:
+def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFrame]:
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
@@ -231,11 +249,16 @@ def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:
                     data.decode(encoding)
                 except UnicodeDecodeError:
                     continue
-                frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding=encoding,
-                                    skipinitialspace=True)
+                frame = pd.read_csv(io.StringIO(_bounded_lines(data.decode(encoding), path, rejected)), dtype=str,
+                                    keep_default_na=False, skipinitialspace=True)
                 return {"": frame}
             raise InputError(f"cannot decode the text as {'/'.join(CSV_ENCODINGS)}; save it as UTF-8", str(path))
         if suffix in (".xlsx", ".xlsm"):
+            with zipfile.ZipFile(path) as archive:  # checked before anything is expanded
+                expanded = sum(member.file_size for member in archive.infolist())
+            if expanded > MAX_EXPANDED_BYTES:
+                raise InputError(f"expands to {expanded / 1e6:,.0f} MB, more than the {MAX_EXPANDED_BYTES / 1e6:,.0f} "
+                                 "MB a facts workbook may", str(path))
             return pd.read_excel(path, sheet_name=None, dtype=str, keep_default_na=False)
     except InputError:
         raise
@@ -247,12 +270,28 @@ def _read_sheets(path: Path) -> dict[str, pd.DataFrame]:
     raise InputError(f"not a facts workbook: expected .xlsx or .csv, got {suffix or 'no extension'}", str(path))
 
 
+def _bounded_lines(text: str, path: Path, rejected: list[InputError]) -> str:
+    """The CSV's text with each line over MAX_ROW_CHARS blanked (an empty row, so later rows keep their numbers)
+    and added to `rejected`; InputError when the header is such a line or has too many columns."""
+    lines = text.splitlines(keepends=True)
+    if lines and (len(lines[0]) > MAX_ROW_CHARS or len(next(csv.reader(lines[:1]), [])) > MAX_COLUMNS):
+        raise InputError(f"the header row has more than {MAX_COLUMNS:,} columns or {MAX_ROW_CHARS:,} characters: "
+                         "not a facts table", str(path), 1)
+    for number, line in enumerate(lines[1:], 2):
+        if len(line) > MAX_ROW_CHARS:
+            lines[number - 1] = "\n"
+            rejected.append(InputError(f"row longer than {MAX_ROW_CHARS:,} characters", str(path), number))
+    return "".join(lines)
+
+
 def _where(sheet: str) -> str:
     return f"sheet {sheet!r}: " if sheet else ""
 
 
 def _columns(frame: pd.DataFrame, path: Path, sheet: str, required: tuple, optional: tuple) -> dict[str, str]:
     """Lower-cased column name -> the frame's column; InputError listing the missing ones."""
+    if len(frame.columns) > MAX_COLUMNS:
+        raise InputError(f"{_where(sheet)}more than {MAX_COLUMNS:,} columns: not a facts table", str(path), 1)
     found = {str(c).strip().lower(): c for c in frame.columns}
     missing = [c for c in required if c not in found]
     if missing:
@@ -288,6 +327,9 @@ def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: l
 
 
 def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -> Fact:
+    for name, text in row.items():
+        if len(text) > MAX_CELL_CHARS:
+            raise InputError(f"{_where(sheet)}{name} longer than {MAX_CELL_CHARS:,} characters", str(path), line)
     for name in ("company", "field", "value"):
         if not row[name]:
             raise InputError(f"{_where(sheet)}empty {name}", str(path), line)

@@ -8,7 +8,7 @@ A part of a template in square brackets is optional: it is left out, words
 and all, when a placeholder inside it is empty ("" or None). So a negative
 answer to a question without a year never reads "…年的年报" with no year:
 
->>> templates.render("negative_value", "zh", company="四方科技", year="", field="营业收入")
+>>> templates.render("negative_value", "zh", company="四方科技", when="", document="年报", field="营业收入")
 '抱歉，四方科技年报中未找到营业收入的数据。'
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from core.errors import InputError, RuleError
 from core.rulefile import RULES_DIR, RuleFile
+from qa.records import Analysis, Question
 
 LANGUAGES = ("zh", "ja")
 REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same", "compare_changed",
@@ -27,10 +28,12 @@ REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same",
                   "open_no_model")
 NEGATIVE_KINDS = ("negative_report", "negative_value")
 # Negative answers are given when the question named no company or year (or it was not understood).
-NEGATIVE_OPTIONAL = ("company", "year")
+NEGATIVE_OPTIONAL = ("company", "when")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 
-WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year")
+WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year",
+              "annual_report", "quarterly_report", "half_report", "no_period", "absent")
+_DOCUMENT_OF_PERIOD = {"quarter": "quarterly_report", "ytd": "quarterly_report", "half": "half_report"}
 COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence", "statistics_evidence", "unknown_measure",
                 "either")
 CHOICE_NAMES = ("no_article", "describe", "no_changes", "change", "law_says", "which_article", "negative", "positive",
@@ -197,6 +200,22 @@ class AnswerTemplates:
             raise RuleError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
                              f"given {', '.join(sorted(values)) or 'nothing'}", str(self.path), template.line)
         return template.render(values)
+
+    def negative(self, kind: str, analysis: Analysis, company: str, years, **values) -> str:
+        """A negative template (NEGATIVE_KINDS) naming the document by the period asked and the period itself:
+        2022年第3季的财务报告, 2019年的年报; `years` a year, several (listed) or none.
+
+        >>> asked = Analysis(Question("1", "聯發科2022年第3季的營業外收入"), "lookup", "t", period="quarter",
+        ...                  period_written="第3季")
+        >>> AnswerTemplates.load().negative("negative_value", asked, company="聯發科", years=[2022], field="營業外收入")
+        '抱歉，聯發科2022年第3季的财务报告中未找到營業外收入的数据。'
+        """
+        lang = analysis.language if analysis.language in self.words else "zh"
+        words = self.words[lang]
+        listed = words["list"].join(str(y) for y in (years if isinstance(years, (list, tuple)) else [years]) if y)
+        when = (words["year"].format(year=listed) if listed else "") + analysis.period_written
+        document = words[_DOCUMENT_OF_PERIOD.get(analysis.period, "annual_report")]
+        return self.render(kind, lang, company=company, when=when, document=document, **values)
 
     def _get(self, kind: str, lang: str) -> _Template:
         template = self._templates.get((kind, lang))

@@ -76,7 +76,7 @@ class Engine:
 
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
-        templates = AnswerTemplates.load()
+        self.templates = templates = AnswerTemplates.load()
         # Every document's company, period and kind (core/identity.py): the register knows the companies
         # whose documents have no facts, and retrieval ranks with them.
         self.identities = IdentityBook.load(settings.index.identities_path)
@@ -121,12 +121,14 @@ class Engine:
         _msearch each)."""
         return [self.answer(q, a) for q, a in zip(questions, self.prefetch(questions))]
 
-    def prefetch(self, questions: Sequence[Question]) -> list[Analysis | Answer | None]:
+    def prefetch(self, questions: Sequence[Question],
+                 analyses: Sequence[Analysis | Answer | None] | None = None) -> list[Analysis | Answer | None]:
         """Send the text searches and the fact look-ups these questions will start with as one batch each.
 
-        Returns each question's analysis, to be given to `answer` (None for a multiple-choice question).
+        Returns each question's analysis (`analyses` when given, made by `analysis_for_answer`), to be given to
+        `answer`.
         """
-        analyses = [None if self._is_choice(q) else self._analyze(q) for q in questions]
+        analyses = list(analyses) if analyses is not None else [self.analysis_for_answer(q) for q in questions]
         routes = [(a, self.route(a)) for a in analyses if isinstance(a, Analysis)]
         self.index.prefetch([q for q in (self._text_query(a) for a, route in routes if route == "text") if q])
         # A question with sources names a table cell first (qa.data.cells): its facts may never be looked up.
@@ -136,6 +138,11 @@ class Engine:
 
     def _is_choice(self, question: Question) -> bool:
         return bool(question.choices) and self.settings.mode == "answer"
+
+    def analysis_for_answer(self, question: Question) -> Analysis | Answer | None:
+        """What `answer` and `prefetch` take: the question's analysis (the rules' regexes run here), an error
+        answer when it fails, or None for a multiple-choice question (answered from its options)."""
+        return None if self._is_choice(question) else self._analyze(question)
 
     def _analyze(self, question: Question) -> Analysis | Answer:
         return self._guarded(question, lambda: self.analyzer.run(question))
@@ -177,7 +184,15 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        return self.routes[self.route(analysis)](analysis)
+        words = self.templates.words[analysis.language if analysis.language in self.templates.words else "zh"]
+        if analysis.impossible_period:  # 第五季度: no report has it, so no figure of another period stands in
+            return Answer(analysis.question.id, analysis.question.text, words["no_period"].format(
+                period=analysis.impossible_period), analysis.type, "negative:no_period")
+        answer = self.routes[self.route(analysis)](analysis)
+        if analysis.absent_companies:  # each company asked about that the corpus lacks is named
+            answer.answer += words["absent"].format(companies=words["list"].join(analysis.absent_companies))
+            answer.route += ":part_absent"
+        return answer
 
     def _phrased(self, answerer: Callable[[Analysis], Answer]) -> Callable[[Analysis], Answer]:
         """The answerer, its answer reworded by the model when one is configured (a computed value only: the

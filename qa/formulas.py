@@ -48,12 +48,18 @@ if TYPE_CHECKING:
     from core.fields import FieldDictionary
 
 OUTPUTS = ("ratio", "percent")
+# A real ratio is a few operands; the bounds keep a hostile file from nesting the tree past Python's recursion
+# limit (a 3,000-term sum) or making a constant no context can hold (1e999999999).
+MAX_EXPRESSION = 500  # characters
+MAX_DIGITS = 30
+MAX_DEPTH = 100  # syntax-tree levels: (a - b) / c is 5
+_PLAIN_NUMBER = re.compile(rf"(?=[\d.]{{1,{MAX_DIGITS}}}$)\d+(?:\.\d+)?")
 FIELD_PLACEHOLDER = "{field}"
 
 _FORMULA_PROPS = {
     "name": {"type": "string", "minLength": 1},
     "aliases": {"type": "array", "items": {"type": "string", "minLength": 1}},
-    "expression": {"type": "string", "minLength": 1},
+    "expression": {"type": "string", "minLength": 1, "maxLength": MAX_EXPRESSION},
     "output": {"enum": list(OUTPUTS)},
     "precision": {"type": "integer", "minimum": 0, "maximum": 8},
     "optional": {"type": "array", "items": {"type": "string", "minLength": 1}},
@@ -304,9 +310,23 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
         raise RuleError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
+        if _depth(tree) > MAX_DEPTH:  # every step below (resolving, rendering, evaluating) recurses on the tree
+            raise RecursionError
+        return _convert(tree.body, source, names, text, where)
     except SyntaxError as exc:
         raise RuleError(f"cannot parse expression {text!r}: {exc.msg}", *where) from None
-    return _convert(tree.body, source, names, text, where)
+    except (RecursionError, MemoryError):
+        raise RuleError(f"expression nested too deeply ({len(text)} characters)", *where) from None
+
+
+def _depth(tree: ast.AST) -> int:
+    """How deeply the syntax tree nests, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def parse_number(text: str) -> Decimal | None:
@@ -348,7 +368,11 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return _Neg(_convert(node.operand, source, names, text, where))
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return _Num(Decimal(ast.get_source_segment(source, node)))
+        written = ast.get_source_segment(source, node) or ""
+        if not _PLAIN_NUMBER.fullmatch(written):  # 0x10, 1_000, 1e999999999: Python reads them, a report never
+            raise RuleError(f"write numbers in a formula as plain decimals of at most {MAX_DIGITS} characters "
+                             f"(1000, 0.5), not {written!r} in {text!r}", *where)
+        return _Num(Decimal(written))
     if isinstance(node, ast.Name):
         return _Ref(Operand(_name(node, source, names)))
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "prev"

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Sequence
+from typing import Mapping, Sequence
+
+from core.workbook_layout import table_place
 
 # The routes a question type can name (rules/question_types.yaml `types`); qa/engine.py registers one answerer
 # each. A question with options is multiple choice, answered over statutes before any type rule is tried.
@@ -100,7 +102,11 @@ class Analysis:
     company: Company | None = None
     candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
     years: tuple[int, ...] = ()  # in the order asked
-    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 上半年 -> 2), 0 none
+    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 前三季 -> 3; 上半年 -> 2), 0 none
+    period: str = ""  # its kind: "quarter" (one quarter), "ytd" (前三季: the year to date), "half", "" a full year
+    period_written: str = ""  # the quarter or half year as the question writes it (第三季, 前三季, 上半年)
+    impossible_period: str = ""  # a period no year has, as written (第五季度): refused by name
+    absent_companies: tuple[str, ...] = ()  # companies named that the corpus lacks (besides `company`)
     companies: tuple[Company, ...] = ()  # every company the question names (company, candidates and others)
     fields: tuple[str, ...] = ()  # canonical field names (rules/fields.yaml)
     keywords: tuple[str, ...] = ()  # key words as written in the question
@@ -123,6 +129,16 @@ class Evidence:
     statement: str = ""  # what the cell's table is (core/statements.py: balance_sheet … notes, other)
     scope: str = ""  # consolidated | parent | "" (unknown)
     period: str = ""  # the column label the value came from
+    workbook: str = ""  # the tables workbook (under INDEX_DIR) holding `cell_id` (PDF tables), else ""
+    sheet: str = ""  # the sheet of that workbook
+
+    @classmethod
+    def of_fact(cls, row: Mapping, text: str) -> "Evidence":
+        """The evidence of a facts store's row, with the workbook and sheet of its cell when it has one."""
+        workbook, sheet = table_place(row["doc_id"], row["table"], row["cell_id"])
+        return cls(doc=row["doc_id"], page=row["page"] or None, text=text, cell_id=row["cell_id"],
+                   statement=row.get("statement") or "", scope=row.get("scope") or "",
+                   period=row.get("period") or "", workbook=workbook, sheet=sheet)
 
 
 @dataclass

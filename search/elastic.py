@@ -67,6 +67,10 @@ def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) ->
     """
     auth = auth if auth is not None else ElasticAuth.load()
     shown = public_url(url)
+    scheme = url.partition("://")[0].lower() if "://" in url else ""
+    if scheme not in ("http", "https"):  # the client reads htp://host as a host name and retries it for minutes
+        raise InputError(f"not a valid Elasticsearch URL (it must start with http:// or https://, "
+                         f"got {scheme + '://' if scheme else 'no scheme'})", shown)
     try:
         client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True,
                                **auth.client_options())
@@ -106,6 +110,17 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
     if found != version:
         raise StoreError(f"index {name} was made by another version of finqa (mapping {found}, "
                          f"expected {version}); delete it and ingest again", public_url(url))
+    changed = _changed_fields(mapping, mappings)
+    if changed:  # the version says ours, the fields do not: every search would fail with "all shards failed"
+        raise StoreError(f"index {name} was made by another version of finqa or changed by hand (field "
+                         f"{', '.join(changed[:3])} has another type); delete it and ingest again", public_url(url))
+
+
+def _changed_fields(found: dict, expected: dict) -> list[str]:
+    """The fields of `expected` whose type the index's mapping `found` lacks or gives otherwise."""
+    have = found.get("properties", {})
+    return [name for name, spec in expected.get("properties", {}).items()
+            if have.get(name, {}).get("type", "object") != spec.get("type", "object")]
 
 
 def index_generation(client: Elasticsearch, name: str, url: str) -> str:

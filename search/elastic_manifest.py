@@ -43,6 +43,11 @@ class ElasticManifest(ElasticStore):
     def exists(self) -> bool:
         return bool(self._call(lambda: self.client.indices.exists(index=self.name)))
 
+    def header(self) -> dict | None:
+        """The manifest's header alone (`stores`, `corpus`), None when the corpus has none on the server."""
+        found = self._call(lambda: self.client.options(ignore_status=404).get(index=self.name, id=HEADER_ID))
+        return dict(found["_source"]["values"]) if found.get("found") else None
+
     def load(self) -> dict | None:
         if not self.exists():
             return None

@@ -24,6 +24,7 @@ Which fact answers when several do: search/fact_rows.py (PREFERENCE).
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import json
@@ -90,6 +91,35 @@ _COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_n
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
 
 
+def store_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
+    """What a failed statement means for the user, as one line: a full disk, a damaged file; None when it is
+    neither (a lock is the caller's to explain)."""
+    text = str(exc)
+    if "disk is full" in text:
+        return StoreError(f"cannot write the facts store: the disk is full ({text})", str(path))
+    if "disk I/O error" in text:
+        return StoreError(f"cannot read or write the facts store ({text})", str(path))
+    if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
+        return None
+    return StoreError(f"facts store is damaged ({text}); ingest again into a new INDEX_DIR (this one is kept)",
+                      str(path))
+
+
+def _one_line(method):
+    """The method with a full disk or a damaged file as a StoreError naming the store (found when a page is
+    read or written, long after the store opened)."""
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            error = store_error(exc, self.path)
+            if error is None:
+                raise
+            raise error from None
+    return wrapped
+
+
 class SqliteFactStore:
     """Facts in one SQLite file (WAL journal: readers never block the writer).
 
@@ -130,15 +160,13 @@ class SqliteFactStore:
                 self._db.executescript(_SCHEMA)
                 self._add_missing_columns()
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"facts store cannot be opened ({exc}); is another ingest writing it?",
-                             str(self.path)) from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"facts store is damaged ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
-                             str(self.path)) from None
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) or StoreError(
+                f"facts store cannot be opened ({exc}); is another ingest writing it?", str(self.path)) from None
 
     # -- writing -----------------------------------------------------------------------------------
 
+    @_one_line
     def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int:
         """Store facts and company-years (in the open transaction); returns how many facts."""
         self._begin()
@@ -158,6 +186,7 @@ class SqliteFactStore:
             count += self._insert(batch)
         return count
 
+    @_one_line
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
         """Remove every fact and company-year of these documents (in the open transaction)."""
         self._begin()
@@ -165,6 +194,7 @@ class SqliteFactStore:
         self._db.executemany("DELETE FROM facts WHERE doc_id = ?", ids)
         self._db.executemany("DELETE FROM reports WHERE doc_id = ?", ids)
 
+    @_one_line
     def commit(self) -> None:
         if self._db.in_transaction:
             self._db.execute("COMMIT")
@@ -176,6 +206,7 @@ class SqliteFactStore:
 
     # -- reading -----------------------------------------------------------------------------------
 
+    @_one_line
     def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> pd.DataFrame:
         """Every fact of (company, year in years, field in fields), best first per (year, field).
 
@@ -190,10 +221,12 @@ class SqliteFactStore:
         rows = self._db.execute(sql, [company, *years, *fields, *fields]).fetchall()
         return _frame(rows)
 
+    @_one_line
     def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pd.DataFrame]:
         """lookup() of each (company, years, fields): a local file gains nothing from a batch."""
         return [self.lookup(*lookup) for lookup in lookups]
 
+    @_one_line
     def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
                 unit: str | None = None) -> pd.DataFrame:
         """Companies by a numeric field in a year: the first `limit`, plus any tied with the last one.
@@ -229,6 +262,7 @@ class SqliteFactStore:
             cursor.close()
         return _frame([row[:-1] for row in rows])
 
+    @_one_line
     def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
                        companies: Sequence[str] | None = None, condition: Condition | None = None) -> pd.DataFrame:
         """Each company's preferred numeric fact per year, picked and filtered in SQL (a window over
@@ -241,6 +275,7 @@ class SqliteFactStore:
                                 args).fetchall()
         return _frame(rows)
 
+    @_one_line
     def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
                         companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
         picked = self._picked(fields, [year], unit, companies, condition)
@@ -249,6 +284,7 @@ class SqliteFactStore:
         sql, args = picked
         return self._db.execute(f"SELECT COUNT(*) FROM ({sql})", args).fetchone()[0]
 
+    @_one_line
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
         fields, words = list(dict.fromkeys(fields)), [w for w in dict.fromkeys(words) if w]
         if not fields or not words:
@@ -284,6 +320,7 @@ class SqliteFactStore:
             args.append(float(condition.value))
         return sql, args
 
+    @_one_line
     def row_cells(self, rows: Sequence[str]) -> list[dict]:
         """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order, as
         RESULT_COLUMNS dicts (a question weighs a few hundred cells one by one: no frame to build).
@@ -316,6 +353,7 @@ class SqliteFactStore:
             self._rows.clear()
             self._data_version = version
 
+    @_one_line
     def reports(self, company: str | None = None) -> list[dict]:
         """The company-years the corpus covers (all, or one company's), by company and year, as rows."""
         sql = "SELECT company, year, short_name, code, doc_id FROM reports"
@@ -326,9 +364,11 @@ class SqliteFactStore:
         rows = self._db.execute(sql + " ORDER BY company, year, doc_id", args).fetchall()
         return [dict(zip(REPORT_COLUMNS, row)) for row in rows]
 
+    @_one_line
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
 
+    @_one_line
     def generation(self) -> str:
         """An id made with the store (table meta): a new one when the file is made again or emptied."""
         try:

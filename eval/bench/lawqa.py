@@ -1,6 +1,6 @@
 """lawqa_jp: four-choice questions on Japanese statutes, answered over the law corpus.
 
-    python -m eval.bench lawqa [--work DIR] [--llm PATH] [--only-ties] [--show N]
+    python -m eval.bench lawqa [--work DIR] [--llm PATH] [--only-ties] [--show N] [--census FILE]
 
 Ingests ../shared/data/lawqa_jp/corpus with `ingestion.pipeline` (kept in --work
 for re-use), answers questions_dev.json with the engine (`qa.run`'s path) and
@@ -14,27 +14,37 @@ reports, in one run:
 - retrieval: the share of questions whose cited article (the gold context's
   law and article, used only here to score) is among the engine's first 5
   evidence articles.
-With --llm the small model breaks the ties the rules leave; --only-ties runs
-the model only on the questions the rules tied on (the rest keep the rules'
-answer, which the model could not change) to save time on a CPU.
+- the rule census (eval/bench/_choice.py): each judging path, the questions it
+  fires on and how many of those are right; with --census FILE, over every
+  source written to FILE (the gyosei bench writes there too).
+With --llm the small model also judges each statement against its law sentence
+(log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
+--only-ties runs it only on the questions the rules tied on (the rest keep the
+rules' answer) to save time on a CPU.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
-from core.articles import ARTICLE_KIND, article_key
-from eval.bench._data import shared_data, work_dir
+from core.articles import article_key
+from core.command_names import command_name
+from eval.bench._choice import (
+    add_arguments,
+    answer_all,
+    baseline,
+    census_rows,
+    corpus_index,
+    print_census,
+)
+from eval.bench._data import shared_data
 from qa.engine import Engine, EngineSettings
-from qa.statutes.law_refs import LawBook
 from qa.io.questions import load_questions
 from qa.records import Question
-from search.backend import SearchQuery
+from qa.statutes.law_refs import LawBook
 from search.settings import IndexSettings
 
 _GOLD_LAW = re.compile(r"^## (.+)$", re.M)
@@ -74,39 +84,17 @@ def cited_articles(gold: dict, laws: LawBook) -> set[tuple[str, str]]:
     return out
 
 
-def baseline(engine: Engine, question: Question, laws: LawBook) -> str:
-    """BM25 top-5 articles for the question, then option-word coverage (least covered for negative forms)."""
-    hits = engine.index.search(SearchQuery(text=question.text, kinds=(ARTICLE_KIND,), limit=5))
-    words = set()
-    for hit in hits:
-        words.update(engine.tokenizer.tokens(hit.chunk.text))
-    scores = {}
-    for letter, text in question.choices:
-        tokens = engine.tokenizer.tokens(text)
-        scores[letter] = sum(t in words for t in tokens) / max(len(tokens), 1)
-    negative = laws.form(question.text) == "negative"
-    return (min if negative else max)(scores, key=scores.get)
-
-
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench lawqa", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} lawqa", description=__doc__.split("\n\n")[0])
+    add_arguments(ap)
     ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")
-    ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
     args = ap.parse_args(argv)
     root = shared_data("lawqa_jp")
     if root is None:
         return 0
-    from ingestion.pipeline import ingest
-
     questions = load_questions(root / "questions_dev.json")
     gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
-    with work_dir(args.work, "lawqa-") as work:
-        settings = IndexSettings(work / "index")
-        started = time.perf_counter()
-        summary = ingest(root / "corpus", settings)
-        print(f"ingest: {summary.counts} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    with corpus_index(args.work, root, "lawqa-") as settings:
         return _measure(settings, questions, gold, args)
 
 
@@ -114,14 +102,12 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
     results: dict[str, dict] = {}
     with Engine(EngineSettings(settings)) as engine:
         laws = engine.choice.laws
+        answered, engine_seconds = answer_all(engine, questions)
         started = time.perf_counter()
-        answers = {q.id: engine.answer(q) for q in questions}
-        engine_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        base = {q.id: baseline(engine, q, laws) for q in questions}
-        base_seconds = time.perf_counter() - started
+        base = {q.id: baseline(engine, q) for q in questions}
+        base_seconds = (time.perf_counter() - started) / len(questions)
         for q in questions:
-            answer = answers[q.id]
+            answer = answered[q.id].answer
             top = {(e.doc, article_key(e.text.split(": ", 1)[0].split(" ", 1)[-1])) for e in answer.evidence[:5]}
             cited = cited_articles(gold[q.id], laws)
             results[q.id] = {"form": question_form(q, gold[q.id]), "gold": gold[q.id]["answer"],
@@ -140,7 +126,8 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
         model_seconds = (time.perf_counter() - started) / max(len(tied), 1)
         print(f"model on {len(tied)} questions ({'tied only' if args.only_ties else 'all'}), "
               f"{model_seconds:.1f} s per question (load included)")
-    _report(results, engine_seconds / len(questions), base_seconds / len(questions), args)
+    _report(results, engine_seconds, base_seconds, args)
+    print_census("lawqa", census_rows(answered, {q.id: gold[q.id]["answer"] for q in questions}), args.census)
     return 0
 
 

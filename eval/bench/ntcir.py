@@ -52,6 +52,7 @@ from pathlib import Path
 
 import lxml.html
 
+from core.command_names import command_name
 from eval.bench._data import answer_in_workers, fixed_halves, ingest_and_answer, shared_data, work_dir
 from eval.normalize import ntcir_value
 from qa.io.questions import load_questions
@@ -76,7 +77,8 @@ _CELL = re.compile(r"^(?P<file>.+?-\d{7})-(?P<table>tab\d+)-r(?P<row>\d+)c(?P<co
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench ntcir", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} ntcir",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--set", choices=(*SETS, "all"), default="ntcir",
                     help="the development set (default ntcir; all: each in turn)")
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used; one "

@@ -38,7 +38,7 @@ from core.folding import fold_field
 from core.units import plain
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
-from qa.data.fact_pick import asks_parent, explain, rank_facts
+from qa.data.fact_pick import Asked, explain, fits_period, rank_facts
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
 from qa.records import Analysis, Answer, Evidence, OutputRequest
 from qa.data.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
@@ -151,10 +151,10 @@ class DataAnswerer:
         lang, words = self._lang(analysis)
         # A row label the question quotes (「長期前払費用」) is looked up as written first: the field
         # dictionary may only know a part of it (前払費用).
-        parent = asks_parent(analysis.question.text)
-        found, missing = self._fetch(company, year, self._quoted_labels(analysis), parent)
+        asked = Asked.of(analysis)
+        found, missing = self._fetch(company, year, self._quoted_labels(analysis), asked)
         if not found:
-            found, missing = self._fetch(company, year, self._wanted_fields(analysis), parent)
+            found, missing = self._fetch(company, year, self._wanted_fields(analysis), asked)
         shown_company = self._shown_company(analysis)
         if not found:
             return self._not_found(analysis, company, year, [s for _, s in missing] or list(analysis.keywords))
@@ -171,8 +171,8 @@ class DataAnswerer:
             values = words["sep"].join(f"{f.shown}{words['is']}{v}{u}" for f, (v, u) in zip(found, shown))
             text = self.templates.render("lookup_several", lang, company=shown_company, year=year, values=values)
             if missing:
-                text += self.templates.render("negative_value", lang, company=shown_company, year=year,
-                                              field=words["list"].join(s for _, s in missing))
+                text += self.templates.negative("negative_value", analysis, company=shown_company, years=year,
+                                                field=words["list"].join(s for _, s in missing))
         return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found,
                             unit=shown[0][1] if len(shown) == 1 else "")
 
@@ -208,7 +208,7 @@ class DataAnswerer:
             reported = self._reported(analysis, formula, company, year)
             if reported is not None:
                 return reported
-        operands, found = self._operands(formula, company, year, asks_parent(analysis.question.text))
+        operands, found = self._operands(formula, company, year, Asked.of(analysis))
         missing = [op.label(words["prev"]) for op in formula.operands()
                    if operands.get(op) is None and op.field not in formula.optional]
         if missing:
@@ -216,8 +216,9 @@ class DataAnswerer:
         try:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
-            return self._answer(analysis, self.templates.render(
-                "negative_value", lang, company=shown_company, year=year, field=formula.name + self._aside(words["zero"])),
+            return self._answer(analysis, self.templates.negative(
+                "negative_value", analysis, company=shown_company, years=year,
+                field=formula.name + self._aside(words["zero"])),
                 "negative:formula_undefined", None, found)
         output = analysis.output
         percent = formula.percent if output.percent is None else output.percent
@@ -243,10 +244,10 @@ class DataAnswerer:
         return self._answer(analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit)
 
     def _operands(self, formula: Formula, company: str, year: int,
-                  parent: bool = False) -> tuple[dict[Operand, _Found | None], list[_Found]]:
+                  asked: Asked = Asked()) -> tuple[dict[Operand, _Found | None], list[_Found]]:
         """Each operand's fact: the asked year's, and prev() from the same report when it has the value."""
         frame = self._lookup_frame(company, {year + op.offset for op in formula.operands()},
-                                   {op.field for op in formula.operands()}, parent)
+                                   {op.field for op in formula.operands()}, asked)
         current_report = None
         chosen: dict[Operand, _Found | None] = {}
         for op in sorted(formula.operands(), key=lambda o: -o.offset):  # this year's first
@@ -265,7 +266,7 @@ class DataAnswerer:
             field = self.fields.canonical(name)
             if field is None:
                 continue
-            found, _ = self._fetch(company, year, [(field, name)], asks_parent(analysis.question.text))
+            found, _ = self._fetch(company, year, [(field, name)], Asked.of(analysis))
             if found:
                 lang, _ = self._lang(analysis)
                 value, unit = self._show_value(found[0], analysis.output)
@@ -283,7 +284,7 @@ class DataAnswerer:
         if not wanted:
             return self._negative_value(analysis, shown_company, years[-1], analysis.keywords)
         field, shown_field = wanted[0]
-        frame = self._lookup_frame(company, set(years), {field}, asks_parent(analysis.question.text))
+        frame = self._lookup_frame(company, set(years), {field}, Asked.of(analysis))
         found: list[_Found] = []
         for year in years:
             rows = [r for r in frame if r["year"] == year]
@@ -326,9 +327,9 @@ class DataAnswerer:
     # -- shared ------------------------------------------------------------------------------------
 
     def _fetch(self, company: str, year: int, wanted: list[tuple[str, str]],
-               parent: bool = False) -> tuple[list[_Found], list[tuple[str, str]]]:
+               asked: Asked = Asked()) -> tuple[list[_Found], list[tuple[str, str]]]:
         """The preferred fact of each wanted (canonical, shown) field in the year, and the ones not found."""
-        frame = self._lookup_frame(company, {year}, {field for field, _ in wanted}, parent)
+        frame = self._lookup_frame(company, {year}, {field for field, _ in wanted}, asked)
         found, missing = [], []
         for field, shown in wanted:
             rows = [r for r in frame if r["canonical"] == field]
@@ -338,12 +339,15 @@ class DataAnswerer:
                 missing.append((field, shown))
         return found, missing
 
-    def _lookup_frame(self, company: str, years: set[int], fields: set[str], parent: bool = False) -> list[dict]:
+    def _lookup_frame(self, company: str, years: set[int], fields: set[str],
+                      asked: Asked = Asked()) -> list[dict]:
         """Candidate facts best first (qa.data.fact_pick: scope, statement, period, then the store's order), each
-        with the canonical field it stands for; `parent`: the question asks for the parent company's figures."""
+        with the canonical field it stands for; only facts of the period asked (a quarter is not the year to date,
+        nor the year); `asked.parent`: the question asks for the parent company's figures."""
         owner = self._owners(fields)
         home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts(frame_rows(self.store.lookup(company, sorted(years), list(owner))), parent, home)
+        rows = rank_facts([r for r in frame_rows(self.store.lookup(company, sorted(years), list(owner)))
+                           if fits_period(r, asked)], asked.parent, home)
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -431,16 +435,12 @@ class DataAnswerer:
         return self._negative_value(analysis, shown_company, year, fields)
 
     def _negative_report(self, analysis: Analysis, company: str, years) -> Answer:
-        lang, words = self._lang(analysis)
-        year = words["list"].join(str(y) for y in years) if isinstance(years, list) else str(years or "")
-        text = self.templates.render("negative_report", lang, company=company, year=year)
+        text = self.templates.negative("negative_report", analysis, company=company, years=years)
         return self._answer(analysis, text, "negative:no_report", None, [])
 
     def _negative_value(self, analysis: Analysis, company: str, year, fields) -> Answer:
-        lang, words = self._lang(analysis)
-        year = words["list"].join(str(y) for y in year) if isinstance(year, list) else str(year or "")
-        text = self.templates.render("negative_value", lang, company=company, year=year,
-                                     field=words["list"].join(fields))
+        text = self.templates.negative("negative_value", analysis, company=company, years=year,
+                                       field=self._lang(analysis)[1]["list"].join(fields))
         return self._answer(analysis, text, "negative:no_value", None, [])
 
     def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:
@@ -464,9 +464,7 @@ class DataAnswerer:
             printed = row["raw"] or row["value"]
             line = self.templates.common["evidence"].format(company=row["company"], year=row["year"], field=row["field"],
                                                             period=period, printed=printed, note=note)
-            evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None, text=line,
-                                     cell_id=row["cell_id"], statement=row.get("statement") or "",
-                                     scope=row.get("scope") or "", period=row["period"] or ""))
+            evidence.append(Evidence.of_fact(row, line))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
         question = analysis.question
         trace = [f"{f.shown} #{i}: {explain(row)}" for f in found for i, row in enumerate((f.row, *f.runners_up), 1)]

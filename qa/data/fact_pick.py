@@ -18,11 +18,46 @@ Facts carry their table's statement kind and scope and their column's period kin
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from core.statements import STATEMENTS, shared_statement_rules
+from qa.records import Analysis
 
 PARENT_WORDS = shared_statement_rules().asked_parent  # rules/statements.yaml
 _STATEMENT_RANK = {**{kind: 1 for kind in STATEMENTS}, "key_figures": 2}
 _SCOPE_RANK = {"consolidated": 0, "": 1, "parent": 2}
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks of a fact besides its field and year: whose figures, and of which period."""
+
+    parent: bool = False  # the parent company's own figures (母公司 / 個別)
+    period: str = ""  # "" a full year (or a year end), "quarter", "ytd" (前三季) or "half" (core.years)
+    quarter: int = 0  # the quarter the period asked ends in (前三季 and 第三季: 3)
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> "Asked":
+        return cls(asks_parent(analysis.question.text), analysis.period, analysis.quarter)
+
+
+def fits_period(row: dict, asked: Asked) -> bool:
+    """Whether a fact is of the period asked: its column's kind (core/statements.py) is the kind asked and
+    ends in the quarter asked; a balance sheet's year-end-like column (9月30日) is the point in time at the end
+    of the quarter asked. A question naming no quarter takes full years and year ends, never a quarter's column.
+
+    >>> fits_period({"period_kind": "quarter", "period": "7月1日至9月30日"}, Asked(period="quarter", quarter=3))
+    True
+    >>> fits_period({"period_kind": "ytd", "period": "1月1日至9月30日"}, Asked(period="quarter", quarter=3))
+    False
+    """
+    kind = row.get("period_kind") or ""
+    if not asked.period:
+        return kind in ("", "change")
+    ends = shared_statement_rules().quarter_end(row.get("period") or "")
+    if kind == asked.period:
+        return ends == asked.quarter or (asked.period == "half" and not ends)
+    return not kind and row.get("statement") == "balance_sheet" and ends == asked.quarter
 
 
 def asks_parent(text: str) -> bool:

@@ -78,7 +78,7 @@ class StatisticsAnswerer:
         years = sorted(set(analysis.years)) or ([self._latest_year()] if self._latest_year() else [])
         if measure is None or not years:
             shown = self._list(lang, analysis.keywords) or analysis.formula or self.templates.common["unknown_measure"]
-            return self._negative(analysis, lang, years, shown)
+            return self._negative(analysis, years, shown)
         companies = None
         if request.places:
             names = [n for f in (request.place_fields or self.place_fields) for n in self._names(f)]
@@ -125,9 +125,8 @@ class StatisticsAnswerer:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`)."""
         return self.templates.words[lang]["list"].join(names)
 
-    def _negative(self, analysis: Analysis, lang: str, years: list[int], shown: str) -> Answer:
-        text = self.templates.render("negative_value", lang, company="", year=self._list(lang, map(str, years)),
-                                     field=shown)
+    def _negative(self, analysis: Analysis, years: list[int], shown: str) -> Answer:
+        text = self.templates.negative("negative_value", analysis, company="", years=years, field=shown)
         return _answer(analysis, text, "negative:no_value", None, [])
 
 
@@ -344,13 +343,13 @@ class _Job:
         return _answer(self.a, text, "negative:fewer_companies", None, [])
 
     def _none(self) -> Answer:
-        return self.o._negative(self.a, self.lang, [self.year], self.m.shown + self._scope())
+        return self.o._negative(self.a, [self.year], self.m.shown + self._scope())
 
     def _answered(self, text: str, route: str, value: str | None, values: list[_Value]) -> Answer:
         line = self.o.templates.common["statistics_evidence"]
-        evidence = [Evidence(doc=r["doc_id"], page=r["page"] or None, cell_id=r["cell_id"], text=line.format(
-            company=r["company"], year=r["year"], field=r["field"], printed=r["raw"] or r["value"]))
-            for r in (v.row for v in values)]
+        evidence = [Evidence.of_fact(r, line.format(company=r["company"], year=r["year"], field=r["field"],
+                                                    printed=r["raw"] or r["value"]))
+                    for r in (v.row for v in values)]
         return _answer(self.a, text, route, value, evidence)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import time
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -62,12 +64,13 @@ class BatchAnswerer:
             self._pool = self._start()
         return self
 
-    def __exit__(self, *_) -> None:
+    def __exit__(self, failing, *_) -> None:
         if self._engine is not None:
             self._engine.close()
             self._engine = None
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Interrupted: no waiting for the batches in flight; the workers end with this process (exit_with_parent)
+            self._pool.shutdown(wait=failing is not KeyboardInterrupt, cancel_futures=True)
             self._pool = None
 
     def run(self, batches: Iterable[list[Question]]) -> Iterator[Answered]:
@@ -116,9 +119,16 @@ class BatchAnswerer:
 def answer_batch(engine: Engine, batch: list[Question],
                  settings: BatchSettings) -> list[tuple[Answer, tuple[str, ...]]]:
     """Each question's answer (an error answer past its time budget) and, with `settings.trace`, its analysis."""
+    seconds = settings.question_seconds
+    analyses, spent = [], []
+    for question in batch:  # the rules' regexes run in the analysis: under the question's budget too
+        started = time.monotonic()
+        analyses.append(_within(seconds, question, lambda q=question: engine.analysis_for_answer(q)))
+        spent.append(time.monotonic() - started)
     answered = []
-    for question, analysis in zip(batch, engine.prefetch(batch)):
-        answer = answer_within(engine, question, settings.question_seconds, analysis)
+    for question, analysis, used in zip(batch, engine.prefetch(batch, analyses), spent):
+        left = max(seconds - used, 0.001) if seconds else 0  # an analysis past the budget is its error answer
+        answer = _within(left, question, lambda q=question, a=analysis: engine.answer(q, a), seconds)
         steps = tuple(analysis.trace) if settings.trace and isinstance(analysis, Analysis) else ()
         answered.append((answer, steps))
     return answered
@@ -131,13 +141,18 @@ class QuestionTimeout(BaseException):
 def answer_within(engine: Engine, question: Question, seconds: float,
                   analysis: Analysis | Answer | None = None) -> Answer:
     """The engine's answer (from `analysis` when the batch's prefetch made it), or an error answer when it
-    takes longer than `seconds` (0: no limit).
+    takes longer than `seconds` (0: no limit)."""
+    return _within(seconds, question, lambda: engine.answer(question, analysis))
 
-    The rule regexes, which the timer cannot interrupt (`re` is native code), are vetted when loaded instead.
-    """
+
+def _within(seconds: float, question: Question, work, budget: float = 0.0):
+    """work(), or an error answer when it runs past `seconds` (0: no limit). The timer interrupts the rules'
+    regexes too: `re` checks for signals while it backtracks (Python 3.11+), so a catastrophic pattern in any
+    rule file costs one question its budget, not the run."""
+    shown = budget or seconds
     try:
-        with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {seconds:g} s (--question-seconds)")):
-            return engine.answer(question, analysis)
+        with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {shown:g} s (--question-seconds)")):
+            return work()
     except QuestionTimeout as exc:
         return Answer.failed(question, str(exc))
 
@@ -154,6 +169,9 @@ _worker_settings: tuple[EngineSettings, BatchSettings] | None = None
 def _init_worker(engine: EngineSettings, settings: BatchSettings, parent: int) -> None:
     global _worker_settings
     _worker_settings = engine, settings
+    # Ctrl-C reaches every process of the terminal's group: the parent alone answers it (it stops the pool and
+    # says what was written), so a worker neither prints a traceback nor ends a batch half done.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent(parent)
 
 

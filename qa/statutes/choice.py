@@ -1,54 +1,47 @@
-"""Multiple-choice questions on statutes: find the articles, align each option, choose by what it changes.
+"""Multiple-choice questions on statutes, one general method: find the governing articles of each statement,
+judge the statement against them with general operations of reading law, choose by the question's polarity.
 
-1. Articles (`ArticleFinder`): articles the question or options cite
-   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it)
-   are fetched directly; keyword and title search with the question and with
-   each option adds the best articles of the laws named (all laws when none
-   is); references in the cited articles are followed (第N条の規定により, and
-   政令/内閣府令で定める -> the matching order), `follow_depth` steps deep.
-2. Routing by complexity: a question citing one article of one law, with
-   options that cite none, takes the short path (that article and what it
-   refers to); when its best alignment is weak, or the question names several
-   laws or cites several articles, the full path runs. `route` says which.
-3. Each option is aligned with its closest sentence (qa/statutes/compare.py) and
-   what it changes is classified: number (periods in years and months on one
-   scale; not the facts of the option's case, stated where the law sentence
-   states no number; the longest agreed period where a proviso lets a longer
-   one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
-   (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
-   quoted (a 「label」 the article does not write), actor (a person or body the
-   article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
-   article does not say, or one ending like its word), reworded
-   (a word starting as the article's for half its length: 居住目的 for 居住の用), moved (words from
-   another provision of the article), excluded (the option applies the provision
-   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number;
-   also when the question's provision takes out what an order sets (（特定有価証券（…政令で
-   定めるもの…）…を除く。）) and the option cites a provision the order's items list
-   (法第二条第一項第十号), unless it names what that item takes out again; the order's
-   items are then not read as the law's text).
-   An option saying an agreement is void (…という特約は無効) is right when what
-   the agreement says departs from a provision that another one protects from
-   contrary agreements (…の規定に反する特約で…不利なものは、無効とする). Options that are
-   bare terms (管理医療機器) are instead judged by how much of the question the
-   provision defining each term (「管理医療機器」とは…) says.
-4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
-   該当するもの) picks the option that changes least; negative (誤っているもの,
-   該当しないもの) the one that changes most; when two options contradict each
-   other (alike but for a negation or an opposite word: 該当する / ではない, 後 / 前),
-   exactly one of them is true, so either form picks between those two; which-article questions pick the
-   option whose cited article best covers the question (an item read with its
-   paragraph's lead; an option naming only a law stands for its best article
-   found; an article the corpus lacks is left out). A question for a
-   value (期間を定めた条文) prefers the provisions that state one, first an order's
-   provision that refers back to another option's (it sets what that one
-   delegates); when none states it, an article the corpus lacks. A tie the rules leave
-   goes to the small model (task "choice") when one is loaded: each tied option is
-   shown next to its closest law sentence, numbered, in every rotation of their
-   order, and the model's log-probability of each number as its reply is summed
-   (no generation; a liking for a number or a place cancels out). It decides only
-   when its pick is `model_odds` times as likely as the next; it never picks an
-   option with a numeric contradiction in a positive question, nor passes over one
-   in a negative question.
+0. Layout (qa/statutes/layouts.py): the statements judged are the options themselves (numbered 1-5, a-d), or
+   the statements ア～オ the question prints, whose combination (ア・イ) or count (いくつあるか) the
+   options name.
+1. Governing articles (`ArticleFinder`): articles the question or statements cite
+   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it; 項 and 号 numbers
+   the corpus lost resolve to the article) are fetched directly; keyword and title search with the
+   question and with each statement adds the best articles of the laws named (all laws when none is);
+   a term a statement quotes (「不利益処分」) adds the article defining it (「不利益処分」とは…);
+   cross-references in the cited articles are followed (前条, 第N条の規定により, and 政令/内閣府令で定める
+   -> the matching order), `follow_depth` steps deep. A question citing one article of one law, with
+   statements that cite none, first takes that article alone (the short path); when its best alignment is
+   weak, or the question names several laws or cites several articles, the full path runs (`route`).
+2. Judging (qa/statutes/compare.py): each statement is aligned with its closest sentence (a paragraph, an item
+   read with its lead) and what it changes there is found with general operations, each weighed
+   (`CHANGE_WEIGHTS`): polarity (negation: ない, 無効, 以外; opposite words: 前/後, 以上/以下), modality
+   (obligation しなければならない / permission することができる / prohibition してはならない), numbers,
+   periods and deadlines (years and months on one scale; not the facts of the statement's case; the
+   longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
+   or body the article does not name; two terms swapped), exceptions (the statement applies the provision
+   to what its bracket takes out: （Xを除く。）), limits and conditions (のみ, 限り where the law limits
+   nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
+   (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
+   weights. With a model loaded, the model also judges each statement against its sentence by the
+   log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
+   log-odds, times `model_weight`, are added to the goodness.
+3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
+   statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
+   combination the option whose statements are, on average, best (worst for a negative question); a
+   counting question the option naming how many statements show no substantive change (or how many do,
+   when it asks for wrong ones). Which-article questions pick the option whose cited article best covers
+   the question (an option naming only a law stands for its best article found; an article the corpus
+   lacks is left out); a question for a value (期間を定めた条文) prefers the provisions that state one,
+   first an order's provision that refers back to another option's, and when none states it an article
+   the corpus lacks. A tie the rules leave goes to the model (task "choice") when one is loaded: each
+   tied option is shown next to its closest law sentence, numbered, in every rotation of their order,
+   and the log-probabilities of the numbers are summed (a liking for a number or a place cancels out).
+   It decides only when its pick is `model_odds` times as likely as the next; it never picks an option
+   with a numeric change in a positive question.
+
+`decide` returns the whole `Decision`, with the judging paths that fired: eval.bench lawqa and gyosei
+count them (the rule census).
 
 >>> answerer = ChoiceAnswerer(index, LawBook.load(register), AnswerTemplates.load())
 >>> answerer.run(question).value
@@ -58,28 +51,29 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
-from itertools import combinations
+from dataclasses import dataclass, field, replace
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
-from qa.statutes.compare import Alignment, Change, Sentence, align, comparable, contradicts, squeeze
-from qa.statutes.law_refs import LawBook, Reference
 from qa.records import Answer, Evidence, Question
+from qa.statutes.compare import Alignment, Sentence, align, comparable, squeeze
+from qa.statutes.law_refs import LawBook, Reference
+from qa.statutes.layouts import Layout, read_layout
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
-                  "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
+CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "modality": 0.35, "swap": 0.35,
+                  "opposite": 0.35, "quoted": 0.35, "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
-_VOID_AGREEMENT = re.compile(_STATUTES["choices"]["void_agreement"])
-_VOIDS = _STATUTES["choices"]["voids"]
+# the judging paths a decision names (rule census): the model breaking a tie
+_DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+_QUOTED = re.compile(_STATUTES["choices"]["quoted_term"])
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
 VALUE_STEP = 2.0
@@ -94,10 +88,12 @@ class ChoiceSettings:
     tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
     evidence: int = 5  # articles listed in `evidence`
     cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
-    term_option: int = 10  # options this short (characters) are bare terms, judged by their definitions
     definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
     model_odds: float = 2.0  # the model breaks a tie only when its pick is this many times as likely as the next
+    model_weight: float = 0.05  # goodness per nat of the model's log-odds that a statement is right
+    model_cap: float = 5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
+    model_law_chars: int = 300  # characters of the law sentence shown to the model
 
     def __post_init__(self):
         if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
@@ -159,32 +155,11 @@ class ArticleFinder:
         hits = self.index.search(SearchQuery(text=text, doc_ids=doc_ids, kinds=(ARTICLE_KIND,), limit=limit))
         return [self._article(h.chunk, h.score) for h in hits]
 
-    def definition(self, term: str, doc_ids: tuple[str, ...]) -> Sentence | None:
-        """The provision that defines a term (「再生医療等製品」とは…), among the articles that use it."""
+    def definition(self, term: str, doc_ids: tuple[str, ...]) -> Article | None:
+        """The article that defines a term (「再生医療等製品」とは…), among the articles that use it."""
         marker = _STATUTES["choices"]["definition"].format(term=term)
         for article in self.search(term, doc_ids, self.settings.definition_search):
             if marker in article.text:
-                text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
-                return Sentence(article.doc_id, article.name, text, comparable(article.text))
-        return None
-
-    def setting_order(self, ref: Reference, word: str) -> Article | None:
-        """The order's article that sets what provision `ref` leaves to it (`word`: 政令): its lead refers first
-        to that provision (法第五条第一項…に規定する政令で定める有価証券は、次に掲げるもの)."""
-        orders = tuple(self.laws.orders_of(ref.doc_id, word))
-        query = f"{kanji_articles(ref.label.removeprefix(ref.law))} {word}"
-        for article in self.search(query, orders, self.settings.definition_search) if orders else []:
-            lead = article.text.split("\n", 1)[0]
-            first = self.laws.references(lead, ref.doc_id)[:1]
-            if first and _within(first[0], ref) and word in lead:
-                return article
-        return None
-
-    def voiding(self, doc_id: str, key: str) -> Article | None:
-        """The law's provision voiding agreements contrary to article `key` (第三十四条…の規定に反する特約…無効)."""
-        for article in self.search(" ".join(_VOIDS), (doc_id,), self.settings.definition_search):
-            if all(w in article.text for w in _VOIDS) and \
-                    any(r.key == key for r in self.laws.references(article.text, doc_id)):
                 return article
         return None
 
@@ -204,6 +179,12 @@ class ArticleFinder:
         self._follow(cited, found, question, options, self.settings.follow_depth)
         if not full:
             return found
+        # a term a statement quotes (「不利益処分」とは…) is read as the law defines it
+        for term in dict.fromkeys(t for text in [question, *options.values()] for t in _QUOTED.findall(text)):
+            article = self.definition(term, tuple(named))
+            if article is not None:
+                article.score = max(article.score, 1.0)
+                found.add(article)
         scope = tuple(dict.fromkeys(named + [o for d in named for w in _STATUTES["choices"]["orders"]
                                              for o in self.laws.orders_of(d, w)]))
         for text in [question] + [f"{question} {o}" for o in options.values()]:
@@ -252,6 +233,7 @@ class Judged:
     alignment: Alignment
     goodness: float  # similarity minus weighted changes (which-article: coverage of the question)
     article: Article | None = None
+    by: str = ""  # the judging path, when not the alignment's changes (census: value, model)
 
     def describe(self, words: dict[str, str]) -> str:
         """This option's line in the answer, worded by rules/answers.yaml `choice_words`."""
@@ -265,6 +247,25 @@ class Judged:
                                         changes=change or words["no_changes"])
 
 
+@dataclass(frozen=True)
+class Decision:
+    """How a question was answered: its layout and form, the articles, each statement judged, the pick, and the
+    judging paths that fired (the rule census of eval.bench counts them)."""
+
+    layout: Layout
+    form: str
+    found: Found
+    judged: list[Judged]
+    choice: Judged
+    decided_by: str
+    paths: frozenset[str]
+
+
+def _substantive(judged: Judged) -> bool:
+    """Whether what the statement changes departs from the law (a condition, a negation, a number)."""
+    return any(CHANGE_WEIGHTS[c.kind] >= SUBSTANTIVE for c in judged.alignment.changes)
+
+
 class ChoiceAnswerer:
     def __init__(self, index: TextIndex, laws: LawBook, templates: AnswerTemplates,
                  settings: ChoiceSettings = ChoiceSettings(), llm=None):
@@ -272,19 +273,49 @@ class ChoiceAnswerer:
         self.finder = ArticleFinder(index, laws, settings)
 
     def run(self, question: Question) -> Answer:
-        options = dict(question.choices)
-        form = self.laws.form(question.text)
-        named = self.laws.laws_named(question.text + "".join(options.values()))
-        cited = self.laws.references(question.text, named[0] if named else "")
-        option_refs = sum(bool(self.laws.references(t, named[0] if named else "")) for t in options.values())
+        return self.answer(question, self.decide(question))
+
+    def decide(self, question: Question) -> Decision:
+        """Find the articles, judge each statement (each option, or the statements ア～オ the question prints),
+        then pick the option by the question's layout and polarity."""
+        layout = read_layout(question.text, dict(question.choices))
+        form = self.laws.form(layout.stem)
+        if layout.kind != "plain" and form == "which_article":
+            form = "positive"
+        statements = layout.statements
+        named = self.laws.laws_named(layout.stem + "".join(statements.values()))
+        cited = self.laws.references(layout.stem, named[0] if named else "")
+        option_refs = sum(bool(self.laws.references(t, named[0] if named else "")) for t in statements.values())
         simple = len(named) <= 1 and len({(r.doc_id, r.key) for r in cited}) == 1 and not option_refs
-        found = self.finder.gather(question.text, options, full=not simple)
-        judged = self._judge(form, question.text, options, found)
+        found = self.finder.gather(layout.stem, statements, full=not simple)
+        judged = self._judge(form, layout.stem, statements, found)
         if simple and max(j.alignment.similarity for j in judged) < self.settings.weak_alignment:
-            found = self.finder.gather(question.text, options, full=True)
-            judged = self._judge(form, question.text, options, found)
-        choice, decided_by = self._decide(form, question.text, judged)
-        return self._answer(question, form, found, judged, choice, decided_by)
+            found = self.finder.gather(layout.stem, statements, full=True)
+            judged = self._judge(form, layout.stem, statements, found)
+        if layout.kind == "plain":
+            choice, decided_by = self._decide(form, layout.stem, judged)
+        else:
+            choice, decided_by = self._decide_layout(layout, form == "negative", judged)
+        paths = {c.kind for j in judged for c in j.alignment.changes} | {j.by for j in judged if j.by}
+        paths |= {_DECISION_PATHS[decided_by]} if decided_by in _DECISION_PATHS else set()
+        return Decision(layout, form, found, judged, choice, decided_by, frozenset(paths))
+
+    def _decide_layout(self, layout: Layout, negative: bool, judged: list[Judged]) -> tuple[Judged, str]:
+        """Combination: the option whose statements are, on average, the most right (negative: the most wrong).
+        Counting: the option naming how many statements are right (negative: wrong); a statement is right when
+        its alignment finds no substantive change in the law."""
+        by_mark = {j.letter: j for j in judged}
+        if layout.kind == "counting":
+            right = sum(not _substantive(j) for j in judged)
+            count = len(judged) - right if negative else right
+            letter = min(layout.counts, key=lambda o: (abs(layout.counts[o] - count), o))
+            return Judged(letter, "", Alignment(None, 0.0, ()), float(count)), "rules:counting"
+        options = []
+        for letter, marks in layout.options.items():
+            goodness = sum(by_mark[m].goodness for m in marks) / len(marks)
+            options.append(Judged(letter, "・".join(marks), Alignment(None, goodness, ()), goodness))
+        ranked = sorted(options, key=lambda j: j.goodness, reverse=not negative)
+        return ranked[0], "rules:combination"
 
     # -- judging -----------------------------------------------------------------------------------
 
@@ -296,100 +327,34 @@ class ChoiceAnswerer:
             delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
             return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
                     for letter, text in options.items()]
-        terms = self._judge_terms(question, options, articles)
-        if terms:
-            return terms
         two_column = self.laws.rules.two_column
         sentences = [s for a in articles
                      for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
-        named = self.laws.laws_named(question + "".join(options.values()))
-        law = named[0] if named else ""
-        order, excluded = self._excluded_by_order(question, law)
-        if order is not None:  # its items say what falls outside the question's provision: not read as the law's text
-            sentences = [s for s in sentences if s.label != order.name]
         out = []
         for letter, text in options.items():
-            void = self._judge_void(letter, text, sentences, articles)
-            if void is not None:
-                out.append(void)
-                continue
             alignment = align(self.laws.without_citations(text, self.settings.citation_option),
                               sentences, self.laws.rules.change)
-            squeezed = squeeze(text)
-            taken_out = [r.label for r in (self.laws.references(text, law) if excluded else ())
-                         if any(_within(r, listed) and not any(w in squeezed for w in kept)
-                                for listed, kept in excluded)]
-            if taken_out:
-                alignment = Alignment(alignment.sentence, alignment.similarity,
-                                      alignment.changes + (Change("excluded", taken_out[0], ""),))
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
-        return out
+        return self._model_judged(out)
 
-    def _excluded_by_order(self, question: str,
-                           default: str) -> tuple[Article | None, list[tuple[Reference, list[str]]]]:
-        """What the one provision the question cites takes out through an order (…（特定有価証券（…政令で定める
-        ものをいう。）に係る…を除く。）): the order's article, and each provision its items list (法第二条第一項第十号)
-        with the words the item itself takes out again (（有価証券信託受益証券に該当するものを除く。）).
-
-        An option citing a listed provision falls outside the cited one, unless it names what the item takes out.
-        """
-        cited = list(dict.fromkeys(self.laws.references(question, default)))
-        if len(cited) != 1:
-            return None, []
-        article = self.finder.fetch(cited[0])
-        body = provision_text(article, cited[0].paragraph, cited[0].item) if article else ""
-        words = [m.group(1) for inside in _taken_out(body) for m in _DELEGATION.finditer(inside)]
-        order = self.finder.setting_order(cited[0], words[0]) if words else None
-        if order is None:
-            return None, []
+    def _model_judged(self, judged: list[Judged]) -> list[Judged]:
+        """Each statement judged by the model against its closest law sentence, when a model is loaded: the
+        log-odds of the right label over the wrong one (rules/prompts.yaml `statement_labels`; one forward pass,
+        no generation), capped at `model_cap` and weighted by `model_weight`, are added to its goodness."""
+        if self.llm is None or "statement" not in self.llm.fewshot.tasks:
+            return judged
+        right, wrong = _PROMPTS["statement_labels"]
         out = []
-        for item in provisions(order.text, self.laws.rules.two_column)[1:]:
-            kept = [squeeze(w) for w in _taken_out(item.text)]
-            out += [(r, kept) for r in self.laws.references(item.text, cited[0].doc_id) if r.item is not None]
-        return order, out
-
-    def _judge_void(self, letter: str, text: str, sentences: list[Sentence], articles: list[Article]) -> Judged | None:
-        """An option saying an agreement is void (…という特約は無効): right when what the agreement says departs
-        from a provision that another provision protects from contrary agreements (借地借家法第三十七条).
-
-        None when the option says no such thing, or the agreement keeps to the law, or no provision voids it:
-        the option is then judged as any other.
-        """
-        void = _VOID_AGREEMENT.search(self.laws.without_citations(text, self.settings.citation_option))
-        if void is None:
-            return None
-        agreed = align(void.group(1), sentences, self.laws.rules.change)
-        if agreed.sentence is None or not any(CHANGE_WEIGHTS[c.kind] >= SUBSTANTIVE for c in agreed.changes):
-            return None
-        source = next((a for a in articles if a.name == agreed.sentence.label), None)
-        voiding = source and self.finder.voiding(source.doc_id, article_key(source.label))
-        if not voiding:
-            return None
-        sentence = Sentence(voiding.doc_id, voiding.name, voiding.text, comparable(voiding.text))
-        return Judged(letter, text, Alignment(sentence, agreed.similarity, ()), agreed.similarity, voiding)
-
-    def _judge_terms(self, question: str, options: dict[str, str], articles: list[Article]) -> list[Judged]:
-        """Options that are bare terms (管理医療機器): how much of the question each term's definition says.
-
-        The question says what the picked term is (…の意見を聴いて指定するもの); the law says it where it
-        defines the term. Empty when an option is more than a term or a definition is not found.
-        """
-        if any(len(squeeze(t)) > self.settings.term_option or self.laws.references(t) for t in options.values()):
-            return []
-        words = self._asked(question)
-        if not words:
-            return []
-        named = self.laws.laws_named(question + "".join(options.values()))
-        scope = tuple(named or dict.fromkeys(a.doc_id for a in articles))
-        out = []
-        for letter, text in options.items():
-            sentence = self.finder.definition(squeeze(text), scope)
-            if sentence is None:
-                return []
-            said = squeeze(sentence.text)
-            coverage = sum(w in said for w in words) / len(words)
-            out.append(Judged(letter, text, Alignment(sentence, coverage, ()), coverage))
+        for j in judged:
+            if j.alignment.sentence is None:
+                out.append(j)
+                continue
+            user = _PROMPTS["statement"].format(statement=j.text,
+                                                law=j.alignment.sentence.text[:self.settings.model_law_chars])
+            scores = self.llm.label_logprobs("statement", user, [right, wrong])
+            odds = max(-self.settings.model_cap, min(self.settings.model_cap, scores[right] - scores[wrong]))
+            out.append(replace(j, goodness=j.goodness + self.settings.model_weight * odds, by="model"))
         return out
 
     def _asked(self, question: str) -> set[str]:
@@ -456,24 +421,17 @@ class ChoiceAnswerer:
         recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
-        if value and value.stated.search(comparable(body)):
+        stated = bool(value and value.stated.search(comparable(body)))
+        if stated:
             back = any(d.doc_id != article.doc_id and _within(d, m, by_number=True)
                        for d in delegating for m in mentioned)
             score += VALUE_STEP * (2 if back else 1)
         sentence = Sentence(article.doc_id, ref.label, body[:160], comparable(article.text))
-        return Judged(letter, text, Alignment(sentence, score, ()), score, article)
+        return Judged(letter, text, Alignment(sentence, score, ()), score, article, "value" if stated else "")
 
     def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
         negative = form == "negative" or (form == "which_article" and self.laws.rules.forms["negative"][0].search(question))
-        if form != "which_article":
-            numeric = [j for j in judged if "number" in j.alignment.kinds]
-            if negative and len(numeric) == 1:
-                return numeric[0], "rules:number"
-            # two options that contradict each other hold the one true (or the one false) option between them
-            pairs = [p for p in combinations(judged, 2) if contradicts(p[0].text, p[1].text, self.laws.rules.change)]
-            if len(pairs) == 1:
-                judged = list(pairs[0])
-        elif not self._asks_value(question):
+        if form == "which_article" and not self._asks_value(question):
             # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged
         ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
@@ -514,8 +472,9 @@ class ChoiceAnswerer:
 
     # -- the answer --------------------------------------------------------------------------------
 
-    def _answer(self, question: Question, form: str, found: Found, judged: list[Judged], choice: Judged,
-                decided_by: str) -> Answer:
+    def answer(self, question: Question, decision: Decision) -> Answer:
+        """The answer record of a decision: the pick, why, each statement judged, and the articles read."""
+        form, found, judged, choice = decision.form, decision.found, decision.judged, decision.choice
         sentence = choice.alignment.sentence
         words = self.templates.choice_words
         citation = sentence.label if sentence else (choice.article.name if choice.article else words["no_article"])
@@ -538,7 +497,7 @@ class ChoiceAnswerer:
                 listed.add((s.doc_id, s.label.split(" ", 1)[-1]))
         documents = list(dict.fromkeys(e.doc for e in evidence))
         return Answer(id=question.id, question=question.text, answer=text, type="multiple_choice",
-                      route=f"multiple_choice:{found.path}:{form}:{decided_by}", value=choice.letter,
+                      route=f"multiple_choice:{found.path}:{form}:{decision.decided_by}", value=choice.letter,
                       documents=documents, evidence=evidence)
 
 
@@ -553,19 +512,6 @@ def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | No
         elif provision.paragraph in leads:
             out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
                                 prior))
-    return out
-
-
-def _taken_out(text: str) -> list[str]:
-    """What the brackets of a text take out (（…を除く。）), brackets nested inside included (`comparable` form)."""
-    text, out = comparable(text), []
-    for end in (m.start() for m in re.finditer(_STATUTES["choices"]["taken_out"], text)):
-        depth, start = 0, end
-        while start > 0 and depth >= 0:
-            start -= 1
-            depth += (text[start] == ")") - (text[start] == "(")
-        if depth < 0:
-            out.append(text[start + 1:end])
     return out
 
 

@@ -41,7 +41,8 @@ _LONGER = re.compile(_WORDS["longer"])
 _ACTOR = re.compile(_WORDS["actors"])
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
-CONTRADICTION = 0.75  # options at least this alike (difflib ratio) that differ only by a negation or opposite words
+MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
+_MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
 
 
 def comparable(text: str) -> str:
@@ -80,7 +81,7 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # number, negation, swap, opposite, condition, quoted, excluded, actor, term, reworded, moved
+    kind: str  # number, negation, modality, swap, opposite, condition, quoted, excluded, actor, term, reworded, moved
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -146,6 +147,15 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
                       not _count(change_words["negation"], _unframed(w, change_words))), None)
         if local:
             found.append(Change("negation", local[0], local[1]))
+    if not any(c.kind == "negation" for c in found):  # a negation already tells "may" from "may not"
+        # the law's verb may end just past the window the option aligns with (提出|しなければならない)
+        whole = squeeze(sentence.text)
+        start = max(whole.find(law_text), 0)
+        tail = whole[start:start + len(law_text) + _MODE_REACH]
+        said_modes, law_modes = _modes(squeezed, change_words), _modes(tail, change_words)
+        if said_modes and law_modes and not said_modes & law_modes:
+            found.append(Change("modality", _WORDS["list"].join(sorted(said_modes)),
+                                _WORDS["list"].join(sorted(law_modes))))
     for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
     for said_part, law_part in replaced:
@@ -237,23 +247,6 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
     return list(out.values())
 
 
-def contradicts(one: str, other: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> bool:
-    """Whether two options say opposite things: alike but for a negation only one of them has (に該当する /
-    ではない) or opposite words (明け渡した後 / 明け渡す前). Exactly one of the two is then true."""
-    first, second = squeeze(one), squeeze(other)
-    matcher = SequenceMatcher(None, first, second, autojunk=False)
-    if matcher.ratio() < CONTRADICTION:
-        return False
-    spans = [(first[i1:i2], second[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
-
-    def negated(text: str) -> bool:
-        return _count(change_words["negation"], _unframed(text, change_words)) > 0
-
-    return bool(spans) and all(negated(a) != negated(b) or
-                               any(_opposed(a, b, x, y) or _opposed(a, b, y, x)
-                                   for x, y in change_words.get("opposites", ())) for a, b in spans)
-
-
 def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
     """The option's span is `word` where the law's is `other`, each span little more than the word
     (a long replaced span is a rephrasing, in which an opposite word proves nothing)."""
@@ -294,6 +287,12 @@ def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
             if any(m.end() == len(inside) for p in limits for m in p.finditer(inside)):
                 return True
     return False
+
+
+def _modes(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> set[str]:
+    """What the text makes of its act: an obligation (しなければならない), a permission (することができる), a
+    prohibition (してはならない)."""
+    return {mode for mode in MODES if any(p.search(text) for p in change_words.get(mode, ()))}
 
 
 def _count(patterns: tuple[re.Pattern, ...], text: str) -> int:

@@ -43,7 +43,7 @@ LAWS_SCHEMA = {
                    "properties": {**{name: {"type": "array", "minItems": 1,
                                             "items": {"type": "string", "minLength": 1}}
                                      for name in ("negation", "condition", "frame", "quoted", "excluded", "limited",
-                                                  "limits")},
+                                                  "limits", "obligation", "permission", "prohibition")},
                                   "opposites": {"type": "array", "items": {
                                       "type": "array", "minItems": 2, "maxItems": 2,
                                       "items": {"type": "string", "minLength": 1}}}}},

@@ -280,8 +280,9 @@ class TextAnswerer:
             return self._answer(analysis, self.llm.answer_open(analysis.question.text), "open:llm", documents,
                                 hits[: self.settings.evidence])
         if not hits:
-            text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
-                                         field=self._listed(lang, analysis.keywords) or analysis.question.text)
+            text = self.templates.negative("negative_value", analysis, company=_company(analysis),
+                                           years=analysis.years[:1],
+                                           field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
         naming = self.naming(documents[0], named) if named else []
         passages = naming or self.widen(self.passages(analysis, documents[0]) or
@@ -302,7 +303,8 @@ class TextAnswerer:
 
     def stated(self, analysis: Analysis) -> Answer | None:
         """A one-field lookup the facts could not answer, from a sentence of the company's report of that year
-        that states the value in the field's unit (qa/text/stated_values.py); None when no sentence does."""
+        that states the value in the field's unit (qa/text/stated_values.py), and writes the quarter or half year
+        asked when one is; None when no sentence does."""
         if len(analysis.fields) != 1 or analysis.fields[0] not in self.counted:
             return None
         field = analysis.fields[0]
@@ -317,6 +319,8 @@ class TextAnswerer:
             if found is None:
                 continue
             value, sentence = found
+            if analysis.period and analysis.period_written not in sentence:
+                continue  # a quarter or half year asked: a sentence of the year's figure is another period
             page = hit.chunk.page_start
             kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
             text = self.templates.render(kind, analysis.language, doc=documents[0], page=page, passages=sentence)
@@ -523,5 +527,3 @@ def _company(analysis: Analysis) -> str:
     return analysis.company.name if analysis.company else ""
 
 
-def _year(analysis: Analysis) -> str:
-    return str(analysis.years[0]) if analysis.years else ""

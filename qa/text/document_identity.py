@@ -2,15 +2,15 @@
 
 A question that names companies (聯電, 台達電, 華碩與鴻海) and a period (2023年第1季) is about
 documents of those companies and that period. Each document's identity (INDEX_DIR/identities.json,
-core/identity.py) gives its company, year and quarter with a confidence. Its keyword score is
-multiplied, per part the question names and the document knows:
-- by 1 + confidence x boost when they agree,
-- by 1 - confidence x penalty when they differ,
-- by 1 when the document does not know (an unknown identity is neither excluded nor favoured).
+core/identity.py) gives its company, year and quarter with a confidence. Identity only demotes: a
+document about another company or period has its keyword score multiplied by 1 - confidence x penalty;
+among the rest (agreeing, or not knowing) content decides. Agreement raised the score too once
+(a boost), and then an excerpt that does not print the company's name lost to the same report's excerpts
+about other topics that do; a boost can still be set, for corpora where identity is all there is.
 
 >>> matcher = IdentityMatcher(IdentityBook.load(settings.identities_path))
 >>> matcher.factor("finance/162", analysis)
-(1.96, 'company 聯華電子股份有限公司 agrees (0.9); period 2023Q1 agrees (0.9)')
+(1.0, 'company 聯華電子股份有限公司 agrees (0.9); period 2023Q1 agrees (0.9)')
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from qa.records import Analysis
 class IdentityWeights:
     """How much agreement and disagreement of company and period move a document's score."""
 
-    company_boost: float = 0.5
+    company_boost: float = 0.0
     company_penalty: float = 0.6
-    period_boost: float = 0.3
+    period_boost: float = 0.0
     period_penalty: float = 0.6
 
     def __post_init__(self):

@@ -26,11 +26,11 @@ from core.folding import fold_field, fold_field_with_offsets
 from core.rulefile import FORMULAS_DIR, RULES_DIR
 from core.vocabulary import vocabulary
 from qa.understand.classify import Entities, QuestionClassifier
-from qa.understand.companies import CompanyMatch, CompanyRegister
+from qa.understand.companies import MARKS, CompanyMatch, CompanyRegister, name_shaped
 from qa.fewshot import FewShot
 from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
 from qa.understand.output_request import output_request
-from qa.records import Analysis, Question
+from qa.records import Analysis, Company, Question
 from qa.understand.statistics_request import StatisticsRules
 from core.years import extract_years
 
@@ -146,12 +146,19 @@ class QuestionAnalyzer:
         year_match = extract_years(text, self.config.reference_year)
         trace.append(f"years: {list(year_match.years)}" + (f" quarter {year_match.quarter}" if year_match.quarter else "")
                      + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else ""))
-        company = self.register.find(text, year_match.years) if self.register else CompanyMatch()
-        trace.append(self._company_trace(company))
+        # A field name is no company's abbreviation (在建工程 does not abbreviate 建发合诚工程咨询).
+        field_spans = [(m.start, m.end) for m in self.fields.find(text)]
+        company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
 
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
         field_matches = self.fields.find(_blank(text, [(company.start, company.end)]))
+        company, absent = self._unregistered(text, company, year_match.written, field_matches)
+        trace.append(self._company_trace(company))
+        if absent:
+            trace.append("companies not in the corpus: " + ", ".join(absent))
+        if year_match.impossible:
+            trace.append(f"period: {year_match.impossible} is no period of a year")
         formula, growth_field, field_matches = self._formula(text, field_matches)
         how_fields = "dictionary"
         if (not field_matches and not formula and self.config.fuzzy_fields and company.start >= 0
@@ -209,12 +216,39 @@ class QuestionAnalyzer:
         return Analysis(
             question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
             candidates=company.candidates, years=years, fields=fields, quarter=year_match.quarter,
+            period=year_match.period, period_written=year_match.quarter_written,
+            impossible_period=year_match.impossible, absent_companies=absent,
             companies=tuple(dict.fromkeys(((company.company,) if company.company else ()) + company.candidates
                                           + company.others)),
             keywords=tuple(dict.fromkeys(k for k in keywords if k)),
             formula=formula if rule.type == "formula" or over_companies else "",
             top_n=top_n, rank=rank, descending=descending, output=output,
             statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace))
+
+    def _unregistered(self, text: str, company: CompanyMatch, years: tuple[str, ...],
+                      fields: list[FieldMatch]) -> tuple[CompanyMatch, tuple[str, ...]]:
+        """The company match, and the names of companies the question asks about that the register lacks.
+
+        A name written where a question names its company (qa.understand.companies.name_shaped) that matches no
+        company of the register is not in the corpus: it becomes the question's company when none other is
+        named (so it is never read as a place filter), else it is named as absent beside the one found."""
+        if self.register is None:
+            return company, ()
+        marked = _mark(text, [(company.start, company.end)], MARKS["company"])
+        marked = _mark(marked, [(m.start, m.end) for m in fields if m.end], MARKS["field"])
+        marked = _mark(marked, [(m.start(), m.end()) for written in years if written
+                                for m in re.finditer(re.escape(written), marked)], MARKS["year"])
+        known = company.company is not None or bool(company.candidates)
+        names = [(start, end) for start, end in name_shaped(marked, beside_company=known)
+                 if (self.register.find(text[start:end]).how in ("none", "unregistered"))]
+        if not names:
+            return company, ()
+        written = [text[start:end] for start, end in names]
+        if not known:
+            start, end = names[0]
+            match = CompanyMatch(Company(written[0]), (), written[0], start, end, "unregistered")
+            return match, tuple(written[1:])
+        return company, tuple(dict.fromkeys(w for w in written if w != company.written))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:
         safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
@@ -288,9 +322,14 @@ class QuestionAnalyzer:
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     """The text with these spans overwritten by '#' (same length, so offsets stay valid)."""
+    return _mark(text, spans, "#")
+
+
+def _mark(text: str, spans: list[tuple[int, int]], mark: str) -> str:
+    """The text with these spans overwritten by `mark` (same length, so offsets stay valid)."""
     for start, end in spans:
         if 0 <= start < end:
-            text = text[:start] + "#" * (end - start) + text[end:]
+            text = text[:start] + mark * (end - start) + text[end:]
     return text
 
 

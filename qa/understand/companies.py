@@ -38,6 +38,49 @@ _COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:%s)" % "|".
 # Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
 _SPAN_LEAD = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*")
 _CODE = re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
+# Stand-ins for what a question's other parts are, so name shapes (rules/companies.yaml) can say where a name
+# stands.
+MARKS = {"company": "\ue000", "year": "\ue001", "field": "\ue002"}
+_NAME = "[\u3400-\u9fff\uf900-\ufaffA-Za-z]{2,12}?"
+
+
+def _name_shapes() -> list[re.Pattern]:
+    shapes = _WORDS["name_shapes"]
+    parts = {"{name}": f"(?:{_SPAN_LEAD.pattern[1:]})(?P<name>{_NAME})",
+             "{and}": f"(?:{'|'.join(map(re.escape, shapes['conjunctions']))})",
+             "{at}": f"(?:{'|'.join(map(re.escape, shapes['at']))})",
+             **{"{%s}" % kind: mark + "+" for kind, mark in MARKS.items()}}
+    patterns = []
+    for pattern in shapes["patterns"]:
+        for placeholder, regex in parts.items():
+            pattern = pattern.replace(placeholder, regex)
+        patterns.append(re.compile(pattern))
+    return patterns
+
+
+_NAME_SHAPES = _name_shapes()
+
+
+def name_shaped(marked: str, beside_company: bool = False) -> list[tuple[int, int]]:
+    """Spans written where a question names the company it asks about, in a question whose known companies,
+    years and fields are overwritten by MARKS (same length); spans holding a word of `not_names` are left out.
+    `beside_company`: only names joined to a known company (华锦股份和宁德时代), when the question has one.
+
+    >>> marked = "\ue000" * 4 + "和宁德时代的" + "\ue002" * 4 + "分别是多少元?"
+    >>> [marked[s:e] for s, e in name_shaped(marked, beside_company=True)]
+    ['宁德时代']
+    """
+    found: dict[tuple[int, int], None] = {}
+    for pattern in _NAME_SHAPES:
+        if beside_company and MARKS["company"] not in pattern.pattern:
+            continue
+        for m in pattern.finditer(marked):
+            name = m.group("name")
+            if not any(word in name for word in _WORDS["not_names"]):
+                found[m.span("name")] = None
+    return list(found)
+
+
 # A two-character abbreviation that is also a common word (中國 of 中國鋼鐵, 統一 of 統一企業) names no company:
 # jieba's dictionary count of the word must stay below this.
 ABBREVIATION_WORD_FREQ = 200
@@ -109,6 +152,7 @@ class CompanyRegister:
         # Fuzzy matching compares core names: the shared legal form (…股份有限公司) would make
         # unrelated companies look alike (南亚新材料科技 vs 湖南泰嘉新材料科技 score 86 with it, 75 without).
         self._core_names = {(core_name(fold(n)) or fold(n)): n for n in self._entries}
+        self._core_of = {name: core for core, name in self._core_names.items()}
         # Abbreviations keep the core name's characters in order (聯電 of 聯華電子, 台達電 of 台達電子工業).
         self._by_first: dict[str, list[tuple[str, str]]] = {}
         for core, name in self._core_names.items():
@@ -152,14 +196,17 @@ class CompanyRegister:
         return CompanyRegister([*self._entries.values(), *other._entries.values()], fuzzy_threshold=self.fuzzy_threshold)
 
     # ------------------------------------------------------------------ matching
-    def find(self, text: str, years: Iterable[int] = ()) -> CompanyMatch:
+    def find(self, text: str, years: Iterable[int] = (),
+             reserved: Iterable[tuple[int, int]] = ()) -> CompanyMatch:
         """The company the text names: longest exact name, then code, then a fuzzy full-name match.
 
         When one written name fits several companies, those that have a report
         for one of `years` are preferred; if several remain, they are returned
         as `candidates` (ambiguous) and `company` is None. A name with a legal
         form (…股份有限公司) that the register lacks comes back as it is written,
-        with `how="unregistered"`, so answers can say that company is not covered.
+        with `how="unregistered"`, so answers can say that company is not covered. An abbreviation is not
+        read within the `reserved` spans of the text (its field names). A fuzzy match must be unique: when
+        two companies come within the threshold, the name is not in the register.
         """
         folded, offsets = fold_with_offsets(text)
         spans = [(m.start() + len(lead.group()), m.end()) for m in _COMPANY_SPAN.finditer(folded)
@@ -178,22 +225,32 @@ class CompanyRegister:
             code = m.group()
             if code in self._codes and not (len(code) == 4 and 1900 <= int(code) <= 2100):
                 return self._result(self._narrow(tuple(self._codes[code]), years), text, offsets, m.start(), m.end(), "code", 100)
-        abbreviated = None if spans else self._find_abbreviation(folded)  # a written full name is matched fuzzily
-        if abbreviated:
+        taken = {at for start, end in reserved for at in range(start, end)}
+        abbreviated = None if spans else self._find_abbreviation(  # a written full name is matched fuzzily
+            folded, {i for i, at in enumerate(offsets[:len(folded)]) if at in taken})
+        # Two characters that fit several companies' names apart (新和 in 新希望六和 and 新疆众和) are a coincidence,
+        # not an abbreviation; two that start them all (長榮 of 長榮海運 and 長榮航空) name the group: candidates.
+        if abbreviated and (abbreviated[1] - abbreviated[0] > 2 or len(abbreviated[2]) == 1 or all(
+                self._core_of.get(name, "").startswith(folded[abbreviated[0]:abbreviated[1]])
+                for name in abbreviated[2])):
             start, end, names = abbreviated
             return self._result(self._narrow(names, years), text, offsets, start, end, "abbreviation", 90)
         return self._find_fuzzy(text, folded, offsets, spans, years)
 
-    def _find_abbreviation(self, folded: str) -> tuple[int, int, tuple[str, ...]] | None:
+    def _find_abbreviation(self, folded: str, reserved: set[int]) -> tuple[int, int, tuple[str, ...]] | None:
         """The longest span whose characters stand in order in a core name, starting with its first
-        (聯電 -> 聯華電子股份有限公司); all companies it fits when several do."""
+        (聯電 -> 聯華電子股份有限公司), outside the `reserved` positions; all companies it fits when several do."""
         found: dict[tuple[int, int], list[str]] = {}
         for i, char in enumerate(folded):
+            if i in reserved:
+                continue
             for core, name in self._by_first.get(char, ()):
                 at, j = 1, i + 1
                 while j < len(folded) and at < len(core):
                     at = core.find(folded[j], at)
                     if at < 0:
+                        break
+                    if j in reserved:
                         break
                     at, j = at + 1, j + 1
                 if j - i >= 2 and (j - i >= 3 or _rare_word(folded[i:j])):
@@ -206,8 +263,9 @@ class CompanyRegister:
     def _find_fuzzy(self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]) -> CompanyMatch:
         for start, end in spans:
             span = folded[start:end]
-            hit = process.extractOne(core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
-                                     processor=None, score_cutoff=self.fuzzy_threshold)
+            hits = process.extract(core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
+                                   processor=None, score_cutoff=self.fuzzy_threshold, limit=2)
+            hit = hits[0] if len(hits) == 1 else None  # two alike: which one is meant is a guess
             if hit:
                 return self._result(self._narrow((self._core_names[hit[0]],), years), text, offsets, start, end,
                                     "fuzzy", int(hit[1]))

@@ -44,9 +44,10 @@ STATISTICS_SCHEMA = {
                         "properties": {op: _STRINGS for op in COMPARISONS}},
         "after_amount": {"type": "object", "additionalProperties": {"enum": list(COMPARISONS)}},
         "places": {
-            "type": "object", "additionalProperties": False, "required": ["names", "patterns"],
+            "type": "object", "additionalProperties": False, "required": ["names", "patterns", "names_before",
+                                                                          "names_after"],
             "properties": {
-                "names": _STRINGS, "patterns": _STRINGS,
+                "names": _STRINGS, "patterns": _STRINGS, "names_before": _STRINGS, "names_after": _STRINGS,
                 "registered": {"$ref": "#/$defs/place"}, "office": {"$ref": "#/$defs/place"},
             },
         },
@@ -146,7 +147,7 @@ class StatisticsRules:
 
     def _places(self, text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         c = self._c
-        places = [m.group() for m in c.place_names.finditer(text)]
+        places = [m.group("place") or m.group("named") for m in c.place_names.finditer(text)]
         for pattern in c.place_patterns:
             places += [m.group("place") for m in pattern.finditer(text)]
         places = [p for p in dict.fromkeys(places) if not any(p != q and q in p for q in places)]  # 浙江 over 浙江省内
@@ -232,6 +233,10 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
         after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
         comparison_of=comparison_of, after_of=dict(data["after_amount"]), place_kinds=tuple(kinds),
         place_patterns=tuple(compiled(places["patterns"], "places", "patterns")),
-        place_names=re.compile(words(places["names"])),
+        # A place name filters only where the wording says it is where companies are (位于浙江, 浙江省内的公司):
+        # a name that starts a company's (贵州茅台) is no filter.
+        place_names=re.compile(
+            f"(?:{words(places['names_before'])})\\s*(?P<place>{words(places['names'])})"
+            f"|(?P<named>{words(places['names'])})(?=(?:{'|'.join(places['names_after'])}))"),
         year_comparison=joined(data["year_comparison"], "year_comparison"))
     return (None if errors else result), errors

@@ -27,7 +27,7 @@ def test_warnings_and_the_summary_show_by_default_and_go_with_quiet(tmp_path):
 def test_verbose_answering_logs_each_questions_route_and_keeps_stdout_the_answers(tmp_path):
     questions = tmp_path / "q.json"
     questions.write_text('[{"id": "q1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
-    run = [sys.executable, "-m", "qa.run", str(questions)]
+    run = [sys.executable, "-m", "qa.run", str(questions), "--examples"]
     plain = subprocess.run(run, cwd=PROJECT_ROOT, capture_output=True, text=True)
     verbose = subprocess.run([*run, "-v"], cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert plain.returncode == verbose.returncode == 0

@@ -78,3 +78,11 @@ def test_a_bank_statement_without_a_scope_in_its_title_takes_it_from_its_column_
     assert rules.classify(("本行业经营情况",), (), "zh-Hans", ("2024年",)).scope == ""
     # the headers over the values are nearer to them than a heading above the table
     assert rules.classify(("合并财务报表", "银行资产负债表"), (), "zh-Hans", ("本行/2024年12月31日",)).scope == "parent"
+
+
+@pytest.mark.parametrize("label, kind, quarter", [
+    ("111年7月1日至9月30日", "quarter", 3), ("111年1月1日至9月30日", "ytd", 3), ("前三季度", "ytd", 3),
+    ("2019年第三季度（7-9月份）", "quarter", 3), ("1月1日至6月30日", "half", 2), ("Q1", "quarter", 1),
+    ("2022年9月30日", "", 3), ("本期", "", 0)])
+def test_a_columns_period_has_a_kind_and_the_quarter_it_ends_in(rules, label, kind, quarter):
+    assert (rules.period_kind(label), rules.quarter_end(label)) == (kind, quarter)

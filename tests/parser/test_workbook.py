@@ -192,3 +192,50 @@ def test_conflicting_duplicate_facts_are_reported_with_both_rows(tmp_path):
                     "甲,2021,营业收入,2000,元\n乙,2021,营业收入,5,万元\n", encoding="utf-8")
     warnings = read_facts_workbook(path, "facts").warnings
     assert warnings == [f"conflicting duplicate facts for 甲 2021 营业收入: {path}:2 says '1000', {path}:4 says '2000'"]
+
+
+def test_a_csv_header_of_a_million_columns_fails_at_once(tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(f"c{n}" for n in range(1_000_000)) + "\n示例科技,2022,营业收入,1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="more than 1,000 columns") as error:
+        read_facts_workbook(path, "facts/wide")
+    assert str(error.value).startswith(f"{path}:1:")
+
+
+def test_a_csv_row_of_a_million_columns_is_rejected_alone(tmp_path):
+    path = tmp_path / "facts.csv"
+    good = ["company,year,field,value", "示例科技,2022,营业收入,100"]
+    path.write_text("\n".join([*good, ",".join(["x"] * 1_000_000), "示例科技,2021,营业收入,90"]) + "\n",
+                    encoding="utf-8")
+    doc = read_facts_workbook(path, "facts/x")
+    assert sorted(f.year for f in doc.facts) == [2021, 2022]
+    assert doc.rejected == [f"{path}:3: row longer than 100,000 characters"]
+
+
+def test_a_huge_cell_in_a_small_xlsx_is_refused_before_it_is_expanded(tmp_path):
+    import zipfile
+
+    plain = tmp_path / "plain.xlsx"
+    book = openpyxl.Workbook()
+    book.active.append(["company", "year", "field", "value"])
+    book.save(plain)
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bomb:
+        for member in source.infolist():
+            data = source.read(member)
+            if member.filename == "xl/worksheets/sheet1.xml":  # one inline cell of 210 MB
+                cell = b'<row r="2"><c r="A2" t="inlineStr"><is><t>' + b"9" * 210_000_000 + b"</t></is></c></row>"
+                data = data.replace(b"</sheetData>", cell + b"</sheetData>")
+            bomb.writestr(member, data)
+    assert path.stat().st_size < 1_000_000
+    with pytest.raises(InputError, match="expands to 210 MB, more than the 200 MB"):
+        read_facts_workbook(path, "facts/bomb")
+
+
+def test_a_cell_longer_than_excel_allows_rejects_its_row(tmp_path):
+    path = tmp_path / "long.csv"
+    path.write_text("company,year,field,value\n示例科技,2022,营业收入,100\n示例科技,2022,附注," + "x" * 40_000 + "\n",
+                    encoding="utf-8")
+    doc = read_facts_workbook(path, "facts/long")
+    assert [f.field for f in doc.facts] == ["营业收入"]
+    assert doc.rejected == [f"{path}:3: value longer than 32,767 characters"]

@@ -79,3 +79,21 @@ def test_steps_go_before_the_trace_only_when_asked(examples_index):
     assert traced["trace"][: len(analysis.trace)] == list(analysis.trace)
     assert traced["trace"][len(analysis.trace):] == plain["trace"]
     assert analysis.trace[0].startswith("rule ") and not plain["trace"][0].startswith("rule ")
+
+
+def test_every_part_of_a_request_is_answered_or_refused_by_name(examples_index):
+    with Engine(EngineSettings(index=examples_index)) as engine:
+        absent = engine.answer(Question("a", "贵州茅台2022年营业收入是多少元?"))
+        partly = engine.answer(Question("p", "2022年示例科技和宁德时代的营业收入分别是多少元?"))
+        fifth = engine.answer(Question("f", "示例科技2022年第五季度的营业收入是多少元?"))
+        year = engine.answer(Question("y", "示例科技2022年的营业收入是多少元?"))
+        quarter = engine.answer(Question("q", "示例科技2022年第三季度的营业收入是多少元?"))
+    # a company the corpus lacks is no place filter and no other company: its report is not there
+    assert absent.route == "negative:no_report" and absent.value is None and "贵州茅台" in absent.answer
+    # the company there is answered, the one absent named
+    assert partly.value == year.value and partly.route == "lookup:facts:part_absent"
+    assert "宁德时代" in partly.answer.split("。")[-2]
+    # no year has a fifth quarter: refused, never the year's figure
+    assert fifth.value is None and fifth.route == "negative:no_period" and "第五季度" in fifth.answer
+    # an annual report has no third quarter's column: not found, in words that name the period asked
+    assert year.value and quarter.value is None and "2022年第三季度的财务报告" in quarter.answer

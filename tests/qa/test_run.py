@@ -11,7 +11,7 @@ from core.rulefile import PROJECT_ROOT
 def test_trace_adds_the_analysis_steps_and_the_default_line_is_unchanged(tmp_path):
     questions = tmp_path / "q.json"
     questions.write_text('[{"id": "q1", "question": "2022年示例科技股份有限公司的营业收入是多少元?"}]', encoding="utf-8")
-    run = [sys.executable, "-m", "qa.run", str(questions), "-q"]
+    run = [sys.executable, "-m", "qa.run", str(questions), "--examples", "-q"]
     plain = json.loads(subprocess.run(run, cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout)
     traced = json.loads(subprocess.run([*run, "--trace"], cwd=PROJECT_ROOT, capture_output=True, text=True,
                                        check=True).stdout)

@@ -110,3 +110,15 @@ def test_an_index_made_by_something_else_is_refused(es_settings, search_tokenize
     client.close()
     with pytest.raises(InputError, match="another version"):
         ElasticIndex(es_settings, search_tokenizer)
+
+
+def test_an_index_whose_field_types_were_changed_is_refused_as_another_version(es_settings, search_tokenizer):
+    from search.elastic import MAPPING
+
+    name = f"{es_settings.es_prefix}-chunks"
+    changed = {**MAPPING, "properties": {**MAPPING["properties"], "doc_id": {"type": "long"}}}
+    client = connect(es_settings.es_url)
+    client.indices.create(index=name, mappings=changed)  # the same _meta version, one field's type changed
+    client.close()
+    with pytest.raises(InputError, match="field doc_id has another type"):
+        ElasticIndex(es_settings, search_tokenizer)

@@ -131,3 +131,11 @@ def test_the_command_line_shows_no_secret_in_its_error_or_trace(tmp_path):
 def test_index_settings_do_not_show_a_password_in_the_url():
     settings = IndexSettings(Path("."), backend="elasticsearch", es_url=f"http://reader:{PASSWORD}@es:9200")
     assert PASSWORD not in repr(settings)
+
+
+@pytest.mark.parametrize("url", ["htp://127.0.0.1:9200", "127.0.0.1:9200", "ftp://127.0.0.1:9200"])
+def test_a_url_without_http_or_https_is_refused_at_once(url):
+    from search.elastic import connect
+
+    with pytest.raises(InputError, match="must start with http:// or https://"):
+        connect(url)

@@ -374,3 +374,28 @@ def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
         small.row_cells(["T-tab1-r1", "T-tab1-r2"])
         cells = small.row_cells(["T-tab1-r2", "T-tab1-r3", "T-tab1-r4", "T-tab1-r1"])
     assert [r["cell_id"] for r in cells] == [f"T-tab1-r{row}c{col}" for row in range(1, 5) for col in (2, 3)]
+
+
+def test_a_full_disk_while_adding_is_one_line_naming_the_store(tmp_path):
+    # SQLite's max_page_count makes the file full as a full disk would ("database or disk is full").
+    with SqliteFactStore(tmp_path / "facts.sqlite") as facts:
+        facts._db.execute(f"PRAGMA max_page_count = {facts._db.execute('PRAGMA page_count').fetchone()[0] + 2}")
+        with pytest.raises(InputError, match="the disk is full") as error:
+            facts.add(fact("示例科技", 2022, f"项目{n}", str(n), "annual/x") for n in range(20_000))
+            facts.commit()
+        assert str(error.value).startswith(str(tmp_path / "facts.sqlite"))
+
+
+def test_a_page_damaged_after_opening_is_a_damaged_store_not_a_traceback(tmp_path):
+    path = tmp_path / "facts.sqlite"
+    with SqliteFactStore(path) as facts:
+        facts.add(fact("示例科技", 2022, f"项目{n}", str(n), "annual/x") for n in range(5_000))
+        facts.commit()
+        facts._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with SqliteFactStore(path) as facts:  # opens fine: the header and the schema pages are intact
+        data = bytearray(path.read_bytes())
+        page = int.from_bytes(data[16:18], "big")
+        data[4 * page:] = b"\xa5" * (len(data) - 4 * page)
+        path.write_bytes(bytes(data))
+        with pytest.raises(InputError, match="facts store is damaged"):
+            facts.lookup("示例科技", [2022], [f"项目{n}" for n in range(0, 5_000, 50)])

@@ -1,5 +1,5 @@
 """Choosing among candidate facts by scope, statement kind and period kind."""
-from qa.data.fact_pick import asks_parent, explain, rank_facts
+from qa.data.fact_pick import Asked, asks_parent, explain, fits_period, rank_facts
 
 
 def row(cell, scope="", statement="other", period_kind="", year=2021, report_year=2021):
@@ -43,3 +43,23 @@ def test_a_field_takes_the_statement_it_stands_in_before_another_primary_stateme
     rows = [row("equity", "consolidated", "equity_changes"), row("income", "consolidated", "income_statement")]
     assert cells(rank_facts(rows, parent=False, home={"营业收入": "income_statement"})) == ["income", "equity"]
     assert cells(rank_facts(rows, parent=False)) == ["equity", "income"]
+
+
+def _column(kind, label, statement="income_statement"):
+    return {"period_kind": kind, "period": label, "statement": statement}
+
+
+def test_a_quarter_asked_takes_that_quarters_column_only():
+    third = Asked(period="quarter", quarter=3)
+    assert fits_period(_column("quarter", "111年7月1日至9月30日"), third)
+    assert not fits_period(_column("ytd", "111年1月1日至9月30日"), third)  # 前三季 is nine months
+    assert not fits_period(_column("quarter", "111年1月1日至3月31日"), third)  # another quarter
+    assert not fits_period(_column("", "本期"), third)  # a year's figure
+    assert fits_period(_column("", "111年9月30日", "balance_sheet"), third)  # the point in time it ends at
+    assert not fits_period(_column("", "110年12月31日", "balance_sheet"), third)
+
+
+def test_the_year_to_date_and_the_year_take_their_own_columns():
+    assert fits_period(_column("ytd", "前三季度"), Asked(period="ytd", quarter=3))
+    assert not fits_period(_column("quarter", "第三季度"), Asked(period="ytd", quarter=3))
+    assert fits_period(_column("", "本期"), Asked()) and not fits_period(_column("quarter", "第三季度"), Asked())

@@ -130,3 +130,22 @@ def test_the_workers_end_when_qa_run_is_killed(tmp_path, examples_index):
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in workers)
+
+
+def test_ctrl_c_ends_the_run_with_one_line_and_no_worker_traceback(tmp_path, examples_index):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
+                                 for q in _questions(40)), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    # Ctrl-C in a terminal signals the whole process group: qa.run leads a group of its own here, as a shell job.
+    run = subprocess.Popen([sys.executable, "-m", "qa.run", str(questions), "--index", str(examples_index.index_dir),
+                            "--workers", "2", "-o", str(out)], cwd=PROJECT_ROOT, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not (out.exists() and out.read_text(encoding="utf-8")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130 and "Traceback" not in stderr, stderr
+    assert [line for line in stderr.splitlines() if line.startswith("interrupted")] == [
+        "interrupted: the answers so far are written"]

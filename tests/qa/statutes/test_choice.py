@@ -106,27 +106,6 @@ def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
 
 
-def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, tmp_path):
-    question = Question("t", "建物の転借人の保護について、正しいものを教えてください。", choices=(
-        ("a", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
-              "当然に終了する"),
-        ("b", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
-              "当然に終了するという特約は無効である")))
-    answer = _answer_over_laws(shared_data, tmp_path, question)
-    assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
-
-
-def test_an_option_citing_what_an_order_lists_under_the_provision_s_exclusion_falls_outside_it(shared_data, tmp_path):
-    # 金融商品取引法第5条第1項 takes out 特定有価証券 (政令で定めるもの); 施行令第2条の13 lists them, its 第3号 taking
-    # 有価証券信託受益証券 out again
-    question = Question("t", "金融商品取引法第5条第1項による届出書の提出が必要となる有価証券の募集として正しいものを教えてください。",
-                        choices=(("a", "金融商品取引法第2条第1項第11号に掲げる有価証券の募集"),
-                                 ("b", "金融商品取引法第2条第1項第14号に掲げる有価証券で、有価証券信託受益証券に該当するものの募集"),
-                                 ("c", "金融商品取引法第2条第1項第8号に掲げる有価証券の募集")))
-    answer = _answer_over_laws(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
-    assert answer.value == "b" and "excluded(金融商品取引法第2条第1項第11号)" in answer.answer, answer.answer
-
-
 def test_an_item_is_read_with_its_paragraph_s_lead():
 
     article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
@@ -208,34 +187,45 @@ PRODUCTS = """# 架空製品法
 """
 
 
-def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
+@pytest.fixture
+def products(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "products.md").write_text(PRODUCTS, encoding="utf-8")
     settings = IndexSettings(tmp_path / "index")
     ingest(corpus, settings, workers=1)
     index = open_text_index(settings)
-    try:
-        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
-        question = Question("t", "次のうち、指定に際して、大臣が審議会の意見を聴く必要のないものを教えてください。",
-                            choices=(("a", "管理製品"), ("b", "再生製品"), ("c", "一般製品")))
-        answer = answerer.run(question)
-    finally:
-        index.close()
-    assert answer.value == "b" and "架空製品法 第二条" in answer.answer
+    yield ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+    index.close()
 
 
-def test_two_options_that_contradict_each_other_hold_the_answer():
+STATEMENTS = ("架空製品法に関する次のア～ウの記述のうち、{asked}。\n"
+              "ア 管理製品を製造しようとする者は、大臣の許可を受けなけれ\nばならない。\n"
+              "イ 再生製品を製造しようとする者は、大臣の許可を受けること\nができる。\n"
+              "ウ 「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。")
 
-    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load())
-    found = Found()
-    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
-    options = {"a": "届出書を提出した者は、特定届出者に該当する", "b": "届出書を提出した者は、特定届出者ではない",
-               "c": "届出者は、届出書を財務大臣に提出しなければならない"}
-    question = "次のうち、正しいものを教えてください。"
-    judged = answerer._judge("positive", question, options, found)
-    assert max(judged, key=lambda j: j.goodness).letter == "c"  # closest to the law, but one of a and b is true
-    assert answerer._decide("positive", question, judged)[0].letter in {"a", "b"}
+
+def test_a_combination_question_picks_the_statements_the_law_bears_out(products):
+    question = Question("t", STATEMENTS.format(asked="正しいものの組合せはどれか"),
+                        choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    decision = products.decide(question)
+    assert decision.layout.kind == "combination" and decision.choice.letter == "2"
+    judged = {j.letter: j for j in decision.judged}
+    assert "modality" in judged["イ"].alignment.kinds  # 許可を受けることができる for …なければならない
+    assert judged["ウ"].alignment.sentence.label == "架空製品法 第二条"  # the quoted term's definition
+    wrong = Question("t", STATEMENTS.format(asked="誤っているものの組合せはどれか"),
+                     choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    assert products.decide(wrong).choice.letter in {"1", "3"}  # both hold イ, the one wrong statement
+
+
+def test_a_counting_question_picks_the_number_of_statements_judged_so(products):
+    question = Question("t", STATEMENTS.format(asked="誤っているものはいくつあるか"),
+                        choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    decision = products.decide(question)
+    assert decision.layout.kind == "counting" and decision.choice.letter == "1"
+    right = Question("t", STATEMENTS.format(asked="正しいものはいくつあるか"),
+                     choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    assert products.run(right).value == "2"
 
 
 class _LabelModel:
@@ -272,3 +262,35 @@ def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown
     answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
                               llm=_LabelModel("公衆", odds=1.2))
     assert answerer._decide("positive", question, _tied(options))[1] == "rules:tie"
+
+
+class _StatementModel:
+    """A stand-in model for the statement task: "正" is `odds` times as likely as "誤" for statements holding
+    `liked`, and as unlikely for the others."""
+
+    def __init__(self, liked: str, odds: float):
+        self.liked, self.odds = liked, odds
+        self.fewshot = type("FewShot", (), {"tasks": {"statement": None}})()
+
+    def label_logprobs(self, task, user, labels):
+        import math
+
+        statement = user.splitlines()[0]
+        shift = math.log(self.odds) if self.liked in statement else -math.log(self.odds)
+        return {labels[0]: shift, labels[1]: 0.0}
+
+
+def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+    found = Found()
+    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
+    options = {"a": "届出者は、届出書を内閣総理大臣に提出しなければならない", "b": "届出者は、届出書を提出する"}
+    laws = LawBook.load({"act": LawRecord("架空取引法")})
+    rules = ChoiceAnswerer(None, laws, AnswerTemplates.load())
+    rules_only = rules._judge("positive", "正しいものは。", options, found)
+    answerer = ChoiceAnswerer(None, laws, AnswerTemplates.load(), llm=_StatementModel("提出する", odds=1e6))
+    judged = answerer._judge("positive", "正しいものは。", options, found)
+    settings = answerer.settings
+    for before, after in zip(rules_only, judged):
+        shift = after.goodness - before.goodness
+        assert after.by == "model" and abs(shift) == pytest.approx(settings.model_weight * settings.model_cap)
+    assert judged[1].goodness > rules_only[1].goodness and judged[0].goodness < rules_only[0].goodness

@@ -1,6 +1,6 @@
 import re
 
-from qa.statutes.compare import Sentence, align, comparable, contradicts
+from qa.statutes.compare import Sentence, align, comparable
 from qa.statutes.law_refs import LawRules
 
 WORDS = LawRules.load().change
@@ -186,8 +186,12 @@ def test_unless_and_not_all_are_not_conditions_the_option_adds():
                                     WORDS).kinds
 
 
-def test_options_alike_but_for_a_negation_or_an_opposite_word_contradict_each_other():
-    assert contradicts("黄熱ワクチンは、特定生物由来製品に該当する", "黄熱ワクチンは、特定生物由来製品ではない", WORDS)
-    assert contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に建物を明け渡す前", WORDS)
-    assert not contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に賃貸借の終了を申し込んだとき", WORDS)
-    assert not contradicts("市の区域内にある病院", "特別区の区域内にない病院", WORDS)  # more than the negation differs
+def test_may_where_the_law_says_must_or_must_not_is_a_modality_change():
+    may = align("届出書を受理した日から五年間、公衆の縦覧に供することができる", [sentence()], WORDS)
+    assert "modality" in may.kinds
+    assert (may.changes[-1].option, may.changes[-1].law) == ("permission", "obligation")
+    must_not = align("届出書を受理した日から五年間、公衆の縦覧に供してはならない", [sentence()], WORDS)
+    assert "modality" in must_not.kinds
+    # the same modality, and a "may not" already counted as a negation, are no modality change
+    assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
+    assert "modality" not in align("五年間、公衆の縦覧に供することはできない", [sentence()], WORDS).kinds

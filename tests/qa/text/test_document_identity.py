@@ -46,3 +46,10 @@ def test_a_question_naming_nothing_moves_nothing(matcher):
 def test_weights_are_checked():
     with pytest.raises(InputError):
         IdentityWeights(company_penalty=1.0)
+
+
+def test_by_default_identity_only_demotes_documents_about_another_company_or_period(matcher):
+    default = IdentityMatcher(matcher.book)
+    assert default.factor("q1", _asked())[0] == 1.0  # agreeing: content decides among these and unknown ones
+    assert default.factor("unknown", _asked())[0] == 1.0
+    assert default.factor("q3", _asked())[0] < 1.0 and default.factor("other", _asked())[0] < 1.0

@@ -180,3 +180,46 @@ def test_finglm_questions_route_by_kind(shared_data):
     wrong = [(r["type"], r["question"]) for r in sample
              if analyzer.run(Question(str(r["id"]), r["question"])).type != expected[r["type"]]]
     assert len(wrong) <= len(sample) * 0.02, wrong
+
+
+def test_a_name_the_register_lacks_is_refused_by_name_never_a_place_filter(analyzer):
+    for text, name in (("贵州茅台2019年营业收入是多少元?", "贵州茅台"), ("2019年浙江龙盛的研发费用是多少元?", "浙江龙盛")):
+        a = ask(analyzer, text)
+        assert (a.type, a.company.name, a.statistics) == ("lookup", name, None)
+        assert f"company: unregistered '{name}'" in " ".join(a.trace)
+
+
+def test_each_company_asked_about_that_the_register_lacks_is_named(analyzer):
+    a = ask(analyzer, "2020年综艺股份和宁德时代的营业收入分别是多少元?")
+    assert (a.company.name, a.absent_companies) == ("江苏综艺股份有限公司", ("宁德时代",))
+    both = ask(analyzer, "2020年综艺股份和旭升集团的营业收入分别是多少元?")
+    assert both.absent_companies == () and len(both.companies) == 2
+
+
+def test_a_place_filters_only_where_the_wording_says_where_companies_are(analyzer):
+    assert ask(analyzer, "2020年贵州的公司中营业收入最高的是哪家?").statistics.places == ("贵州",)
+    assert ask(analyzer, "2020年位于浙江的公司营业收入最高的是哪家?").statistics.places == ("浙江",)
+    assert ask(analyzer, "2020年营业收入最高的公司是哪家?").statistics.places == ()
+
+
+def test_a_period_no_year_has_is_kept_for_refusal(analyzer):
+    a = ask(analyzer, "综艺股份2020年第五季度的营业收入是多少元?")
+    assert (a.impossible_period, a.quarter, a.period) == ("第五季度", 0, "")
+    quarter, to_date = ask(analyzer, "综艺股份2020年第三季的营业收入"), ask(analyzer, "综艺股份2020年前三季的营业收入")
+    assert (quarter.period, quarter.quarter, to_date.period, to_date.quarter) == ("quarter", 3, "ytd", 3)
+
+
+@pytest.mark.parametrize("text", ["请具体描述2020年综艺股份聘任、解聘会计师事务所情况。",
+                                  "2020年综艺股份的研发费用情况，请做简要分析。"])
+def test_a_situation_described_or_analysed_is_report_text(analyzer, text):
+    assert ask(analyzer, text).type == "report_text"
+
+
+def test_a_value_asked_with_introduce_stays_a_lookup(analyzer):
+    assert ask(analyzer, "根据2020年综艺股份的年报，请简要介绍报告期内公司每股净资产的情况。").type == "lookup"
+
+
+def test_a_definition_without_a_company_is_open():
+    register = CompanyRegister.from_reports([ReportYear("建发合诚工程咨询股份有限公司", 2021, "合诚股份", "603909")])
+    a = QuestionAnalyzer(AnalyzerConfig(register=register)).run(Question("q", "在建工程是指什么?"))
+    assert (a.type, a.company) == ("open", None)

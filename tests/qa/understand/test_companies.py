@@ -2,7 +2,7 @@ import pytest
 
 from core.errors import InputError
 from core.records import ReportYear
-from qa.understand.companies import CompanyRegister
+from qa.understand.companies import MARKS, CompanyRegister, name_shaped
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +128,45 @@ def test_a_common_word_is_no_abbreviation():
     for question in ("中國的經濟成長率是多少？", "統一發票如何兌獎？", "截至中華民國112年止的負債"):
         match = register.find(question)
         assert match.company is None and not match.candidates, question
+
+
+def test_a_fuzzy_match_must_be_unique():
+    register = CompanyRegister.from_reports([ReportYear("四方科技集团股份有限公司", 2019, "四方科技", "603339"),
+                                             ReportYear("四方科技控股股份有限公司", 2019, "四方控股", "603338")])
+    # 四方科技集团 and 四方科技控股 are both within the threshold of 四方科技集团控股: which is meant is a guess
+    assert register.find("2019年四方科技集团控股股份有限公司的营业收入").how == "unregistered"
+
+
+def test_an_abbreviation_is_not_read_inside_a_field_name():
+    register = CompanyRegister.from_reports([ReportYear("建发合诚工程咨询股份有限公司", 2021, "合诚股份", "603909")])
+    assert register.find("在建工程是指什么?").how == "abbreviation"  # without the field's span it would be
+    assert register.find("在建工程是指什么?", reserved=[(1, 5)]).company is None
+
+
+def test_two_characters_fitting_several_companies_are_no_abbreviation():
+    register = CompanyRegister.from_reports([ReportYear("新希望六和股份有限公司", 2021, "新希望", "000876"),
+                                             ReportYear("新疆众和股份有限公司", 2021, "新疆众和", "600888")])
+    assert register.find("研发费用对公司的技术创新和竞争优势有何影响？").company is None
+    assert register.find("研发费用对公司的技术创新和竞争优势有何影响？").candidates == ()
+
+
+@pytest.mark.parametrize("marked, names", [
+    ("贵州茅台YYYYYFFFF是多少元?", ["贵州茅台"]),  # before the year
+    ("请问贵州茅台在YYYYY的FFFF", ["贵州茅台"]),  # lead words are not part of it
+    ("YYYYY浙江龙盛的FFFF", ["浙江龙盛"]),  # after the year, before its field
+    ("YYYYYFFFF最高的公司是哪家?", []),  # a question over companies names none
+    ("YYYYY贵州的公司中FFFF最高的是哪家?", []),  # a place
+    ("YYYYY在上海注册的公司有几家", []),
+    ("请具体描述YYYYY的FFFF", []),  # a request, not a name
+])
+def test_name_shaped_spans_stand_where_a_question_names_its_company(marked, names):
+    marked = marked.replace("Y", MARKS["year"]).replace("F", MARKS["field"])
+    assert [marked[s:e] for s, e in name_shaped(marked)] == names
+
+
+def test_beside_a_known_company_only_names_joined_to_it_count():
+    marked = "YYYYYCCCC和宁德时代的FFFF分别是多少元?".replace("Y", MARKS["year"]).replace("C", MARKS["company"]) \
+        .replace("F", MARKS["field"])
+    assert [marked[s:e] for s, e in name_shaped(marked, beside_company=True)] == ["宁德时代"]
+    marked = "请具体描述YYYYYCCCC的FFFF".replace("Y", MARKS["year"]).replace("C", MARKS["company"]).replace("F", MARKS["field"])
+    assert name_shaped(marked, beside_company=True) == []
