@@ -62,9 +62,9 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     every sheet stays in view (frozen panes). `language` is the document's: in a Japanese one (1,234) is a
     secondary figure, stored as 1234 and shown in its parentheses (core.units.parentheses_negative).
 
-    Streamed row by row by openpyxl's write-only mode: time linear in the number of tables and cells (pandas'
-    ExcelWriter looks each sheet up by name, which rebuilds the list of sheets: cubic in the number of tables), and
-    about half the time of building the whole workbook in memory before saving it.
+    Streamed row by row by openpyxl's write-only mode: time linear in the number of tables and cells
+    (pandas' ExcelWriter looks each sheet up by name, which rebuilds the list of sheets: cubic in the number
+    of tables), and less than building the whole workbook in memory before saving it.
     """
     used: set[str] = {INDEX_SHEET, FACTS_SHEET}
     named = []
@@ -97,9 +97,9 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append(_own_cells(sheet, [_cell(sheet, v) for v in (fact.company, fact.year, fact.field, fact.value,
-                                                                  fact.unit, fact.raw, fact.period, fact.page,
-                                                                  fact.table, fact.cell_id)]))
+        sheet.append(_own_cells(sheet, [_cell(sheet, v) for v in (
+            fact.company, fact.year, fact.field, fact.value, fact.unit, fact.raw, fact.period, fact.page,
+            fact.table, fact.cell_id)]))
     book.save(Path(path))
 
 
@@ -110,7 +110,8 @@ def _number_cell(sheet, value, bracketed_negative: bool = True):
         # only a number: no unit, and every printed digit is the number's (a note mark ※1 is not)
         if quantity is not None and not quantity.unit and _digits(value) == _digits(plain(abs(quantity.number))):
             number = quantity.number
-            cell = WriteOnlyCell(sheet, int(number) if number == number.to_integral_value() else float(number))
+            cell = WriteOnlyCell(sheet, int(number) if number == number.to_integral_value()
+                                 else float(number))
             cell.number_format = _printed_format(nfkc(value).strip(), quantity.number < 0)
             return cell
     return _cell(sheet, value)
@@ -122,7 +123,8 @@ def _own_cells(sheet, values: list) -> list:
     its format and link with them."""
     if not any(isinstance(value, Cell) for value in values):
         return values
-    return [value if value is None or isinstance(value, Cell) else WriteOnlyCell(sheet, value=value) for value in values]
+    return [value if value is None or isinstance(value, Cell) else WriteOnlyCell(sheet, value=value)
+            for value in values]
 
 
 def _digits(text: str) -> str:

@@ -279,7 +279,8 @@ class Tokenizer:
             if len(word) >= min_chars:
                 for n in (2, 3):
                     if len(word) > n:
-                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if known(word[i : i + n]))
+                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1)
+                                   if known(word[i : i + n]))
                 # Longer user words inside: a short name (贵州茅台) inside the full name.
                 for n in range(4, len(word)):
                     out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if word[i : i + n] in self._zh_words)
@@ -432,12 +433,12 @@ def _new_segmenter():
 
 
 def _shared_segmenter():
-    """The segmenter of tokenizers without words of their own, never changed: the one rjieba loads on import."""
+    """The segmenter of tokenizers without words of their own, never changed: rjieba's, loaded on import."""
     with _LOCK:
         if "rjieba" not in _SHARED:
             import rjieba
 
-            _SHARED["rjieba"] = rjieba._DEFAULT_JIEBA  # noqa: SLF001 - loaded already; a second load costs 0.1 s
+            _SHARED["rjieba"] = rjieba._DEFAULT_JIEBA  # noqa: SLF001 - loaded; another load costs 0.1 s
         return _SHARED["rjieba"]
 
 

@@ -76,8 +76,8 @@ def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
     return pages, time.perf_counter() - started
 
 
-# Stages of ingesting a PDF, as functions of the profile: (file, function) adds its cumulative time, and with a
-# third part, only the calls from that caller; a "-" before the file subtracts it (a part counted elsewhere).
+# Stages of ingesting a PDF, as functions of the profile: (file, function) adds its cumulative time, and
+# with a third part, only the calls from that caller; a "-" before the file subtracts it (counted elsewhere).
 STAGES = (
     ("pdfium: characters", [("parser/pdfium_page.py", "_chars")]),
     ("pdfium: ruling edges", [("parser/pdfium_page.py", "_edges")]),
@@ -88,7 +88,8 @@ STAGES = (
                                                        "parser/pdf.py")]),
     ("headers and footers, wrapped lines, headings, chunks",
      [("parser/pdf.py", "_drop_headers_footers"), ("parser/pdf.py", "_join_wrapped"),
-      ("parser/pdf.py", "_title_tables"), ("parser/tables.py", "merge_continued"), ("parser/chunking.py", "run")]),
+      ("parser/pdf.py", "_title_tables"), ("parser/tables.py", "merge_continued"),
+      ("parser/chunking.py", "run")]),
     ("facts from tables", [("parser/facts.py", "add_tables"), ("parser/facts.py", "by_fiscal_end")]),
     ("company and period (identity)", [("core/identity.py", "find")]),
     ("tokenizing (search/tokenize.py)", [("search/tokenize.py", "tokens")]),
@@ -105,8 +106,10 @@ def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
     def seconds(path: str, function: str, caller: str = "") -> float:
         total = 0.0
         for (file, _, name), (_, _, _, cumulative, callers) in stats.stats.items():
-            if name == function and file.replace("\\", "/").endswith(path):
-                total += sum(c[3] for (f, _, _), c in callers.items() if f.endswith(caller)) if caller else cumulative
+            if name != function or not file.replace("\\", "/").endswith(path):
+                continue
+            from_caller = (c[3] for (f, _, _), c in callers.items() if f.endswith(caller))
+            total += sum(from_caller) if caller else cumulative
         return total
 
     return [(label, sum(-seconds(key[0][1:], *key[1:]) if key[0].startswith("-") else seconds(*key)
@@ -114,8 +117,8 @@ def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
 
 
 def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
-    """cProfile of ingesting `sample` in this process: parsing each file as one worker would, then writing them
-    all as the main process does; seconds per stage (STAGES) and the top functions."""
+    """cProfile of ingesting `sample` in this process: parsing each file as one worker would, then writing
+    them all as the main process does; seconds per stage (STAGES) and the top functions."""
     from core.identity import IdentityFinder, IdentityRules
     from core.manifest import Manifest
     from ingestion.sources import Source
@@ -143,7 +146,8 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     pages = sum(o.document.pages for o in outcomes if o.document is not None)
     total = stats.total_tt
     lines = [f"seconds per stage ({pages} pages, {total:.1f} s profiled; stages may overlap a little):"]
-    lines += [f"  {label:<55} {seconds:7.2f} s {seconds / total:6.1%}" for label, seconds in stage_seconds(stats)]
+    lines += [f"  {label:<55} {seconds:7.2f} s {seconds / total:6.1%}"
+              for label, seconds in stage_seconds(stats)]
     stats.sort_stats("cumulative").print_stats(top)
     printed = [line for line in out.getvalue().splitlines() if line.strip()]
     start = next((i for i, line in enumerate(printed) if line.lstrip().startswith("ncalls")), 0)
@@ -168,18 +172,25 @@ def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
     return root, paths
 
 
+def copy_corpus(root: Path, files: list[Path], corpus: Path) -> list[Path]:
+    """`files` (below `root`) copied to the same places below `corpus`, which also warms the page cache for
+    the runs compared; the copies."""
+    paths = []
+    for path in files:
+        target = corpus / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        paths.append(target)
+    return paths
+
+
 def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: int) -> list[Path]:
     """Baseline and full ingestion of one set, in this run; returns the copied files."""
     from ingestion.pipeline import ingest
     from search.settings import IndexSettings
 
     corpus = temp / name / "corpus"
-    paths = []
-    for path in files:
-        target = corpus / path.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)  # also warms the page cache for both runs
-        paths.append(target)
+    paths = copy_corpus(root, files, corpus)
     print(f"\n[{name}] corpus: {len(paths)} PDFs from {root}")
 
     cpu = cpu_seconds()

@@ -40,7 +40,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT
-from eval.bench.ingest import SETS, corpus_files
+from eval.bench.ingest import SETS, copy_corpus, corpus_files
 
 SHOWN = 5  # differences printed per kind
 
@@ -72,7 +72,8 @@ def run_ingest(code: Path, corpus: Path, index: Path, workers: int) -> tuple[flo
     """Wall and CPU seconds of `python -m parser.ingest` run with the code in `code`."""
     started, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run([sys.executable, "-m", "parser.ingest", str(corpus), "--index", str(index),
-                           "--workers", str(workers)], cwd=code, env=_env(code), capture_output=True, text=True)
+                           "--workers", str(workers)],
+                          cwd=code, env=_env(code), capture_output=True, text=True)
     if done.returncode not in (0, 3):  # 3: some files failed; the comparison shows whether the same ones did
         raise SystemExit(f"ingest with the code in {code} exited with {done.returncode}: "
                          f"{done.stderr.strip().splitlines()[-1:]}")
@@ -84,7 +85,7 @@ def _env(code: Path) -> dict:
 
 
 def stored_chunks(index: Path) -> dict[str, dict]:
-    """Every chunk the text index stores, by chunk id (read with tantivy directly: the layout both revisions share)."""
+    """Every chunk the text index stores, by chunk id (read with tantivy directly: both revisions' layout)."""
     import tantivy
 
     text = tantivy.Index.open(str(index / "text"))
@@ -102,7 +103,8 @@ def fact_rows(index: Path) -> dict[str, Counter]:
     """How often each row occurs in the facts store's tables (facts, reports): row order is no output."""
     db = sqlite3.connect(f"file:{index / 'facts.sqlite'}?mode=ro", uri=True)
     try:
-        return {table: Counter(db.execute(f"SELECT * FROM {table}").fetchall()) for table in ("facts", "reports")}
+        return {table: Counter(db.execute(f"SELECT * FROM {table}").fetchall())
+                for table in ("facts", "reports")}
     finally:
         db.close()
 
@@ -132,7 +134,8 @@ def differences(old: dict, new: dict) -> list[str]:
     """Keys missing on one side or holding other values, as lines to print."""
     lines = [f"only in the old: {key}" for key in old.keys() - new.keys()]
     lines += [f"only in the new: {key}" for key in new.keys() - old.keys()]
-    lines += [f"{key}: {old[key]!r} -> {new[key]!r}" for key in old.keys() & new.keys() if old[key] != new[key]]
+    lines += [f"{key}: {old[key]!r} -> {new[key]!r}"
+              for key in old.keys() & new.keys() if old[key] != new[key]]
     return sorted(lines)
 
 
@@ -155,9 +158,12 @@ def compare(old: Path, new: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench ingest_same", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ref", default="", help="git revision to compare with (default: git merge-base HEAD main)")
-    ap.add_argument("--set", choices=(*SETS, "both"), default="both", help="annual-cn, aicup, or both (default)")
+    ap = argparse.ArgumentParser(prog="python -m eval.bench ingest_same",
+                                 description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ref", default="",
+                    help="git revision to compare with (default: git merge-base HEAD main)")
+    ap.add_argument("--set", choices=(*SETS, "both"), default="both",
+                    help="annual-cn, aicup, or both (default)")
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes of each run (default 2)")
     args = ap.parse_args(argv)
@@ -176,14 +182,12 @@ def main(argv: list[str]) -> int:
                 continue
             root, files = found
             corpus = work / name / "corpus"
-            for path in files:
-                target = corpus / path.relative_to(root)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(path, target)
+            copy_corpus(root, files, corpus)
             print(f"\n[{name}] {len(files)} PDFs from {root}")
             old_wall, old_cpu = run_ingest(work / "old-code", corpus, work / name / "old-index", args.workers)
             new_wall, new_cpu = run_ingest(PROJECT_ROOT, corpus, work / name / "new-index", args.workers)
-            print(f"  ingest CPU seconds: old {old_cpu:.1f}, new {new_cpu:.1f} = {old_cpu / new_cpu:.2f}x per core "
+            print(f"  ingest CPU seconds: old {old_cpu:.1f}, new {new_cpu:.1f} = {old_cpu / new_cpu:.2f}x "
+                  f"per core "
                   f"(wall {old_wall:.1f} s, {new_wall:.1f} s)")
             differ += compare(work / name / "old-index", work / name / "new-index")
     print("\nsame outputs" if not differ else f"\n{differ} differences")

@@ -78,7 +78,8 @@ def compare(name: str, texts: list[str]) -> float:
     from search.tokenize import Tokenizer
 
     reference = Tokenizer()
-    reference._jieba = PythonJieba()  # noqa: SLF001 - the user words go to it as to rjieba's (Tokenizer._segmenter)
+    # The user words go to it as to rjieba's (Tokenizer._segmenter).
+    reference._jieba = PythonJieba()  # noqa: SLF001
     ours = Tokenizer()
     reference.tokens("预热"), ours.tokens("预热")  # both dictionaries loaded before timing
     expected, reference_seconds = timed(reference, texts)
@@ -98,7 +99,8 @@ def compare(name: str, texts: list[str]) -> float:
     print(f"  CPU seconds: Python jieba {reference_seconds:.2f}, rjieba {seconds:.2f} = "
           f"{reference_seconds / seconds:.2f}x" if seconds else "  CPU seconds: n/a")
     if differing:
-        print(f"  most frequent differences (- Python jieba only, + rjieba only): {differing.most_common(12)}")
+        print(f"  most frequent differences (- Python jieba only, + rjieba only): "
+              f"{differing.most_common(12)}")
     return share
 
 

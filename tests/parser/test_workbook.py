@@ -82,7 +82,8 @@ def test_numbers_are_numbers_shown_as_printed_with_frozen_headers_links_and_a_fa
     assert (sheet["B2"].value, sheet["B2"].number_format) == (2345678901.23, "#,##0.00")
     assert (sheet["C2"].value, sheet["C2"].number_format) == (-1234, "#,##0;(#,##0)")
     assert sheet["B3"].value == "※1 60,976" and sheet["C3"].value == "12.5%"  # not only a number: kept as text
-    assert (sheet["A2"].number_format, sheet["A3"].number_format) == ("General", "General")  # formats stay put
+    # a write-only sheet must not carry a number's format over to the text after it
+    assert (sheet["A2"].number_format, sheet["A3"].number_format) == ("General", "General")
     index = book[INDEX_SHEET]
     link = index["A2"]
     assert link.value == "p5t1" and link.hyperlink.location == "'p5t1'!A1"

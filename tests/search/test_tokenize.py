@@ -225,7 +225,8 @@ def test_a_new_tokenizer_loads_jieba_only_when_chinese_text_comes():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); print('rjieba' in sys.modules); "
+    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); "
+            "print('rjieba' in sys.modules); "
             "t.tokens('Revenue 2023'); print('rjieba' in sys.modules); t.tokens('营业收入'); "
             "print('rjieba' in sys.modules, 'jieba' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
