@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 import openpyxl
 import pandas as pd
+from openpyxl.cell import WriteOnlyCell
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
 from openpyxl.worksheet.hyperlink import Hyperlink
 
@@ -71,8 +72,9 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     every sheet stays in view (frozen panes). `language` is the document's: in a Japanese one (1,234) is a
     secondary figure, stored as 1234 and shown in its parentheses (core.units.parentheses_negative).
 
-    Written row by row with openpyxl: time linear in the number of tables and cells (pandas' ExcelWriter looks each sheet up by
-    name, which rebuilds the list of sheets: cubic in the number of tables).
+    Streamed row by row by openpyxl's write-only mode: time linear in the number of tables and cells
+    (pandas' ExcelWriter looks each sheet up by name, which rebuilds the list of sheets: cubic in the number
+    of tables), and less than building the whole workbook in memory before saving it.
     """
     used: set[str] = {INDEX_SHEET, FACTS_SHEET}
     named = []
@@ -80,34 +82,34 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
         name = _sheet_name(table.table_id, used)
         used.add(name.lower())
         named.append((name, table))
-    book = openpyxl.Workbook()
-    index = book.active
-    index.title = INDEX_SHEET
+    book = openpyxl.Workbook(write_only=True)
+    index = book.create_sheet(INDEX_SHEET)
+    index.freeze_panes = "A2"  # before the first row: a write-only sheet writes its view with it
     index.append(["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows",
                   "columns"])
-    index.freeze_panes = "A2"
-    for name, table in named:
-        index.append([_cell(index, v) for v in (name, table.table_id, table.page, table.title,
-                                                  " > ".join(table.titles), table.unit, table.statement, table.scope,
-                                                  len(table.frame),
-                                                  len(table.frame.columns))])
-        link = index.cell(index.max_row, 1)
+    for row, (name, table) in enumerate(named, start=2):
+        link = _cell(index, name)
+        link = link if isinstance(link, Cell) else WriteOnlyCell(index, value=link)
+        link.row, link.column = row, 1  # where the hyperlink points from
         link.hyperlink = Hyperlink(ref=link.coordinate, location=f"'{name}'!A1")  # the sheet name opens the table
+        index.append(_own_cells(index, [link, *(_cell(index, v) for v in (
+            table.table_id, table.page, table.title, " > ".join(table.titles), table.unit, table.statement,
+            table.scope, len(table.frame), len(table.frame.columns)))]))
     for name, table in named:
         sheet = book.create_sheet(name)
         sheet.freeze_panes = "A2"
-        sheet.append([_cell(sheet, str(c)) for c in table.frame.columns])
+        sheet.append(_own_cells(sheet, [_cell(sheet, str(c)) for c in table.frame.columns]))
         bracketed_negative = parentheses_negative(language, table.frame.values.ravel(),
                                                   (table.unit, *(find_unit(str(c)) for c in table.frame.columns)))
         for row in table.frame.itertuples(index=False, name=None):
-            sheet.append([_number_cell(sheet, v, bracketed_negative) for v in row])
+            sheet.append(_own_cells(sheet, [_number_cell(sheet, v, bracketed_negative) for v in row]))
     sheet = book.create_sheet(FACTS_SHEET)
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, _fact_number(fact),
-                                                fact.unit, fact.raw, fact.period, fact.page, fact.table,
-                                                fact.cell_id)])
+        sheet.append(_own_cells(sheet, [_cell(sheet, v) for v in (
+            fact.company, fact.year, fact.field, _fact_number(fact), fact.unit, fact.raw, fact.period, fact.page,
+            fact.table, fact.cell_id)]))
     book.save(Path(path))
 
 
@@ -124,11 +126,22 @@ def _number_cell(sheet, value, bracketed_negative: bool = True):
         quantity = parse_quantity(value, "", parentheses_negative=bracketed_negative)
         # only a number: no unit, and every printed digit is the number's (a note mark ※1 is not)
         if quantity is not None and not quantity.unit and _digits(value) == _digits(plain(abs(quantity.number))):
-            cell = Cell(sheet, value=int(quantity.number) if quantity.number == quantity.number.to_integral_value()
-                        else float(quantity.number))
+            number = quantity.number
+            cell = WriteOnlyCell(sheet, int(number) if number == number.to_integral_value()
+                                 else float(number))
             cell.number_format = _printed_format(nfkc(value).strip(), quantity.number < 0)
             return cell
     return _cell(sheet, value)
+
+
+def _own_cells(sheet, values: list) -> list:
+    """A row for a write-only sheet: when it holds a Cell (a number format, a link, text kept from being a
+    formula), every value becomes one, as openpyxl would write the values after a Cell into that Cell object,
+    its format and link with them."""
+    if not any(isinstance(value, Cell) for value in values):
+        return values
+    return [value if value is None or isinstance(value, Cell) else WriteOnlyCell(sheet, value=value)
+            for value in values]
 
 
 def _digits(text: str) -> str:
@@ -155,7 +168,7 @@ def _cell(sheet, value):
         return value.item() if hasattr(value, "item") else value
     value = ILLEGAL_CHARACTERS_RE.sub("", value)
     if value.startswith("="):
-        cell = Cell(sheet, value=value)
+        cell = WriteOnlyCell(sheet, value=value)
         cell.data_type = "s"
         return cell
     return value

@@ -12,10 +12,12 @@ What it does to a text, in order:
   "1,234.5" -> "1234.5", "2023年度" -> "2023年", "第一季度" -> "第1季",
   "2023/3/31" -> "2023年 3月 31日"; era years also give the Gregorian year
   ("民國112年" and a bare "112 年" in Chinese -> "112年 2023年", "令和5年" -> "5年 2023年");
-- segments Chinese with jieba (Traditional folded to Simplified first, via
-  OpenCC t2s) and Japanese with SudachiPy mode C; long words also yield their
-  parts (jieba's dictionary 2/3-grams, Sudachi's mode A split) so a query for
-  "负债" finds "负债合计";
+- segments Chinese with jieba's dictionary and algorithm as jieba-rs implements
+  them (rjieba: the same tokens as the Python jieba on our corpora, see `python -m
+  eval.bench segmenter`, in a third of the time, its dictionary loaded in 0.1 s)
+  (Traditional folded to Simplified first, via OpenCC t2s) and Japanese with
+  SudachiPy mode C; long words also yield their parts (jieba's dictionary
+  2/3-grams, Sudachi's mode A split) so a query for "负债" finds "负债合计";
 - domain words (rules/fields.yaml names and synonyms, plus words added by the
   caller, e.g. company names) stay whole;
 - joins Chinese headings spread one character at a time ("關 係 人" -> "关系人");
@@ -150,15 +152,14 @@ class Tokenizer:
     >>> tokenizer.tokens("台積電2023年第1季合併資產負債表")
     ['台积电', '2023年', '第1季', '合并', '资产', '负债', '负债表']
 
-    The first Chinese or Japanese text costs a dictionary load in a process (jieba,
-    Sudachi: about a second); later instances share the loaded dictionaries.
+    The first Chinese or Japanese text costs a dictionary load in a process (jieba: 0.1 s,
+    Sudachi: about a second); later instances without words of their own share the loaded dictionaries.
     """
 
     def __init__(self, settings: TokenizerSettings | None = None):
         self.settings = settings or TokenizerSettings()
-        # jieba's dictionary loads on the first Chinese text (most of a cold start; a data question needs none).
+        # jieba's dictionary loads on the first Chinese text (a data question needs none).
         self._jieba = None
-        self._journal: _Journal | None = None  # kept when this tokenizer took the process's dictionary
         self._pending: list[str] = []  # user words not yet given to jieba, in the order added
         self._jieba_lock = threading.Lock()
         self._zh_words: set[str] = set()  # user words, folded: also looked for inside longer words
@@ -208,21 +209,20 @@ class Tokenizer:
             self._ja_prefixes.update(norm[:i] for i in range(1, len(norm) + 1))
 
     def _segmenter(self):
-        """jieba with the user words: the process's dictionary, copied when words are added (see _own_jieba)."""
+        """jieba (rjieba) with the user words: the process's shared dictionary while there are none, then this
+        tokenizer's own (a load costs 0.1 s and ~25 MB, less than copying the Python jieba's did)."""
         if self._jieba is None or self._pending:
             with self._jieba_lock:
                 jieba = self._jieba
                 if self._pending:
-                    if jieba is None:
-                        jieba, self._journal = _own_jieba()
-                    elif jieba is _SHARED.get("jieba"):
-                        jieba = _private_copy(jieba)
+                    if jieba is None or jieba is _SHARED.get("rjieba"):
+                        jieba = _new_segmenter()
                     for zh in self._pending:
                         # Just frequent enough to beat its own pieces: a higher count lets a short
                         # name steal characters from its neighbours (光寶科|技 in 光寶科技).
-                        _add_word(jieba, zh, self._journal)
+                        jieba.add_word(zh, jieba.suggest_freq(zh), None)
                     self._pending = []
-                self._jieba = jieba or _base_jieba()
+                self._jieba = jieba or _shared_segmenter()
         return self._jieba
 
     @staticmethod
@@ -270,16 +270,17 @@ class Tokenizer:
     def _segment_zh(self, text: str) -> list[tuple[str, bool]]:
         out: list[tuple[str, bool]] = []
         jieba = self._segmenter()
-        freq = jieba.FREQ
+        known = jieba.has_word  # in the dictionary with a count (as jieba's FREQ.get(word) > 0)
         min_chars = self.settings.compound_min_chars if self.settings.sub_words else 10**6
-        for word in jieba.cut(text, HMM=self.settings.hmm):
+        for word in jieba.cut(text, self.settings.hmm):
             word = word.strip()
             if not word:
                 continue
             if len(word) >= min_chars:
                 for n in (2, 3):
                     if len(word) > n:
-                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if freq.get(word[i : i + n]))
+                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1)
+                                   if known(word[i : i + n]))
                 # Longer user words inside: a short name (贵州茅台) inside the full name.
                 for n in range(4, len(word)):
                     out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if word[i : i + n] in self._zh_words)
@@ -425,92 +426,34 @@ _LOCK = threading.Lock()
 _SHARED: dict[str, object] = {}
 
 
-@dataclass
-class _Journal:
-    """What user words changed in a jieba dictionary: its original frequencies (None: absent) and total."""
+def _new_segmenter():
+    import rjieba
 
-    total: int
-    before: dict[str, int | None] = field(default_factory=dict)
+    return rjieba.Jieba()  # jieba's default dictionary, built into jieba-rs
 
 
-def _load_jieba():
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    loaded = jieba.Tokenizer()
-    loaded.initialize()
-    return loaded
-
-
-def _own_jieba():
-    """A jieba tokenizer for one Tokenizer's user words, and the journal to keep of them (or None).
-
-    The dictionary is most of jieba's memory (~65 MB, 15 MB more per copy). A
-    process usually has one Tokenizer (qa.run's engine, an ingest worker), so
-    the first one takes the loaded dictionary itself and journals its changes;
-    the original is rebuilt from that only when something else needs it.
-    """
+def _shared_segmenter():
+    """The segmenter of tokenizers without words of their own, never changed: rjieba's, loaded on import."""
     with _LOCK:
-        if "jieba" not in _SHARED and "jieba_taken" not in _SHARED:
-            own = _load_jieba()
-            journal = _Journal(own.total)
-            _SHARED["jieba_taken"] = (own, journal)
-            return own, journal
-    return _private_copy(_base_jieba()), None
+        if "rjieba" not in _SHARED:
+            import rjieba
 
-
-def _add_word(jieba, word: str, journal: _Journal | None) -> None:
-    freq = jieba.suggest_freq(word, False)
-    if journal is None:
-        jieba.add_word(word, freq=freq)
-        return
-    with _LOCK:  # the original is read from the same dictionary (base_frequency, _base_jieba)
-        for end in range(1, len(word) + 1):
-            journal.before.setdefault(word[:end], jieba.FREQ.get(word[:end]))
-        jieba.add_word(word, freq=freq)
-
-
-def _base_jieba():
-    """jieba's default dictionary, loaded once per process and never changed."""
-    with _LOCK:
-        if "jieba" not in _SHARED:
-            taken = _SHARED.get("jieba_taken")
-            _SHARED["jieba"] = _original(*taken) if taken else _load_jieba()
-        return _SHARED["jieba"]
-
-
-def _original(own, journal: _Journal):
-    """The dictionary `own` was before the words in `journal` were added."""
-    original = _private_copy(own)
-    for word, freq in journal.before.items():
-        if freq is None:
-            del original.FREQ[word]
-        else:
-            original.FREQ[word] = freq
-    original.total = journal.total
-    original.user_word_tag_tab = {}
-    return original
+            _SHARED["rjieba"] = rjieba._DEFAULT_JIEBA  # noqa: SLF001 - loaded; another load costs 0.1 s
+        return _SHARED["rjieba"]
 
 
 def base_frequency(word: str) -> int:
-    """The count of `word` in jieba's default dictionary (0: not a word), whoever holds it."""
+    """The count of `word` in jieba's default dictionary (0: not a word): the Python jieba's, loaded once per
+    process on the first call (rjieba does not tell its counts)."""
     with _LOCK:
-        if "jieba" not in _SHARED and "jieba_taken" in _SHARED:
-            own, journal = _SHARED["jieba_taken"]
-            return (journal.before[word] if word in journal.before else own.FREQ.get(word)) or 0
-    return _base_jieba().FREQ.get(word, 0)
+        if "jieba" not in _SHARED:
+            import jieba
 
-
-def _private_copy(base):
-    """A jieba tokenizer sharing nothing mutable with `base`, without reloading the dictionary."""
-    import jieba
-
-    copy = jieba.Tokenizer()
-    copy.FREQ = dict(base.FREQ)
-    copy.total = base.total
-    copy.user_word_tag_tab = dict(base.user_word_tag_tab)
-    copy.initialized = True
-    return copy
+            jieba.setLogLevel(logging.WARNING)
+            loaded = jieba.Tokenizer()
+            loaded.initialize()
+            _SHARED["jieba"] = loaded
+        return _SHARED["jieba"].FREQ.get(word, 0)
 
 
 def _sudachi_dictionary():

@@ -16,9 +16,12 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
 - peak memory (resource.getrusage max RSS of this process and of the
   largest child), OCR pages, files by status, and how busy the workers
   were (per-file parse seconds summed, over workers x wall time);
-- a cProfile summary (top functions by cumulative time) of a
-  worker-equivalent run: `parse_source` in this process on an evenly spaced
-  sample of the files;
+- a cProfile of ingesting an evenly spaced sample of the files in this
+  process (`parse_source` on each, as a worker parses it, then the main
+  process's `BatchWriter.write` of them all): seconds per stage (pdfium
+  characters and edges, table finding, text lines, headings and chunks,
+  facts, identity, tokenizing, tantivy, SQLite, workbooks) and the top
+  functions by cumulative time;
 - with --shards N and FINQA_ES_URL set (a running Elasticsearch): the same set
   ingested into Elasticsearch by one `python -m parser.ingest` process, then
   by N `--shard I/N` processes at once into another corpus name (each with one
@@ -74,13 +77,57 @@ def baseline_pages_per_second(paths: list[Path]) -> tuple[int, float]:
     return pages, time.perf_counter() - started
 
 
+# Stages of ingesting a PDF, as functions of the profile: (file, function) adds its cumulative time, and
+# with a third part, only the calls from that caller; a "-" before the file subtracts it (counted elsewhere).
+STAGES = (
+    ("pdfium: characters", [("parser/pdfium_page.py", "_chars")]),
+    ("pdfium: ruling edges", [("parser/pdfium_page.py", "_edges")]),
+    ("pdfminer: pages pdfium cannot stand in for", [("pdfplumber/page.py", "parse_objects")]),
+    ("tables: ruled (find_pdf_tables)", [("parser/tables.py", "find_pdf_tables")]),
+    ("tables: unruled (find_unruled_tables)", [("parser/unruled.py", "find_unruled_tables")]),
+    ("text lines outside tables (chars_to_textmap)", [("pdfplumber/utils/text.py", "chars_to_textmap",
+                                                       "parser/pdf.py")]),
+    ("headers and footers, wrapped lines, headings, chunks",
+     [("parser/pdf.py", "_drop_headers_footers"), ("parser/pdf.py", "_join_wrapped"),
+      ("parser/pdf.py", "_title_tables"), ("parser/tables.py", "merge_continued"),
+      ("parser/chunking.py", "run")]),
+    ("facts from tables", [("parser/facts.py", "add_tables"), ("parser/facts.py", "by_fiscal_end")]),
+    ("company and period (identity)", [("core/identity.py", "find")]),
+    ("tokenizing (search/tokenize.py)", [("search/tokenize.py", "tokens")]),
+    ("text index: tantivy, without tokenizing", [("search/embedded.py", "add"), ("-search/index_terms.py",
+                                                                               "chunk_terms"),
+                                                 ("search/embedded.py", "commit")]),
+    ("facts store: SQLite", [("search/sqlite_facts.py", "add"), ("search/sqlite_facts.py", "commit")]),
+    ("tables workbooks", [("parser/workbook.py", "write_tables_workbook")]),
+)
+
+
+def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
+    """Cumulative seconds of each of STAGES in a profile."""
+    def seconds(path: str, function: str, caller: str = "") -> float:
+        total = 0.0
+        for (file, _, name), (_, _, _, cumulative, callers) in stats.stats.items():
+            if name != function or not file.replace("\\", "/").endswith(path):
+                continue
+            from_caller = (c[3] for (f, _, _), c in callers.items() if f.endswith(caller))
+            total += sum(from_caller) if caller else cumulative
+        return total
+
+    return [(label, sum(-seconds(key[0][1:], *key[1:]) if key[0].startswith("-") else seconds(*key)
+                        for key in keys)) for label, keys in STAGES]
+
+
 def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
-    """cProfile of parsing `sample` in this process, as one worker would."""
+    """cProfile of ingesting `sample` in this process: parsing each file as one worker would, then writing
+    them all as the main process does; seconds per stage (STAGES) and the top functions."""
     from core.identity import IdentityFinder, IdentityRules
+    from core.manifest import Manifest
     from ingestion.sources import Source
     from ingestion.workers import parse_source
+    from ingestion.writer import BatchWriter, Job
     from parser.metadata import MetadataFinder
     from parser.settings import ParseSettings
+    from search.settings import IndexSettings
 
     documents = {p.relative_to(corpus).with_suffix("").as_posix(): p for p in sample}
     finder = MetadataFinder.for_corpus(corpus, documents)
@@ -88,15 +135,24 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     identity = IdentityFinder(IdentityRules.load())  # once, as a worker loads it
     sources = [Source(path, path.relative_to(corpus).as_posix(), doc_id, "pdf") for doc_id, path in documents.items()]
     profiler = cProfile.Profile()
-    profiler.enable()
-    for source in sources:
-        parse_source(source, finder, settings, identity)
-    profiler.disable()
+    with tempfile.TemporaryDirectory(prefix="finqa-bench-profile-") as temp:
+        index = IndexSettings(Path(temp))
+        with BatchWriter(index, Manifest.load(index.manifest_path)) as writer:
+            profiler.enable()
+            outcomes = [parse_source(source, finder, settings, identity) for source in sources]
+            writer.write([(o, Job(o.source, "", "", 0, 0)) for o in outcomes if o.document is not None])
+            profiler.disable()
     out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(top)
-    lines = [line for line in out.getvalue().splitlines() if line.strip()]
-    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("ncalls")), 0)
-    return "\n".join(lines[start:])
+    stats = pstats.Stats(profiler, stream=out)
+    pages = sum(o.document.pages for o in outcomes if o.document is not None)
+    total = stats.total_tt
+    lines = [f"seconds per stage ({pages} pages, {total:.1f} s profiled; stages may overlap a little):"]
+    lines += [f"  {label:<55} {seconds:7.2f} s {seconds / total:6.1%}"
+              for label, seconds in stage_seconds(stats)]
+    stats.sort_stats("cumulative").print_stats(top)
+    printed = [line for line in out.getvalue().splitlines() if line.strip()]
+    start = next((i for i, line in enumerate(printed) if line.lstrip().startswith("ncalls")), 0)
+    return "\n".join(lines + printed[start:])
 
 
 SETS = ("annual-cn", "aicup")
@@ -117,18 +173,25 @@ def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
     return root, paths
 
 
+def copy_corpus(root: Path, files: list[Path], corpus: Path) -> list[Path]:
+    """`files` (below `root`) copied to the same places below `corpus`, which also warms the page cache for
+    the runs compared; the copies."""
+    paths = []
+    for path in files:
+        target = corpus / path.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+        paths.append(target)
+    return paths
+
+
 def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: int) -> list[Path]:
     """Baseline and full ingestion of one set, in this run; returns the copied files."""
     from ingestion.pipeline import ingest
     from search.settings import IndexSettings
 
     corpus = temp / name / "corpus"
-    paths = []
-    for path in files:
-        target = corpus / path.relative_to(root)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)  # also warms the page cache for both runs
-        paths.append(target)
+    paths = copy_corpus(root, files, corpus)
     print(f"\n[{name}] corpus: {len(paths)} PDFs from {root}")
 
     cpu = cpu_seconds()
@@ -253,7 +316,7 @@ def main(argv: list[str]) -> int:
             return 0
         step = max(1, len(paths) // max(1, args.profile_sample))
         sample = paths[::step][: args.profile_sample]
-        print(f"\nprofile of a worker-equivalent run on {len(sample)} files, every {step}th "
+        print(f"\nprofile of ingesting {len(sample)} files in this process, every {step}th "
               f"({', '.join(p.relative_to(corpus).as_posix() for p in sample)}):")
         print(profile_sample(corpus, sample, args.top))
     return 0

@@ -82,8 +82,12 @@ def test_numbers_are_numbers_shown_as_printed_with_frozen_headers_links_and_a_fa
     assert (sheet["B2"].value, sheet["B2"].number_format) == (2345678901.23, "#,##0.00")
     assert (sheet["C2"].value, sheet["C2"].number_format) == (-1234, "#,##0;(#,##0)")
     assert sheet["B3"].value == "※1 60,976" and sheet["C3"].value == "12.5%"  # not only a number: kept as text
-    link = book[INDEX_SHEET]["A2"]
+    # a write-only sheet must not carry a number's format over to the text after it
+    assert (sheet["A2"].number_format, sheet["A3"].number_format) == ("General", "General")
+    index = book[INDEX_SHEET]
+    link = index["A2"]
     assert link.value == "p5t1" and link.hyperlink.location == "'p5t1'!A1"
+    assert [c.hyperlink for c in index[2][1:]] == [None] * 9 and index["B2"].value == "p5t1"  # only A links
     facts = book["facts"]
     assert [c.value for c in facts[1]][:4] == ["company", "year", "field", "value"]
     assert [c.value for c in facts[2]][:4] == ["示例科技股份有限公司", 2022, "营业收入", "2345678901.23"]
@@ -100,10 +104,12 @@ def test_a_japanese_reports_bracketed_number_is_a_positive_secondary_figure_show
 
 
 def test_cell_text_that_looks_like_a_formula_stays_text(tmp_path):
-    frame = pd.DataFrame([["=HYPERLINK(\"x\")", "1,234\x07"]], columns=["项目", "金额"])
+    frame = pd.DataFrame([["=HYPERLINK(\"x\")", "1,234\x07", "=2"]], columns=["项目", "金额", "=备注"])
     out = tmp_path / "t.xlsx"
     write_tables_workbook([Table("p1t1", 1, frame)], out)
-    assert read_tables_workbook(out)["p1t1"].values.tolist() == [["=HYPERLINK(\"x\")", "1,234"]]
+    assert read_tables_workbook(out)["p1t1"].values.tolist() == [["=HYPERLINK(\"x\")", "1,234", "=2"]]
+    sheet = openpyxl.load_workbook(out)["p1t1"]
+    assert [(c.value, c.data_type) for c in sheet[1]] == [("项目", "s"), ("金额", "s"), ("=备注", "s")]
 
 
 # ---- facts workbooks ---------------------------------------------------------------------------

@@ -225,11 +225,13 @@ def test_a_new_tokenizer_loads_jieba_only_when_chinese_text_comes():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); print('jieba' in sys.modules); "
-            "t.tokens('Revenue 2023'); print('jieba' in sys.modules); t.tokens('营业收入'); print('jieba' in sys.modules)")
+    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); "
+            "print('rjieba' in sys.modules); "
+            "t.tokens('Revenue 2023'); print('rjieba' in sys.modules); t.tokens('营业收入'); "
+            "print('rjieba' in sys.modules, 'jieba' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                           env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
-    assert done.stdout.split() == ["False", "False", "True"], done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "False"], done.stderr
 
 
 def test_words_added_after_the_first_text_are_kept_whole_too():
@@ -252,20 +254,21 @@ _ONE_DICTIONARY = """
 from search import tokenize as t
 first = t.Tokenizer(t.TokenizerSettings(words=("保單借款", "资产负债", "示例科技")))
 assert "保单借款" in first.tokens("保單借款的可借金額上限")
-assert "jieba" not in t._SHARED, "a second jieba dictionary was loaded"
-fresh = t._load_jieba()
+plain = t.Tokenizer(t.TokenizerSettings(use_fields_file=False))
+assert "保单借款" not in plain.tokens("保單借款的可借金額上限")
+assert plain._segmenter() is t.Tokenizer(t.TokenizerSettings(use_fields_file=False))._segmenter()
+assert first._segmenter() is not plain._segmenter()
+import jieba
+fresh = jieba.Tokenizer()
+fresh.initialize()
 for word in ("保单借款", "保单", "资产负债", "资产", "示例科技", "示例", "科技"):
     assert t.base_frequency(word) == fresh.FREQ.get(word, 0), word
-original = t._base_jieba()
-assert original.FREQ == fresh.FREQ and original.total == fresh.total
-second = t.Tokenizer(t.TokenizerSettings(use_fields_file=False))
-assert "保单借款" not in second.tokens("保單借款的可借金額上限")
 assert "保单借款" in first.tokens("保單借款的上限")
 print("ok")
 """
 
 
-def test_one_tokenizer_keeps_one_jieba_dictionary_and_the_original_stays_known():
+def test_tokenizers_without_words_share_one_segmenter_and_words_stay_their_own():
     # A fresh process: which tokenizer loaded the dictionary first is the point.
     result = subprocess.run([sys.executable, "-c", _ONE_DICTIONARY], env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
                             capture_output=True, text=True, timeout=300)
