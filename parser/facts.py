@@ -39,6 +39,7 @@ from core.units import (
     scale_of,
 )
 from core.vocabulary import vocabulary
+from parser.records import RECORD_KIND, record_rows, record_text
 from parser.tables import column_period
 
 _WORDS = vocabulary("facts")  # rules/facts.yaml
@@ -400,6 +401,12 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
                 text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
                 company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
+    records = record_rows(frame)
+    if records:  # a key-value table: its records replace the row sentences, which misread labels as periods
+        pages = [row_pages[0] if row_pages else table.page] * len(records)
+        chunks = [Chunk(chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id, text=record_text(pairs),
+                        titles=chunk_titles, page_start=page, page_end=page, company=meta.company, year=meta.year,
+                        kind=RECORD_KIND) for i, (pairs, page) in enumerate(zip(records, pages))]
     return facts, chunks
 
 
