@@ -59,11 +59,12 @@ SCHEMAS: dict[str, dict] = {
     # core/identity.py, qa/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT,
                           report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
-                          holding_words=WORDS),
+                          holding_words=WORDS, organisation_words=WORDS, organisation_references=WORDS),
     # qa/understand.py, qa/questions.py, qa/text_answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
-                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT),
+                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT,
+                          checkboxes=PATTERN),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
     # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
@@ -87,6 +88,10 @@ SCHEMAS: dict[str, dict] = {
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
                          taken_out=PATTERN),
     ),
+    # qa/topics.py: the report sections text questions are about, how questions write them, their headings.
+    "topics": _section(name_labels=WORDS, topics={"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["name", "terms", "headings"], "additionalProperties": False,
+        "properties": {"name": TEXT, "terms": WORDS, "headings": WORDS, "record": {"type": "boolean"}}}}),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
         change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,

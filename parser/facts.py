@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
-from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
+from core.records import RECORD_KIND, Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
 from core.units import (
     find_unit,
@@ -39,7 +39,7 @@ from core.units import (
     scale_of,
 )
 from core.vocabulary import vocabulary
-from parser.records import RECORD_KIND, record_rows, record_text
+from parser.records import record_rows, record_text
 from parser.tables import column_period
 
 _WORDS = vocabulary("facts")  # rules/facts.yaml

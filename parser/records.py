@@ -8,7 +8,9 @@ auditors are in small tables of words, in two layouts:
   so it is read as a pair too unless it is a column heading word (项目 | 内容);
 - labels across the first row and one record per row below (控股股东名称 | 法定代表人 |
   成立日期 … / 中国平安保险（集团）股份有限公司 | 马明哲 | 1988年3月21日 …); a row that fills
-  only its first two cells is a label | value pair (a remark under the record).
+  only its first two cells is a label | value pair (a remark under the record);
+- label | value pairs in the second and third columns under a group label down the first
+  (公司聘请的会计师事务所（境内） | 签字会计师姓名 | 童文光 张科 杨舒), one record per group.
 
 Read as figures, both gave broken sentences (the header's value stood as a period:
 "成立日期中国贵州茅台酒厂（集团）有限责任公司为1998-01-24"). A record chunk writes one
@@ -27,12 +29,11 @@ import re
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
 from core.folding import nfkc
+from core.records import RECORD_SEPARATOR
 from core.units import is_dash, parse_quantity
 from core.vocabulary import vocabulary
 from parser.tables import column_period, is_placeholder
 
-RECORD_KIND = "record"
-PAIR_SEPARATOR = "："  # between a label and its value on a record line
 _WORDS = vocabulary("tables")  # rules/tables.yaml
 _HEADER_WORDS = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
 _PERIOD_LIKE = re.compile(_WORDS["period_like"])
@@ -47,6 +48,11 @@ def record_rows(frame) -> list[list[tuple[str, str]]]:
     if len(headers) == 2:
         pairs = [(headers[0], headers[1])] if all(headers) and not _HEADER_WORDS.match(headers[1]) else []
         return [[*pairs, *((label, value) for label, value in rows if label and value)]]
+    if not all(headers[:2]):
+        return []
+    previous = [headers[0]] + [cells[0] for cells in rows[:-1]]
+    if sum(not cells[0] or cells[0] == before for cells, before in zip(rows, previous)) * 2 >= len(rows):
+        return _grouped([headers, *rows])
     if not all(headers) or any(is_placeholder(str(c)) for c in frame.columns):
         return []
     records = []
@@ -59,9 +65,24 @@ def record_rows(frame) -> list[list[tuple[str, str]]]:
     return records
 
 
+def _grouped(rows: list[list[str]]) -> list[list[tuple[str, str]]]:
+    """Label | value pairs in columns 2 and 3 under a group label down the first column (printed once per group, or
+    repeated on each row): one record per group."""
+    records: list[list[tuple[str, str]]] = []
+    group = None
+    for cells in rows:
+        if cells[0] and cells[0] != group or not records:
+            group = cells[0]
+            records.append([])
+        value = " ".join(text for text in cells[2:] if text)
+        if cells[1] and value:
+            records[-1].append((cells[1], value))
+    return [pairs for pairs in records if pairs]
+
+
 def record_text(pairs: list[tuple[str, str]]) -> str:
     """A record as its chunk writes it: one `label：value` line per pair."""
-    return "\n".join(f"{label}{PAIR_SEPARATOR}{value}" for label, value in pairs)
+    return "\n".join(f"{label}{RECORD_SEPARATOR}{value}" for label, value in pairs)
 
 
 def _cell(value) -> str:

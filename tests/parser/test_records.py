@@ -5,9 +5,9 @@ import pandas as pd
 import pypdfium2 as pdfium
 import pytest
 
-from core.records import DocumentMeta
+from core.records import RECORD_KIND, DocumentMeta
 from parser.pdf import parse_pdf
-from parser.records import RECORD_KIND, record_rows
+from parser.records import record_rows
 from parser.settings import ParseSettings
 
 
@@ -56,3 +56,10 @@ def test_tables_of_figures_are_not_records(columns, rows):
 def test_a_heading_word_over_the_values_is_no_pair():
     frame = pd.DataFrame([["签字会计师姓名", "闾力华、徐文生"]], columns=["项目", "内容"])
     assert record_rows(frame) == [[("签字会计师姓名", "闾力华、徐文生")]]
+
+
+def test_pairs_under_a_group_label_give_one_record_per_group(shared_data, tmp_path):
+    # 公司聘请的会计师事务所（境内） | 名称 | 天职国际… printed on each row of the group.
+    [auditor] = [c for c in records(page_of(shared_data, "600519", "2020", 5, tmp_path)) if "其他相关资料" in c.titles[-1]]
+    assert auditor.text.splitlines() == ["名称：天职国际会计师事务所（特殊普通合伙）",
+                                         "办公地址：北京市海淀区车公庄西路19号外文文化创意园12号楼", "签字会计师姓名：童文光 张科 杨舒"]
