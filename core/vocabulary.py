@@ -48,7 +48,7 @@ SCHEMAS: dict[str, dict] = {
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
     # qa/llm.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
-                        choice_option=TEXT),
+                        choice_option=TEXT, no_answer=TEXT),
     # qa/cell_answer.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
@@ -91,7 +91,8 @@ SCHEMAS: dict[str, dict] = {
     # qa/topics.py: the report sections text questions are about, how questions write them, their headings.
     "topics": _section(name_labels=WORDS, topics={"type": "array", "minItems": 1, "items": {
         "type": "object", "required": ["name", "terms", "headings"], "additionalProperties": False,
-        "properties": {"name": TEXT, "terms": WORDS, "headings": WORDS, "record": {"type": "boolean"}}}}),
+        "properties": {"name": TEXT, "terms": WORDS, "headings": WORDS, "record": {"type": "boolean"},
+                       "says": WORDS}}}),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
         change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,

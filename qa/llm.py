@@ -346,6 +346,8 @@ class LocalLLM:
         answer = first_sentence(self.chat("report_text", question, context))
         if not answer:
             return ModelSentence("", "empty reply")
+        if _PROMPTS["no_answer"] in answer:
+            return ModelSentence(answer, "the model found no answer in the passages")
         why = unsupported(answer, question + "\n" + context)
         if why:
             return ModelSentence(answer, why)

@@ -285,6 +285,7 @@ class TextAnswerer:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
                                          field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
+        named = named or self.says(analysis, documents[0])
         naming = self.naming(documents[0], named) if named else []
         passages = naming or self.widen(self.passages(analysis, documents[0]) or
                                         [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
@@ -351,9 +352,8 @@ class TextAnswerer:
                             limit=self.settings.chunk_hits if defining else self.settings.evidence,
                             title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
         hits = [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
-        if analysis.topic:
-            hits = self.under_topic(analysis, doc_id) + hits
-            hits = list({h.chunk.chunk_id: h for h in reversed(hits)}.values())[::-1]
+        if analysis.topic:  # the section under the topic's heading first
+            hits = list({h.chunk.chunk_id: h for h in self.under_topic(analysis, doc_id) + hits}.values())
         says = next((h for h in hits if defining and any(defining.search(folded(s)) for s in _sentences(h.chunk.text))),
                     None)
         if says is None:
@@ -399,12 +399,18 @@ class TextAnswerer:
         best = min(named, key=lambda c: c[:2], default=None) or min(in_section, key=lambda c: c[:2], default=None)
         return (best[2], best[3]) if best else None
 
+    def says(self, analysis: Analysis, doc_id: str) -> str:
+        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes,
+        or "": the sentences that write it answer."""
+        topic = self.topics.get(analysis.topic)
+        return next((word for word in (topic.says if topic else ()) if self.naming(doc_id, word)), "")
+
     def naming(self, doc_id: str, name: str) -> list[Hit]:
         """The chunks of one document that write `name` whole, best first."""
         query = SearchQuery(phrases=(name,), doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.chunk_hits,
                             phrase_boost=self.settings.phrase_boost)
-        folded = folded(name)
-        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and folded in folded(h.chunk.text)]
+        written = folded(name)
+        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and written in folded(h.chunk.text)]
 
     def widen(self, hits: list[Hit]) -> list[Hit]:
         """Each hit grown to its whole section, else to its neighbours, within `context_chars`; overlaps merged."""
@@ -472,8 +478,7 @@ class TextAnswerer:
             titled = bonus * (sum(p in headings for p in phrases)
                               + (self.topics.section(analysis.topic, hit.chunk.titles) is not None))
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
-            point = hit.chunk.titles[-1] if titled and hit.chunk.titles and not any(
-                p in folded(hit.chunk.titles[-1]) for p in phrases) else ""
+            point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
             for pos, sentence in enumerate(_sentences(_CHECKBOXES.sub(" ", hit.chunk.text))):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
@@ -496,6 +501,13 @@ class TextAnswerer:
         said = [c for c in candidates if c[5]][:1]
         best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
+
+    def _point(self, analysis: Analysis, titles: tuple[str, ...], phrases: list[str]) -> str:
+        """The heading right below the deepest one that names the topic or a key word ((一)收入确认的准确性 under
+        三、关键审计事项), or "" when the passage stands right under it."""
+        named = [i for i, title in enumerate(titles) if any(p in folded(title) for p in phrases)
+                 or self.topics.section(analysis.topic, (title,)) is not None]
+        return titles[named[-1] + 1] if named and named[-1] + 1 < len(titles) else ""
 
     def _listed(self, lang: str, names: list[str]) -> str:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""

@@ -33,6 +33,7 @@ class Topic:
     terms: tuple[str, ...]  # as questions write them
     headings: tuple[str, ...]  # folded (Simplified, no spaces or width): words of its section headings, best first
     record: bool = False  # the answer is a name a key-value table states (parser/records.py)
+    says: tuple[str, ...] = ()  # the words one of which a sentence answering it writes, most specific first
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,8 @@ class TopicBook:
         rules = vocabulary("topics")
         return cls([Topic(e["name"], tuple(e["terms"]),
                           tuple(dict.fromkeys(folded(h) for h in e["headings"] + [t for t in e["terms"] if _han(t)])),
-                          e.get("record", False)) for e in rules["topics"]], tuple(rules["name_labels"]))
+                          e.get("record", False), tuple(e.get("says", ()))) for e in rules["topics"]],
+                   tuple(rules["name_labels"]))
 
     def find(self, text: str) -> list[TopicMatch]:
         """The topic terms the text writes, in order (where terms overlap the longest wins)."""
@@ -75,20 +77,20 @@ class TopicBook:
 
     def section(self, name: str, titles: tuple[str, ...]) -> tuple[int, float] | None:
         """How well the heading path `titles` is the topic's section, as a sort key (smaller is better: the rank
-        of the topic's heading it writes, then how little of the title that heading leaves); None when the deepest
-        title that names any topic does not name this one."""
+        of the topic's heading a title writes, then how little of the title that heading leaves; the best title of
+        the path counts); None when the deepest title that names any topic does not name this one."""
         topic = self.topics.get(name)
         if topic is None:
             return None
+        keys = []
         for title in reversed([folded(t) for t in titles]):
             named = [t for t in self.topics.values() if any(h in title for h in t.headings)]
-            if not named:
-                continue
-            if topic not in named:
-                return None
-            rank, heading = next((i, h) for i, h in enumerate(topic.headings) if h in title)
-            return rank, 1 - len(heading) / len(title)
-        return None
+            if named and topic not in named:
+                return keys and min(keys) or None  # a deeper section of another topic
+            if topic in named:
+                rank, heading = next((i, h) for i, h in enumerate(topic.headings) if h in title)
+                keys.append((rank, 1 - len(heading) / len(title)))
+        return min(keys) if keys else None
 
     def is_name_label(self, label: str) -> bool:
         return folded(label) in self.name_labels
