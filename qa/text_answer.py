@@ -285,8 +285,12 @@ class TextAnswerer:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
                                          field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        named = named or self.says(analysis, documents[0])
-        naming = self.naming(documents[0], named) if named else []
+        said = "" if named else self.says(analysis, documents[0])
+        naming = self.naming(documents[0], named or said) if named or said else []
+        if said:  # a word any year's plan writes (每10股): the topic's sections first, the best first
+            keyed = [(self.topics.section(analysis.topic, h.chunk.titles), h) for h in naming]
+            naming = [h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])] or naming
+            named = said
         passages = naming or self.widen(self.passages(analysis, documents[0]) or
                                         [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
         record = None if naming else self.record_answer(analysis, documents[0])
@@ -505,8 +509,8 @@ class TextAnswerer:
     def _point(self, analysis: Analysis, titles: tuple[str, ...], phrases: list[str]) -> str:
         """The heading right below the deepest one that names the topic or a key word ((一)收入确认的准确性 under
         三、关键审计事项), or "" when the passage stands right under it."""
-        named = [i for i, title in enumerate(titles) if any(p in folded(title) for p in phrases)
-                 or self.topics.section(analysis.topic, (title,)) is not None]
+        in_topic = [i for i, title in enumerate(titles) if self.topics.section(analysis.topic, (title,)) is not None]
+        named = in_topic or [i for i, title in enumerate(titles) if any(p in folded(title) for p in phrases)]
         return titles[named[-1] + 1] if named and named[-1] + 1 < len(titles) else ""
 
     def _listed(self, lang: str, names: list[str]) -> str:

@@ -77,19 +77,20 @@ class TopicBook:
 
     def section(self, name: str, titles: tuple[str, ...]) -> tuple[int, float] | None:
         """How well the heading path `titles` is the topic's section, as a sort key (smaller is better: the rank
-        of the topic's heading a title writes, then how little of the title that heading leaves; the best title of
-        the path counts); None when the deepest title that names any topic does not name this one."""
+        of the topic's heading a title writes, how little of the title that heading leaves, how many headings lie
+        below it: the lead of a section before its points; the best title of the path counts); None when the
+        deepest title that names any topic does not name this one."""
         topic = self.topics.get(name)
         if topic is None:
             return None
         keys = []
-        for title in reversed([folded(t) for t in titles]):
+        for below, title in enumerate(reversed([folded(t) for t in titles])):
             named = [t for t in self.topics.values() if any(h in title for h in t.headings)]
             if named and topic not in named:
                 return keys and min(keys) or None  # a deeper section of another topic
             if topic in named:
                 rank, heading = next((i, h) for i, h in enumerate(topic.headings) if h in title)
-                keys.append((rank, 1 - len(heading) / len(title)))
+                keys.append((rank, 1 - len(heading) / len(title), below))
         return min(keys) if keys else None
 
     def is_name_label(self, label: str) -> bool:

@@ -13,7 +13,7 @@ def test_a_passage_belongs_to_the_topic_of_its_deepest_named_heading():
     book = TopicBook.load()
     controller = ("四、 控股股东及实际控制人情况", "(二) 实际控制人情况", "1 法人")
     assert book.section("控股股东", controller) is None
-    assert book.section("实际控制人", controller) == (0, 1 - len("实际控制人情况") / len("(二)实际控制人情况"))
+    assert book.section("实际控制人", controller) == (0, 1 - len("实际控制人情况") / len("(二)实际控制人情况"), 1)
     # Both are named by the shared heading when nothing deeper names a topic.
     assert book.section("控股股东", ("四、控股股东及实际控制人情况",)) is not None
     assert book.section("实际控制人", ("四、控股股东及实际控制人情况",)) is not None
