@@ -19,7 +19,7 @@ from typing import Generic, Iterable, TypeVar
 
 from rapidfuzz import fuzz, process
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.folding import field_particles, fold_field, fold_field_with_offsets, opencc
 from core.rulefile import RULES_DIR, RuleFile
 
@@ -203,7 +203,7 @@ class FieldDictionary:
 
     def __init__(self, fields: list[FieldDef], fuzzy_threshold: int = 80, fuzzy_min_chars: int = 3):
         if not fields:
-            raise InputError("no fields defined")
+            raise RuleError("no fields defined")
         if not 50 <= fuzzy_threshold <= 100:
             raise InputError(f"fuzzy_threshold must be 50..100, got {fuzzy_threshold}")
         self.fields = {f.name: f for f in fields}

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 
 VERSION = 1
 
@@ -89,7 +89,7 @@ class Manifest:
             entries = {doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()}
             return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""), mirror)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InputError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
+            raise StoreError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
                              f"(this one is kept)", where) from None
 
     @staticmethod

@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 
 # libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -62,19 +62,19 @@ class RuleFile:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read: {exc}", str(path)) from None
+            raise RuleError(f"cannot read: {exc}", str(path)) from None
         try:
             node = yaml.compose(text, Loader=_LOADER)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark else None
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise InputError(f"invalid YAML: {problem}", str(path), line) from None
+            raise RuleError(f"invalid YAML: {problem}", str(path), line) from None
         lines: dict[tuple, int] = {}
         try:
             data = _construct(node, (), lines) if node is not None else None
         except _DuplicateKey as exc:
-            raise InputError(str(exc), str(path), exc.line) from None
+            raise RuleError(str(exc), str(path), exc.line) from None
         rule_file = cls(path, data, lines)
         if schema is not None:
             # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
@@ -94,7 +94,7 @@ class RuleFile:
         return self.lines.get(keys, 1)
 
     def error(self, message: str, *keys) -> InputError:
-        return InputError(message, str(self.path), self.line(*keys))
+        return RuleError(message, str(self.path), self.line(*keys))
 
 
 class _DuplicateKey(Exception):

@@ -41,26 +41,26 @@ SCHEMAS: dict[str, dict] = {
         unit_aliases={"type": "object", "additionalProperties": TEXT},
         year=TEXT, month=TEXT, day=TEXT, ordinal_mark=TEXT, sentence_ends=WORDS, field_particles=TEXT,
     ),
-    # qa/readings.py: katakana romanised.
+    # qa/data/readings.py: katakana romanised.
     "kana": _section(rows={"type": "object", "minProperties": 1,
                            "additionalProperties": {**TEXT, "minLength": 5, "maxLength": 5}},
                      extra={"type": "object", "additionalProperties": TEXT},
                      small={"type": "object", "additionalProperties": TEXT}, double=TEXT, long=TEXT),
-    # qa/llm.py: the text around passages and questions in a model's prompt.
+    # qa/llm/model.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
                         choice_option=TEXT, no_answer=TEXT),
-    # qa/cell_answer.py: questions about one table cell (labels, context words, totals, evidence).
+    # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
         consolidated_title=TEXT, dropped=PATTERN, total_suffix=PATTERN, total=PATTERN, bare_total=PATTERN,
         entity_total=PATTERN, accumulated=PATTERN, later_section=PATTERN, negation=TEXT, us_gaap=PATTERN,
         percent_units=WORDS, evidence=TEXT,
     ),
-    # core/identity.py, qa/companies.py: legal forms and the words around company names.
+    # core/identity.py, qa/understand/companies.py: legal forms and the words around company names.
     "companies": _section(legal_suffixes=WORDS, span_suffixes=WORDS, span_lead=WORDS, code_not_before=TEXT,
                           report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
                           holding_words=WORDS, organisation_words=WORDS, organisation_references=WORDS),
-    # qa/understand.py, qa/questions.py, qa/text_answer.py: quoted words, value questions, option lines, lawqa_jp
+    # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
                           lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT,
@@ -74,17 +74,17 @@ SCHEMAS: dict[str, dict] = {
         ordinal=TEXT, article=TEXT, branch=TEXT, supplementary=TEXT, abbreviation_separators=PATTERN,
         lead=PATTERN, period_column=PATTERN, new_paragraph=PATTERN, continuations=WORDS, column_joiner=TEXT,
         sentence_end=TEXT, topic_marks=WORDS, clause_endings=WORDS, spaces=WORDS,
-        # qa/law_refs.py: article references in questions and options.
+        # qa/statutes/law_refs.py: article references in questions and options.
         references=_section(reference=PATTERN, same_article=TEXT, next_article=TEXT, paragraph=TEXT, item=TEXT,
                             regulation_suffixes=PATTERN),
-        # qa/difference.py: what an option changes in its law sentence.
+        # qa/statutes/compare.py: what an option changes in its law sentence.
         differences=_section(
             kanji=TEXT, counters=PATTERN, percent=PATTERN, decimal_point=TEXT, months=PATTERN, month=TEXT,
             number_unit=PATTERN, dropped=PATTERN, small_kana=TEXT, large_kana=TEXT,
             months_in={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
             negated=TEXT, not_negated=TEXT, list=TEXT, determiners=PATTERN, longer=PATTERN, actors=PATTERN,
         ),
-        # qa/choice.py: delegations to orders, and how a law defines a term.
+        # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, void_agreement=PATTERN, voids=WORDS,
                          taken_out=PATTERN),
     ),
@@ -145,15 +145,15 @@ SCHEMAS: dict[str, dict] = {
             written_units={"type": "array", "minItems": 1, "items": {
                 "type": "array", "prefixItems": [{"type": "integer", "minimum": 1}, TEXT], "minItems": 2, "maxItems": 2}},
         ),
-        # qa/rounding.py: units an answer converts between and places it rounds at.
+        # qa/data/rounding.py: units an answer converts between and places it rounds at.
         rounding=_section(unit_powers=_COUNTS, base_units=WORDS, places=_COUNTS, place_suffixes=WORDS),
-        # qa/years.py: years a question names, relative years (去年, 上年, 前期).
+        # core/years.py: years a question names, relative years (去年, 上年, 前期).
         years=_section(
             cjk_year=PATTERN, era_number=PATTERN, year=TEXT, range=PATTERN, year_suffix=PATTERN, tens=TEXT,
             quarter=PATTERN, quarter_after=PATTERN,
             relative={"type": "object", "minProperties": 1, "additionalProperties": {"type": "integer"}},
         ),
-        # qa/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.
+        # qa/understand/output_request.py: decimals, percent or ratio, unit and rounding place a question asks for.
         requests=_section(
             count=PATTERN, keep=PATTERN, step=PATTERN, integer=PATTERN, ja_digit=PATTERN, ja_keep=TEXT,
             ja_place=PATTERN, percent=PATTERN, ratio=PATTERN, share=PATTERN, unit=PATTERN,

@@ -81,7 +81,7 @@ from typing import Any, Callable
 from core.errors import InputError
 from core.logs import add_verbosity, configure
 from eval.normalize import as_number, flat_text, ntcir_value
-from qa.questions import JsonFile, read_json
+from qa.io.questions import JsonFile, read_json
 
 TASKS = ("finglm", "aicup", "ntcir", "exact", "choice")
 MISSING = "(missing)"

@@ -15,7 +15,7 @@ auditors are in small tables of words, in two layouts:
 Read as figures, both gave broken sentences (the header's value stood as a period:
 "成立日期中国贵州茅台酒厂（集团）有限责任公司为1998-01-24"). A record chunk writes one
 `label：value` pair per line instead, so a question about one field finds the line whose
-label names it (qa/text_answer.py `record_pairs`). Tables of figures, and tables whose
+label names it (qa/text/answer.py `record_pairs`). Tables of figures, and tables whose
 columns are periods, are not records: they stay facts and row sentences.
 
 >>> import pandas as pd

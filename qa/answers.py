@@ -18,7 +18,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.rulefile import RULES_DIR, RuleFile
 
 LANGUAGES = ("zh", "ja")
@@ -194,7 +194,7 @@ class AnswerTemplates:
         template = self._get(kind, lang)
         missing = sorted(template.fields - values.keys())
         if missing:
-            raise InputError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
+            raise RuleError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
                              f"given {', '.join(sorted(values)) or 'nothing'}", str(self.path), template.line)
         return template.render(values)
 
@@ -202,6 +202,6 @@ class AnswerTemplates:
         template = self._templates.get((kind, lang))
         if template is None:
             if not any(k == kind for k, _ in self._templates):
-                raise InputError(f"no answer template {kind!r}; known: {', '.join(self.kinds)}", str(self.path))
-            raise InputError(f"no {lang!r} text for answer template {kind!r}; languages: {', '.join(LANGUAGES)}", str(self.path))
+                raise RuleError(f"no answer template {kind!r}; known: {', '.join(self.kinds)}", str(self.path))
+            raise RuleError(f"no {lang!r} text for answer template {kind!r}; languages: {', '.join(LANGUAGES)}", str(self.path))
         return template

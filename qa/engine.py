@@ -1,13 +1,15 @@
 """The question-answering engine: rules understand the question, a route answers it.
 
-    question --QuestionAnalyzer--> Analysis --+-- lookup quoting a row label in its sources ------> CellAnswerer (table cell)
-                                              +-- lookup / formula / compare_years ------------> DataAnswerer (facts)
-                                              |     (a lookup no fact answers: a sentence stating it -> TextAnswerer.stated)
-                                              +-- ranking / statistics over companies --------> StatisticsAnswerer (facts)
-                                              +-- report_text, retrieve mode ------------------> TextAnswerer (keyword search)
-                                              |     (asking more about a text field: the sentences writing its value)
-                                              +-- open --------------------------------------> TextAnswerer (model or template)
-    question with choices ---------------------------------------------------------------------> ChoiceAnswerer (statutes)
+Each question type names its route once, in rules/question_types.yaml (`types`); the engine registers one
+answerer per route (`Engine.routes`):
+
+    question --QuestionAnalyzer--> Analysis --+-- data: a lookup quoting a row label in its sources --> CellAnswerer
+                                              |         lookup / formula / compare_years ----------> DataAnswerer (facts)
+                                              |         (a lookup no fact answers: a sentence stating it: TextAnswerer)
+                                              +-- statistics: ranking / statistics over companies --> StatisticsAnswerer
+                                              +-- text: report_text, open, retrieve mode -----------> TextAnswerer
+                                              |         (asking more about a text field: the sentences writing its value)
+    question with choices ---- choice ---------------------------------------------------------> ChoiceAnswerer (statutes)
 
 >>> with Engine(EngineSettings(IndexSettings(Path(".index/examples")))) as engine:
 ...     engine.answer(Question("1", "2022年示例科技的电子信箱是什么?")).value
@@ -17,22 +19,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-from core.errors import InputError
+from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
 from qa.answers import AnswerTemplates
-from qa.cell_answer import CellAnswerer
-from qa.choice import ChoiceAnswerer
-from qa.companies import CompanyRegister
-from qa.data_answer import DATA_TYPES, DataAnswerer
-from qa.document_identity import IdentityMatcher
-from qa.formulas import FormulaBook
-from qa.law_refs import LawBook
-from qa.records import Analysis, Answer, Question
-from qa.statistics import STATISTICS_TYPES, StatisticsAnswerer
-from qa.text_answer import TextAnswerer, TextSettings
-from qa.understand import AnalyzerConfig, QuestionAnalyzer
+from qa.data.cells import CellAnswerer
+from qa.statutes.choice import ChoiceAnswerer
+from qa.understand.companies import CompanyRegister
+from qa.data.answer import DataAnswerer
+from qa.text.document_identity import IdentityMatcher
+from qa.statutes.law_refs import LawBook
+from qa.records import ROUTES, Analysis, Answer, Question
+from qa.data.statistics import StatisticsAnswerer
+from qa.text.answer import TextAnswerer, TextSettings
+from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 from search.backend import FactLookup, SearchQuery
 from search.law_register import LawRegister
 from search.prefetch import PrefetchedFacts, PrefetchedIndex
@@ -71,7 +72,7 @@ class Engine:
         self.index = PrefetchedIndex(open_text_index(settings.index, self.tokenizer))
         llm = None
         if settings.llm != "none":
-            from qa.llm import LocalLLM  # the llm extra is optional
+            from qa.llm.model import LocalLLM  # the llm extra is optional
 
             llm = LocalLLM.load(settings.llm)
         self.llm = llm
@@ -83,15 +84,20 @@ class Engine:
             {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
              "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
         self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
-        formulas = FormulaBook.load()
+        formulas = self.analyzer.formulas  # one formula book and field dictionary per engine
         self.data = DataAnswerer(self.store, formulas, templates)
-        self.statistics = StatisticsAnswerer(self.store, formulas, templates,
-                                             place_fields=self.analyzer.statistics.place_fields)
+        self.statistics = StatisticsAnswerer(self.store, formulas, templates, self.analyzer.statistics.place_fields)
         self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
         self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
-                                 identities=IdentityMatcher(self.identities))
+                                 identities=IdentityMatcher(self.identities), fields=self.analyzer.fields)
         laws = LawRegister(settings.index.laws_dir).load()
         self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
+        # One answerer per route; rules/question_types.yaml says which route each question type takes.
+        self.routes: dict[str, Callable[[Analysis], Answer]] = {
+            "data": self._phrased(self._data_answer), "statistics": self._phrased(self.statistics.run),
+            "text": self._text_answer,
+        }
+        assert set(self.routes) == set(ROUTES), "every route of qa.records.ROUTES needs an answerer here"
 
     def analyze(self, question: Question) -> Analysis:
         return self.analyzer.run(question)
@@ -121,9 +127,9 @@ class Engine:
         Returns each question's analysis, to be given to `answer` (None for a multiple-choice question).
         """
         analyses = [None if self._is_choice(q) else self._analyze(q) for q in questions]
-        routes = [(a, self._route(a)) for a in analyses if isinstance(a, Analysis)]
+        routes = [(a, self.route(a)) for a in analyses if isinstance(a, Analysis)]
         self.index.prefetch([q for q in (self._text_query(a) for a, route in routes if route == "text") if q])
-        # A question with sources names a table cell first (qa.cell_answer): its facts may never be looked up.
+        # A question with sources names a table cell first (qa.data.cells): its facts may never be looked up.
         self.store.prefetch([lookup for a, route in routes if route == "data" and not a.question.sources
                              for lookup in self._lookups(a)])
         return analyses
@@ -146,42 +152,57 @@ class Engine:
         except Exception:  # noqa: BLE001 - as _text_query
             return []
 
-    def _route(self, analysis: Analysis) -> str:
-        """Which answerer takes the question: "text" (also every question in retrieve mode), "statistics"
-        (over companies: none named, or a ranking among several named; one named is that company's own
-        figure) or "data"."""
+    def route(self, analysis: Analysis) -> str:
+        """The route of the question's type (rules/question_types.yaml), given whether it names one company;
+        every question goes to "text" in retrieve mode."""
         if self.settings.mode == "retrieve":
             return "text"
-        if analysis.type in STATISTICS_TYPES and (analysis.company is None or len(analysis.companies) >= 2):
-            return "statistics"
-        return "data" if analysis.type in DATA_TYPES else "text"
+        one_company = analysis.company is not None and len(analysis.companies) < 2
+        return self.analyzer.classifier.types[analysis.type].route_for(one_company)
 
     @staticmethod
     def _guarded(question: Question, work):
+        """The work's answer; a failure fails this question alone, unless a rule file or a store is broken
+        (RuleError, StoreError: every question would fail the same way, so the run stops with the one line)."""
         try:
             return work()
-        except InputError:
+        except (RuleError, StoreError):
             raise
-        except Exception as exc:  # noqa: BLE001 - one failing question must not stop the batch
-            return _failed(question, exc)
+        except InputError as exc:  # the question itself cannot be answered as asked
+            return Answer.failed(question, str(exc))
+        except Exception as exc:  # noqa: BLE001 - a bug: one question must not stop the batch
+            return Answer.failed(question, f"internal error (a bug in finqa, not in the question; please report "
+                                           f"it): {type(exc).__name__}: {exc}")
 
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        route = self._route(analysis)
-        if route == "text":
-            return self.text.run(analysis, self._named(analysis))
-        if route == "statistics":
-            answer = self.statistics.run(analysis)
-        else:  # a quoted row label within given sources names a table cell; otherwise the facts answer
-            answer = self.cells.run(analysis) if analysis.type == "lookup" else None
-            answer = answer or self.data.run(analysis)
-            if analysis.type == "lookup" and answer.route == "negative:no_value":
-                answer = self.text.stated(analysis) or answer  # some reports state a figure only in a sentence
-        if self.llm is not None and answer.value:
-            # The model may only reword: numbers are checked against the computed value.
-            answer.answer = self.llm.rephrase(answer.answer, answer.value)
+        return self.routes[self.route(analysis)](analysis)
+
+    def _phrased(self, answerer: Callable[[Analysis], Answer]) -> Callable[[Analysis], Answer]:
+        """The answerer, its answer reworded by the model when one is configured (a computed value only: the
+        model may only reword, and numbers are checked against the value)."""
+        if self.llm is None:
+            return answerer
+
+        def phrased(analysis: Analysis) -> Answer:
+            answer = answerer(analysis)
+            if answer.value:
+                answer.answer = self.llm.rephrase(answer.answer, answer.value)
+            return answer
+
+        return phrased
+
+    def _data_answer(self, analysis: Analysis) -> Answer:
+        """A quoted row label within given sources names a table cell; otherwise the facts answer."""
+        answer = self.cells.run(analysis) if analysis.type == "lookup" else None
+        answer = answer or self.data.run(analysis)
+        if analysis.type == "lookup" and answer.route == "negative:no_value":
+            answer = self.text.stated(analysis) or answer  # some reports state a figure only in a sentence
         return answer
+
+    def _text_answer(self, analysis: Analysis) -> Answer:
+        return self.text.run(analysis, self._named(analysis))
 
     def _named(self, analysis: Analysis) -> str:
         """The value the facts give for a report_text question's one text field (a name: the auditor), else ""."""
@@ -202,7 +223,3 @@ class Engine:
     def __exit__(self, *_):
         self.close()
 
-
-
-def _failed(question: Question, exc: Exception) -> Answer:
-    return Answer.failed(question, f"{type(exc).__name__}: {exc}")

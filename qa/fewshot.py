@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.rulefile import RULES_DIR, RuleFile
 from core.vocabulary import vocabulary
 
@@ -82,7 +82,7 @@ class FewShot:
 
     def _task(self, task: str):
         if task not in self.tasks:
-            raise InputError(f"no few-shot task {task!r}; rules/fewshot.yaml has {', '.join(self.tasks)}")
+            raise RuleError(f"no few-shot task {task!r}; rules/fewshot.yaml has {', '.join(self.tasks)}")
         return self.tasks[task]
 
     @staticmethod

@@ -40,7 +40,7 @@ from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
 
-from core.errors import InputError
+from core.errors import InputError, RuleError
 from core.rulefile import FORMULAS_DIR, RuleFile
 from core.vocabulary import vocabulary
 
@@ -194,7 +194,7 @@ class FormulaBook:
             for alias in (formula.name, *formula.aliases):
                 other = self._by_alias.get(alias)
                 if other is not None and other.name != formula.name:
-                    raise InputError(f"alias {alias!r} is also used by {other.name} ({other.where})",
+                    raise RuleError(f"alias {alias!r} is also used by {other.name} ({other.where})",
                                      *_split_where(formula.where))
                 self._by_alias[alias] = formula
         # Traditional-character forms (資產負債率 for 资产负债率) come free, as for fields; a form
@@ -228,7 +228,7 @@ class FormulaBook:
         seen: dict[str, str] = {}
         paths = sorted(directory.glob("*.yaml"))
         if not paths:
-            raise InputError("no formula files (*.yaml)", str(directory))
+            raise RuleError("no formula files (*.yaml)", str(directory))
         for path in paths:
             rules = RuleFile.load(path, SCHEMA)
             data = rules.data or {}
@@ -301,11 +301,11 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
 
     source = _QUOTED.sub(quote, text).translate(_OPERATORS).strip()
     if _OPEN in source or _CLOSE in source:
-        raise InputError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
+        raise RuleError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
-        raise InputError(f"cannot parse expression {text!r}: {exc.msg}", *where) from None
+        raise RuleError(f"cannot parse expression {text!r}: {exc.msg}", *where) from None
     return _convert(tree.body, source, names, text, where)
 
 
@@ -357,7 +357,7 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
     shown = ast.get_source_segment(source, node) or type(node).__name__
     for key, name in names.items():
         shown = shown.replace(key, _OPEN + name + _CLOSE)
-    raise InputError(f"not allowed in a formula: {shown!r} in {text!r} "
+    raise RuleError(f"not allowed in a formula: {shown!r} in {text!r} "
                      "(use numbers, field names, + - * /, parentheses and prev(field))", *where)
 
 
@@ -371,7 +371,7 @@ def _resolve(tree: _Node, fields: "FieldDictionary", where: tuple[str, int]) -> 
     if isinstance(tree, _Ref):
         canonical = fields.canonical(tree.operand.field)
         if canonical is None:
-            raise InputError(f"unknown field {tree.operand.field!r} (not in rules/fields.yaml)", *where)
+            raise RuleError(f"unknown field {tree.operand.field!r} (not in rules/fields.yaml)", *where)
         return _Ref(Operand(canonical, tree.operand.offset, tree.operand.field))
     return _map(tree, lambda sub: _resolve(sub, fields, where))
 

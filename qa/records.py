@@ -5,8 +5,23 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Sequence
 
-QUESTION_TYPES = ("lookup", "ranking", "statistics", "formula", "compare_years", "report_text", "open",
-                  "multiple_choice")
+# The routes a question type can name (rules/question_types.yaml `types`); qa/engine.py registers one answerer
+# each. A question with options is multiple choice, answered over statutes before any type rule is tried.
+ROUTES = ("data", "statistics", "text")
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """A question type as rules/question_types.yaml declares it: the route that answers it."""
+
+    name: str
+    route: str  # one of ROUTES
+    across_companies: str = ""  # the route when no company or several are named, "" for `route` always
+    description: str = ""
+
+    def route_for(self, one_company: bool) -> str:
+        """The route for a question that names exactly one company (True) or none or several (False)."""
+        return self.across_companies if self.across_companies and not one_company else self.route
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,7 @@ class OutputRequest:
     percent: bool | None = None  # True: as a percentage; False: as a ratio; None: formula default
     unit: str = ""  # unit asked for (万元, 百万円), "" when not asked
     round_at: str = ""  # a named place to round at ("十万円"), "" when not asked
+    share: bool = False  # asks for a share of a whole (占职工人数的比例), so a bare ratio reads as a percentage
 
 
 @dataclass(frozen=True)
@@ -78,7 +94,7 @@ class Analysis:
     """What the rules understood of a question; the router acts on this alone."""
 
     question: Question
-    type: str  # one of QUESTION_TYPES
+    type: str  # a type rules/question_types.yaml declares
     rule_id: str  # the rule in rules/question_types.yaml that decided the type
     language: str = "zh"  # "zh" or "ja"
     company: Company | None = None

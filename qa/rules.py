@@ -31,8 +31,8 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
     """Rule-file name -> function returning its problems (first error per file for other owners' loaders)."""
     from core.fields import load_field_file
     from qa.answers import answer_errors
-    from qa.classify import load_type_rules
-    from qa.statistics_request import load_statistics_rules
+    from qa.understand.classify import load_type_rules
+    from qa.understand.statistics_request import load_statistics_rules
 
     def own(load):
         def check(path: Path) -> list[InputError]:
@@ -49,9 +49,9 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "answers.yaml": answer_errors,
         "statistics.yaml": own(load_statistics_rules),
         "headings.yaml": _foreign("parser.headings", "HeadingRules.load"),
-        "members.yaml": _foreign("qa.cell_answer", "MemberWords.load"),
+        "members.yaml": _foreign("qa.data.cells", "MemberWords.load"),
         "statements.yaml": _foreign("core.statements", "StatementRules.load"),
-        "laws.yaml": _foreign("qa.law_refs", "LawRules.load"),
+        "laws.yaml": _foreign("qa.statutes.law_refs", "LawRules.load"),
         "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
         **{f"{name}.yaml": _foreign("core.vocabulary", "load") for name in VOCABULARIES},
     }

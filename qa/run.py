@@ -39,9 +39,9 @@ from tqdm import tqdm
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import data_dir
-from qa.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
+from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
-from qa.question_stream import clean_text, iter_questions
+from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
 from search.ingest_lock import ingest_in_progress
 from search.settings import BACKENDS, IndexSettings, index_settings

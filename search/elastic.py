@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, Sequence
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
 from search.es_auth import ElasticAuth, public_url, scrub
@@ -77,13 +77,13 @@ def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) ->
         client.options(request_timeout=5, max_retries=0).cluster.health()
     except TransportError as exc:
         client.close()
-        raise InputError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", shown) from None
+        raise StoreError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", shown) from None
     except ApiError as exc:  # it answers, but not as an open Elasticsearch (security on, another server)
         client.close()
         detail = scrub(" ".join(str(exc.error).split())[:200], auth, url)
         hint = ("check the credentials (search/es_auth.py: FINQA_ES_API_KEY, FINQA_ES_USERNAME/PASSWORD)"
                 if exc.meta.status in (401, 403) else START_HINT)
-        raise InputError(f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); "
+        raise StoreError(f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); "
                          f"{hint}", shown) from None
     return client
 
@@ -99,12 +99,12 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
                     raise
         mapping = client.indices.get_mapping(index=name)[name]["mappings"]
     except ApiError as exc:
-        raise InputError(f"cannot open index {name}: {exc.error}", public_url(url)) from None
+        raise StoreError(f"cannot open index {name}: {exc.error}", public_url(url)) from None
     except TransportError as exc:
         raise request_failed(exc, url) from None
     found = mapping.get("_meta", {}).get("finqa_mapping")
     if found != version:
-        raise InputError(f"index {name} was made by another version of finqa (mapping {found}, "
+        raise StoreError(f"index {name} was made by another version of finqa (mapping {found}, "
                          f"expected {version}); delete it and ingest again", public_url(url))
 
 
@@ -113,7 +113,7 @@ def index_generation(client: Elasticsearch, name: str, url: str) -> str:
     try:
         return client.indices.get_settings(index=name, name="index.uuid")[name]["settings"]["index"]["uuid"]
     except ApiError as exc:
-        raise InputError(f"cannot read index {name}: {exc.error}", url) from None
+        raise StoreError(f"cannot read index {name}: {exc.error}", url) from None
     except TransportError as exc:
         raise request_failed(exc, url) from None
 
@@ -123,7 +123,7 @@ def call_server(request, name: str, url: str):
     try:
         return request()
     except ApiError as exc:
-        raise InputError(f"{name}: {exc.error}", public_url(url)) from None
+        raise StoreError(f"{name}: {exc.error}", public_url(url)) from None
     except TransportError as exc:
         raise request_failed(exc, url) from None
 
@@ -131,7 +131,7 @@ def call_server(request, name: str, url: str):
 def request_failed(exc: Exception, url: str) -> InputError:
     """A failed request as one line naming the server and how to start one, credentials masked."""
     detail = scrub(" ".join(str(exc).split())[:300], ElasticAuth.load(), url)
-    return InputError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
+    return StoreError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
                       f"is the server running? {START_HINT}", public_url(url))
 
 
@@ -199,7 +199,7 @@ class ElasticStore:
                 if "error" in response:
                     error = response["error"]
                     reason = error.get("reason", error) if isinstance(error, dict) else error
-                    raise InputError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
+                    raise StoreError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
             responses += part
         return responses
 
@@ -223,7 +223,7 @@ class ElasticStore:
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
         if failures:
-            raise InputError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
+            raise StoreError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
                              f"{failures[0].get('error')}", public_url(self.settings.es_url))
         return ok
 

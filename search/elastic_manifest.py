@@ -14,7 +14,7 @@ import hashlib
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
-from core.errors import InputError
+from core.errors import StoreError
 from search.elastic import ElasticStore, connect, ensure_index, request_failed
 from search.settings import IndexSettings
 
@@ -78,7 +78,7 @@ def delete_corpus(settings: IndexSettings) -> list[str]:
             client.indices.delete(index=name)
         return found
     except ApiError as exc:
-        raise InputError(f"cannot delete the corpus {settings.es_prefix}: {exc.error}", settings.es_url) from None
+        raise StoreError(f"cannot delete the corpus {settings.es_prefix}: {exc.error}", settings.es_url) from None
     except TransportError as exc:
         raise request_failed(exc, settings.es_url) from None
     finally:

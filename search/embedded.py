@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 
 import tantivy
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
@@ -82,7 +82,7 @@ class EmbeddedIndex:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InputError(f"cannot create the index directory: {exc.strerror}", str(self.directory)) from None
+            raise StoreError(f"cannot create the index directory: {exc.strerror}", str(self.directory)) from None
         self._index = self._open()
         self.tokenizer = tokenizer or Tokenizer()
 
@@ -119,7 +119,7 @@ class EmbeddedIndex:
         try:
             self._writer.commit()
         except ValueError as exc:
-            raise InputError(f"cannot commit the text index: {exc}", str(self.directory)) from None
+            raise StoreError(f"cannot commit the text index: {exc}", str(self.directory)) from None
         self._reload()
 
     def search(self, query: SearchQuery) -> list[Hit]:
@@ -138,7 +138,7 @@ class EmbeddedIndex:
             found = contenders(searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits, query.limit)
             return best_first([Hit(self._stored(searcher, address), score) for score, address in found], query.limit)
         except (ValueError, OSError) as exc:
-            raise InputError(f"cannot read the text index ({exc}); delete the directory and ingest again",
+            raise StoreError(f"cannot read the text index ({exc}); delete the directory and ingest again",
                              str(self.directory)) from None
 
     def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
@@ -210,11 +210,11 @@ class EmbeddedIndex:
             if "schema does not match" in str(exc):
                 reason = "was built by another version of finqa (its schema differs)"
             elif "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
-                raise InputError("the text index is read-only here, and tantivy must write its lock file "
+                raise StoreError("the text index is read-only here, and tantivy must write its lock file "
                                  "(.tantivy-meta.lock) even to read: copy INDEX_DIR to a writable place", path) from None
             else:
                 reason = f"is damaged ({exc})"
-            raise InputError(f"the text index {reason}; ingest again into a new INDEX_DIR (this one is kept)",
+            raise StoreError(f"the text index {reason}; ingest again into a new INDEX_DIR (this one is kept)",
                              path) from None
 
     def _writable(self) -> tantivy.IndexWriter:
@@ -223,12 +223,12 @@ class EmbeddedIndex:
                 self._writer = self._index.writer(heap_size=self._heap, num_threads=1)
             except ValueError as exc:
                 if "LockBusy" in str(exc):
-                    raise InputError("the text index is locked by another writer (is another ingest running?)",
+                    raise StoreError("the text index is locked by another writer (is another ingest running?)",
                                      str(self.directory)) from None
                 if "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
-                    raise InputError("the text index is read-only: cannot ingest into it",
+                    raise StoreError("the text index is read-only: cannot ingest into it",
                                      str(self.directory)) from None
-                raise InputError(f"cannot write the text index: {exc}", str(self.directory)) from None
+                raise StoreError(f"cannot write the text index: {exc}", str(self.directory)) from None
         return self._writer
 
     def _query(self, terms: QueryTerms, query: SearchQuery) -> tantivy.Query | None:

@@ -34,7 +34,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from core.errors import InputError
+from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Fact, ReportYear
 from search.backend import Condition, FactLookup
@@ -131,10 +131,10 @@ class SqliteFactStore:
                 self._add_missing_columns()
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
         except sqlite3.OperationalError as exc:
-            raise InputError(f"facts store cannot be opened ({exc}); is another ingest writing it?",
+            raise StoreError(f"facts store cannot be opened ({exc}); is another ingest writing it?",
                              str(self.path)) from None
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"facts store is damaged ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
+            raise StoreError(f"facts store is damaged ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
                              str(self.path)) from None
 
     # -- writing -----------------------------------------------------------------------------------
@@ -354,7 +354,7 @@ class SqliteFactStore:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
-                raise InputError(f"facts store is locked by another process: {exc}", str(self.path)) from None
+                raise StoreError(f"facts store is locked by another process: {exc}", str(self.path)) from None
 
     def _insert(self, rows: list[tuple]) -> int:
         self._db.executemany(

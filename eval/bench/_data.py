@@ -87,7 +87,7 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list, llm: str
 def answer_in_workers(settings: IndexSettings, questions: list, workers: int) -> tuple[float, list]:
     """Seconds to answer `questions` as qa.run does with `workers` answering processes (its batches, the
     workers' start-up included), and the answers."""
-    from qa.batch import BatchAnswerer, BatchSettings
+    from qa.io.batch import BatchAnswerer, BatchSettings
     from qa.engine import EngineSettings
     from qa.run import BATCH
 

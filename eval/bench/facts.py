@@ -9,9 +9,9 @@ each backend this benchmark
    rules/fields.yaml plus note-table labels), streaming them in: facts/s and
    the builder's peak memory;
 2. in a fresh process, answers random lookups (a company-year and a field
-   with its synonyms, as qa.data_answer asks), rankings (top 10 of a field
+   with its synonyms, as qa.data.answer asks), rankings (top 10 of a field
    in a year) and filtered counts (companies whose preferred value of a field
-   in a year is above a random threshold, as qa.statistics asks): latency
+   in a year is above a random threshold, as qa.data.statistics asks): latency
    p50/p95 and the process's peak memory. Targets (issue 10): ranking p95
    < 50 ms, filtered count p95 < 100 ms, on both stores.
 

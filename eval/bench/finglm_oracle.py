@@ -96,13 +96,13 @@ def data_throughput(index: Path, backend: str, es_url: str, questions: list[Ques
     """Data questions/s through the engine qa.run drives, against the routing step alone, in one process: one
     question at a time, and in qa.run's batches (each batch's fact look-ups prefetched together). Returns the
     batches' rate."""
-    from qa.engine import DATA_TYPES, Engine, EngineSettings
+    from qa.engine import Engine, EngineSettings
     from qa.run import BATCH
     from search.settings import index_settings
 
     # As qa.run opens it: on Elasticsearch the corpus name comes from the index folder's manifest.
     with Engine(EngineSettings(index_settings(index, backend, es_url))) as engine:
-        data = [q for q in questions if engine.analyze(q).type in DATA_TYPES]
+        data = [q for q in questions if engine.route(engine.analyze(q)) == "data"]
         batches = [data[i:i + BATCH] for i in range(0, len(data), BATCH)]
 
         def rate(step, items) -> float:

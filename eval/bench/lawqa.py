@@ -31,8 +31,8 @@ from pathlib import Path
 from core.articles import ARTICLE_KIND, article_key
 from eval.bench._data import shared_data, work_dir
 from qa.engine import Engine, EngineSettings
-from qa.law_refs import LawBook
-from qa.questions import load_questions
+from qa.statutes.law_refs import LawBook
+from qa.io.questions import load_questions
 from qa.records import Question
 from search.backend import SearchQuery
 from search.settings import IndexSettings

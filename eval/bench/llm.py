@@ -60,7 +60,7 @@ def measure_questions(path: Path) -> list[tuple[str, float, float, str, str]]:
     """(id, seconds with the model, seconds without, route with the model, answer) per text/open example question."""
     from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
-    from qa.questions import load_questions
+    from qa.io.questions import load_questions
     from search.settings import IndexSettings
 
     index = IndexSettings(CACHE / "examples")
@@ -104,9 +104,9 @@ def found_all(gold: list[str], keywords, fields, dictionary) -> bool:
 def measure_keywords(finglm: Path, llm, size: int, seed: int) -> dict:
     """Rules and rules + fallback over every key-word question; the model alone on a seeded sample."""
     from core.fields import FieldDictionary
-    from qa.companies import CompanyRegister
+    from qa.understand.companies import CompanyRegister
     from qa.records import Question
-    from qa.understand import AnalyzerConfig, QuestionAnalyzer
+    from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 
     analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_reports_list(finglm / "reports_list.csv")))
     dictionary = FieldDictionary.load()
@@ -145,7 +145,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     try:
-        from qa.llm import LocalLLM
+        from qa.llm.model import LocalLLM
     except ImportError as exc:
         print(f"skipped: the llm extra is not installed ({exc})")
         return 0
@@ -153,8 +153,8 @@ def main(argv: list[str]) -> int:
     if path is None:
         return 0
 
-    from qa.llm import LLMSettings
-    from qa.llm_llama import available
+    from qa.llm.model import LLMSettings
+    from qa.llm.llama import available
 
     print(f"model: {path} ({path.stat().st_size / 2**20:.0f} MB)")
     backends = ("llama.cpp", "transformers") if available() and path.is_file() else ("transformers",)

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from eval.bench._data import answer_in_workers, fixed_halves, ingest_and_answer, shared_data, work_dir
 from eval.normalize import ntcir_value
-from qa.questions import load_questions
+from qa.io.questions import load_questions
 from qa.run import default_answer_workers
 
 TARGET, HALF_TARGET, REPORT_TARGET, QPS_TARGET = 0.88, 0.85, 0.75, 300.0

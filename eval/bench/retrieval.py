@@ -173,7 +173,7 @@ def baseline_documents(engine, question) -> list[str]:
 def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: int) -> list[Result]:
     from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
-    from qa.text_answer import DOC_SCORES
+    from qa.text.answer import DOC_SCORES
     from search.settings import IndexSettings
 
     index = IndexSettings(cache / f"index-{backend}", backend=backend, es_prefix="finqa-bench-aicup")
@@ -204,8 +204,8 @@ def main(argv: list[str]) -> int:
     aicup = shared_data("aicup")
     if aicup is None:
         return 0
-    from qa.questions import load_questions
-    from qa.text_answer import TextSettings
+    from qa.io.questions import load_questions
+    from qa.text.answer import TextSettings
 
     corpus = args.cache / "corpus"
     faq = build_corpus(aicup, corpus)

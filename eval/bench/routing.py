@@ -30,9 +30,9 @@ import re
 import time
 
 from eval.bench._data import shared_data
-from qa.companies import CompanyRegister, read_reports_list
+from qa.understand.companies import CompanyRegister, read_reports_list
 from qa.records import Analysis, Question
-from qa.understand import AnalyzerConfig, QuestionAnalyzer
+from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 
 FINGLM_TYPES = ("1", "1-2", "2-1", "2-2", "3-1", "3-2")
 LITERAL = {"1": "lookup", "1-2": "ranking", "2-1": "formula", "2-2": "compare_years", "3-1": "report_text", "3-2": "open"}

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.errors import InputError, RuleError, StoreError
 from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
-from qa.questions import load_questions
+from qa.io.questions import load_questions
 from qa.records import Question
 
 EXAMPLES = data_dir("examples")
@@ -40,8 +41,33 @@ def test_a_question_that_fails_has_its_error_apart_from_the_route(examples_index
         engine.analyzer = None  # a bug in one stage: the batch goes on, this question reports it
         failed = engine.answer(Question("x", "2022年示例科技的电子信箱是什么?"))
     assert failed.route == "error" and failed.answer == ""
-    assert failed.error.startswith("AttributeError")
+    assert failed.error.startswith("internal error (a bug in finqa") and "AttributeError" in failed.error
     assert failed.to_json()["error"] == failed.error
+
+
+def _raising(error: Exception):
+    def run(*_args, **_kwargs):
+        raise error
+
+    return run
+
+
+def test_a_question_that_cannot_be_answered_as_asked_fails_alone_with_its_reason(examples_index):
+    with Engine(EngineSettings(index=examples_index)) as engine:
+        engine.data.run = _raising(InputError("a unit this figure cannot be given in", "questions.json", 3))
+        failed = engine.answer(Question("x", "2022年示例科技股份有限公司的营业收入是多少元?"))
+        other = engine.answer({q.id: q for q in load_questions(EXAMPLES / "questions.json")}["text-1"])
+    assert failed.route == "error" and failed.error == "questions.json:3: a unit this figure cannot be given in"
+    assert other.error is None and other.score > 0
+
+
+@pytest.mark.parametrize("error", [RuleError("bad regex", "rules/cells.yaml", 4),
+                                   StoreError("facts store is damaged; ingest again", "facts.sqlite")])
+def test_a_broken_rule_file_or_store_stops_the_run(examples_index, error):
+    with Engine(EngineSettings(index=examples_index)) as engine:
+        engine.data.run = _raising(error)
+        with pytest.raises(type(error), match=str(error)):
+            engine.answer(Question("x", "2022年示例科技股份有限公司的营业收入是多少元?"))
 
 
 def test_steps_go_before_the_trace_only_when_asked(examples_index):

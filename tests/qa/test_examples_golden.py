@@ -14,7 +14,7 @@ import pytest
 
 from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
-from qa.questions import load_questions
+from qa.io.questions import load_questions
 
 EXAMPLES = data_dir("examples")
 

@@ -10,7 +10,7 @@ import pytest
 from core.errors import InputError
 from core.fields import FieldDef, FieldDictionary
 from qa.formulas import FormulaBook, FormulaError, Operand, check, parse_expression
-from qa.rounding import NumberStyle
+from qa.data.rounding import NumberStyle
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from core.errors import InputError
 from core.patterns import nested_quantifier
 from core.rulefile import PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
-from qa.classify import load_type_rules
-from qa.question_stream import clean_text, iter_questions
+from qa.understand.classify import load_type_rules
+from qa.io.question_stream import clean_text, iter_questions
 from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
@@ -181,17 +181,18 @@ _patterns = st.text(alphabet="a()*+?|\\ws[]{}1,^$.-", max_size=14)
        priority=st.integers(-5, 500) | st.text(max_size=3))
 def test_any_rule_file_loads_or_reports_file_line_errors(tmp_path, patterns, rule_id, priority):
     path = tmp_path / "question_types.yaml"
-    rule = {"rules": [{"id": rule_id, "type": "open", "priority": priority, "patterns": {"any": patterns}}]}
+    rule = {"types": {"open": {"route": "text"}},
+            "rules": [{"id": rule_id, "type": "open", "priority": priority, "patterns": {"any": patterns}}]}
     path.write_text(json.dumps(rule, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
     try:
-        rules, _, errors = load_type_rules(path)
+        loaded, errors = load_type_rules(path)
     except InputError as error:
         assert str(error).startswith(str(path))
         return
     for error in errors:
         assert str(error).startswith(f"{path}:")
     if not errors:
-        for rule in rules:  # an accepted pattern has no nested unbounded repeat
+        for rule in loaded.rules:  # an accepted pattern has no nested unbounded repeat
             assert rule.any is None or not nested_quantifier(rule.any.pattern)
 
 

@@ -1,0 +1,592 @@
+"""Answers a question that quotes a row label 「…」 by finding the table cell within its source documents.
+
+NTCIR-18 U4 style questions name a row label as XBRL prints it, often with the
+statement or parent row after 、, a fiscal year, 個別 (the parent company's own
+statements) or not (consolidated), and sometimes an XBRL member that stands for
+a column header:
+
+    塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberの「配当金、持分変動計算書」は？
+      label 支配継続子会社に対する持分変動 | context 持分変動計算書 | year 2020 | member -> 非支配持分
+
+Candidate rows come from the text index's table-row chunks (filtered to the
+question's sources); their cells come from the facts store by row (cell id,
+column label, year, the table's statement kind and scope). Each cell is scored by
+label similarity (row label and column label, rapidfuzz), context words in the
+table's heading path or column label, the year, the scope asked (個別 or not),
+primary statements first, and the member's column words (rules/members.yaml) or,
+for a person's name (KeijiYamamotoMember), the officers' row whose name reads
+like it, or, for other English words, the column or row that spells them in
+katakana (LifestyleReportableSegmentMember: ライフスタイル; a member naming the row
+leaves the label to name the table's caption). The best cell answers with the
+value as the report prints it in base units and its cell id as evidence.
+
+>>> answerer = CellAnswerer(index, store, tokenizer, templates)
+>>> answer = answerer.run(analysis)           # None: not a quoted-label question, or no cell found
+>>> answer.value, answer.evidence[0].cell_id
+('-4187000000', 'S100IXUZ-0105010-tab89-r25c9')
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+from rapidfuzz import fuzz
+
+from core.errors import InputError
+from core.fields import FieldDictionary
+from core.records import Chunk
+from core.rulefile import RULES_DIR, RuleFile
+from core.statements import STATEMENTS
+from core.units import header_name, is_per_share
+from core.vocabulary import vocabulary
+from qa.answers import AnswerTemplates
+from qa.data.answer import TRACED
+from qa.data.readings import name_likeness, person_key, spelled_key
+from qa.records import Analysis, Answer, Evidence
+from search.backend import FactStore, SearchQuery, TextIndex
+from search.tokenize import Tokenizer
+
+_CELLS = vocabulary("cells")  # rules/cells.yaml
+_QUOTED = re.compile(_CELLS["quoted"])  # greedy: the outer quotes win over any nested ones
+_MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
+_YEAR = re.compile(_CELLS["year"])
+_INDIVIDUAL = re.compile(_CELLS["individual"])
+_DROP = re.compile(_CELLS["dropped"])
+_ROW = re.compile(r"-r(\d+)c\d+$")
+_TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
+_TOTAL = re.compile(_CELLS["total"])
+_BARE_TOTAL = re.compile(_CELLS["bare_total"])
+_ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
+TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
+_CONSOLIDATED = _CELLS["consolidated_title"]
+_ACCUMULATED = re.compile(_CELLS["accumulated"])
+_LATER_SECTION = re.compile(_CELLS["later_section"])
+_SEPARATOR, _PERCENT_UNITS = _CELLS["separator"], tuple(_CELLS["percent_units"])
+# The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
+_PRIMARY = frozenset((*STATEMENTS, "key_figures"))
+_US_GAAP = re.compile(_CELLS["us_gaap"], re.IGNORECASE)
+
+MAX_READINGS = 50_000  # names whose reading is kept
+MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
+MIN_NAME_LIKENESS = 0.7  # a row whose best name reads less like the member's is not that person's
+_MEMBER_SUFFIX = re.compile(r"IFRS$|ReportableSegments?$")
+MIN_SPOKEN = 0.5  # a header that names a member's English words less well is not the member's
+_WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+MEMBERS_SCHEMA = {
+    "type": "object",
+    "required": ["members"],
+    "additionalProperties": False,
+    "properties": {
+        "members": {"type": "object",
+                    "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9]*$", "not": {"pattern": "Member$"}},
+                    "additionalProperties": _WORDS},
+        "neutral": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"}},
+        "silent": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][a-z]*$"}},
+        "terms": {"type": "object", "propertyNames": {"pattern": "^[A-Z][a-z]*$"}, "additionalProperties": _WORDS},
+    },
+}
+
+
+@dataclass(frozen=True)
+class MemberWords:
+    """XBRL member names -> the column words the report prints for them (rules/members.yaml).
+
+    >>> MemberWords.load().of("NonControllingInterestsIFRS")
+    ('非支配持分',)
+    """
+
+    words: dict[str, tuple[str, ...]]
+    neutral: frozenset[str] = frozenset()
+    silent: frozenset[str] = frozenset()  # words of a member name its printed name leaves out (And, Group)
+    terms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # English word -> its printed words
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "MemberWords":
+        """Read and validate the file (InputError "file:line: …" when it is wrong)."""
+        rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
+        data = rules.data
+        return cls({name: tuple(words) for name, words in data["members"].items()},
+                   frozenset(data.get("neutral", ())), frozenset(data.get("silent", ())),
+                   {word: tuple(printed) for word, printed in data.get("terms", {}).items()})
+
+    def of(self, member: str) -> tuple[str, ...]:
+        """The printed words of a member (its name without "Member"); () when the file does not know it."""
+        return self.words.get(member) or self.words.get(_MEMBER_SUFFIX.sub("", member), ())
+
+    def spoken(self, member: str) -> "SpokenMember":
+        """A member this file does not list, by its English words: the CamelCase words less its suffix and the
+        silent words (ElectronicAndMechanicalComponentsBusinessReportableSegments: Electronic, Mechanical,
+        Components, Business).
+
+        >>> MemberWords.load().spoken("DomesticTobaccoReportableSegment").terms
+        (('国内',), ('たばこ',))
+        """
+        words = tuple(w for w in _CAMEL_WORD.findall(_MEMBER_SUFFIX.sub("", member)) if w not in self.silent)
+        return SpokenMember(spelled_key(words), tuple(self.terms.get(w, ()) for w in words))
+
+
+@dataclass(frozen=True)
+class SpokenMember:
+    """A member matched to a row or column header by what its English words say: spelled in katakana
+    (Lifestyle: ライフスタイル, by reading) or put in the printed words of the term table (DomesticTobacco:
+    国内たばこ事業)."""
+
+    sound: tuple[str, ...]  # the words romanised as one key (qa.data.readings.spelled_key)
+    terms: tuple[tuple[str, ...], ...]  # each word's printed words, () for a word the table lacks
+
+    def likeness(self, header: str) -> float:
+        """0..1: how well the header names the member; below MIN_SPOKEN it does not."""
+        return _spoken_likeness(self, header)
+
+
+@lru_cache(maxsize=65536)
+def _spoken_likeness(member: SpokenMember, header: str) -> float:
+    return max(name_likeness(member.sound, header), _said(member.terms, _norm(header)))
+
+
+def _said(terms: tuple[tuple[str, ...], ...], header: str) -> float:
+    """How much of a member's words (those the term table knows) the header prints, times the square root of how
+    much of the header they make up: Business (事業) names ビジネス事業 better than 国内たばこ事業."""
+    known = [printed for printed in terms if printed]
+    if not known or not header:
+        return 0.0
+    found = [max((len(t) for t in printed if t in header), default=0) for printed in known]
+    said = sum(1 for length in found if length) / len(known)
+    return said * min(1.0, sum(found) / len(header)) ** 0.5
+
+
+@lru_cache(maxsize=1)
+def _shared_members() -> MemberWords:
+    return MemberWords.load()
+
+
+@dataclass(frozen=True)
+class CellQuestion:
+    """What a quoted-label question asks, read from its text."""
+
+    label: str  # the row label (before the first 、)
+    context: tuple[str, ...]  # the parts after 、: statement, table or parent row names
+    year: int | None
+    individual: bool  # 個別決算: the parent company's own statements
+    member: str = ""  # the XBRL member without "Member" ("" when none)
+    member_words: tuple[str, ...] = ()
+    person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.data.readings)
+    spoken: SpokenMember | None = None  # a member the file does not list, by its English words
+
+    @cached_property
+    def per_share(self) -> bool:
+        return is_per_share(self.label)
+
+    @cached_property
+    def us_gaap(self) -> bool:
+        return bool(_US_GAAP.search(self.label))
+
+    @cached_property
+    def later_section(self) -> bool:
+        """The context names the later section of a statement (固定負債): of two rows alike, the later one."""
+        return any(_LATER_SECTION.search(p) for p in self.context)
+
+    def readings(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(label, context) splits of the quoted text: the label may run on over the first 、."""
+        parts = (self.label, *self.context)
+        return [(_SEPARATOR.join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
+
+    @classmethod
+    def parse(cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None) -> "CellQuestion | None":
+        """What the question asks; None when it quotes no label. `members` default: rules/members.yaml."""
+        quoted = _QUOTED.search(text)
+        if quoted is None:
+            return None
+        parts = [p.strip() for p in quoted.group(1).split(_SEPARATOR) if p.strip()]
+        if not parts:
+            return None
+        outside = text[: quoted.start()]
+        year = years[0] if years else None
+        if year is None:
+            found = _YEAR.search(outside)
+            year = int(found.group(1)) if found else None
+        member = _MEMBER.search(outside)
+        name = member.group(1)[: -len("Member")] if member else ""
+        members = members or _shared_members()
+        words = members.of(name) if name else ()
+        segment = _MEMBER_SUFFIX.sub("", name) != name
+        person = person_key(name) if name and not words and not segment else ()
+        spoken = members.spoken(name) if name and not (words or person) and name not in members.neutral else None
+        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person,
+                   spoken)
+
+
+@dataclass(slots=True)
+class _Cell:
+    """A candidate cell: a fact row of the store and the table-row chunk it belongs to."""
+
+    fact: dict
+    chunk: Chunk
+    rank: float  # the chunk's search score relative to the best hit (0..1]
+    score: float = 0.0
+    label: float = 0.0  # how well the question's row label names the cell (0..1)
+    parts: dict[str, float] | None = None  # the score's parts, for the trace (only a cell whose label fits has them)
+
+    def why(self) -> str:
+        return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
+
+
+@dataclass(frozen=True)
+class CellSettings:
+    """Knobs of CellAnswerer, validated on construction."""
+
+    rows: int = 30  # table-row chunks to consider per question
+    min_label: float = 0.45  # a cell whose label similarity is below this is not an answer (0..1)
+
+    def __post_init__(self):
+        if self.rows < 1:
+            raise InputError(f"rows must be positive, got {self.rows}")
+        if not 0.0 <= self.min_label <= 1.0:
+            raise InputError(f"min_label must be within 0..1, got {self.min_label}")
+
+
+class CellAnswerer:
+    """Finds the table cell a quoted-label question asks for; `run` is the entry point."""
+
+    def __init__(self, index: TextIndex, store: FactStore, tokenizer: Tokenizer,
+                 templates: AnswerTemplates | None = None, settings: CellSettings | None = None,
+                 members: MemberWords | None = None, fields: FieldDictionary | None = None):
+        if index is None or store is None:
+            raise ValueError("CellAnswerer needs a text index and a facts store")
+        self.members = members or _shared_members()
+        # A label and a row the field list (rules/fields.yaml) names as one field match whole, however they are
+        # worded (株価指数における総利回り is the row 比較指標:配当込みTOPIX).
+        self.fields = fields or FieldDictionary.load()
+        self.canonical = lru_cache(maxsize=65536)(self.fields.canonical)
+        self.index = index
+        self.store = store
+        self.tokenizer = tokenizer
+        self.templates = templates or AnswerTemplates.load()
+        self.settings = settings or CellSettings()
+        self._readings: dict[str, str] = {}  # printed name -> katakana reading
+
+    def run(self, analysis: Analysis) -> Answer | None:
+        """The answer from the best cell, or None when the question quotes no label or no cell fits."""
+        question = analysis.question
+        if not question.sources:
+            return None
+        asked = CellQuestion.parse(question.text, analysis.years, self.members)
+        if asked is None:
+            return None
+        # The label is read as the question's language: a kanji-only label (利益準備金) is Japanese in a
+        # Japanese question, as the table rows it must match were indexed.
+        cells = self.candidates(asked, question.sources, language=analysis.language)
+        # A report that does not print the asked label may print a wording of it from the field list
+        # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
+        # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
+        label = _norm(asked.label)
+        printed = any(_norm(str(c.fact["field"])) == label for c in cells)
+        wordings = () if printed else self._wordings(asked.label)
+        if wordings:
+            cells = self.candidates(asked, question.sources, wordings, analysis.language)
+        if not cells:
+            return None
+        persons = self._person_rows(asked, cells)
+        readings = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        for cell in cells:
+            self._score(asked, cell, readings, persons, bool(wordings))
+        named = [c for c in cells if c.label >= self.settings.min_label]
+        if not named:
+            return None
+        best = sorted(named, key=lambda c: -c.score)[:TRACED]
+        return self._answer(analysis, asked, best[0], best[1:])
+
+    # -- candidates --------------------------------------------------------------------------------
+
+    def _wordings(self, label: str) -> tuple[str, ...]:
+        """The wordings rules/fields.yaml lists for a field the label is the name of; () for any other label (a
+        label that is only a synonym, 売上収益 of 营业收入, is one wording of several a report tells apart)."""
+        field = self.fields.fields.get(self.canonical(label) or "")
+        return tuple(field.synonyms) if field and _norm(field.name) == _norm(label) else ()
+
+    def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = (),
+                   language: str = "") -> list[_Cell]:
+        """Every cell of the best-matching table rows in the sources."""
+        words = [asked.label, *asked.context, *asked.member_words]
+        titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
+        if asked.spoken:
+            titles += (asked.label,)  # the member may name the row, and the label the table's caption
+        # A short label ("その他") heads many rows: look further down the hits for the right one; further still for
+        # an officer, whose row is one of dozens alike in the officers' tables.
+        limit = self.settings.rows * (3 if asked.person else 2 if len(asked.label) <= 4 else 1)
+        phrases = (asked.label, *wordings)
+        hits = self.index.search(SearchQuery(text=" ".join(words), phrases=phrases, titles=titles,
+                                             doc_ids=sources, kinds=("table",), language=language, limit=limit))
+        if not hits:
+            return []
+        top = max(h.score for h in hits) or 1.0
+        rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
+        for hit in hits:
+            place = _place(hit.chunk.cell_id)
+            if place is not None and place not in rows:
+                rows[place] = (hit.chunk, hit.score / top)
+        years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
+        cells = []
+        in_sources: dict[str, bool] = {}
+        for fact in self.store.row_cells([f"{table}-r{row}" for table, row in rows]):
+            year, doc_id = fact["year"], fact["doc_id"]
+            if years is not None and year and year not in years:
+                continue
+            if doc_id not in in_sources:
+                in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
+            if in_sources[doc_id]:
+                cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
+        return cells
+
+    # -- scoring -----------------------------------------------------------------------------------
+
+    def _person_rows(self, asked: CellQuestion, cells: list[_Cell]) -> set[tuple[str, str]]:
+        """The rows naming the person a member stands for: the row whose name reads like it, printed in a cell (the
+        officers' table) or as the row's label (a table of each officer's pay)."""
+        if not asked.person:
+            return set()
+        likeness: dict[tuple[str, str], float] = {}
+        for cell in cells:
+            names = [str(cell.fact["field"])] + ([str(cell.fact["value"])] if cell.fact["number"] is None else [])
+            place = _place(str(cell.fact["cell_id"]))
+            for name in names:
+                if 1 < len(name) <= MAX_NAME_CHARS:
+                    score = name_likeness(asked.person, self._reading(name))
+                    likeness[place] = max(likeness.get(place, 0.0), score)
+        best = max(likeness.values(), default=0.0)
+        return {place for place, score in likeness.items() if score == best} if best >= MIN_NAME_LIKENESS else set()
+
+    def _reading(self, text: str) -> str:
+        reading = self._readings.get(text)
+        if reading is None:
+            if len(self._readings) > MAX_READINGS:
+                self._readings.clear()
+            reading = self._readings[text] = self.tokenizer.reading(text)
+        return reading
+
+    def _score(self, asked: CellQuestion, cell: _Cell, matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+               persons: set[tuple[str, str]] = frozenset(), by_wording: bool = False) -> None:
+        fact, titles = cell.fact, cell.chunk.titles
+        named_row, period = str(fact["field"]), str(fact["period"] or "")
+        # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
+        likeness = [match.of(named_row, period) for match, _ in matches]
+        field = self.canonical(asked.label) if by_wording else None
+        if field is not None and field == self.canonical(named_row):
+            likeness[0] = 1.0
+        if titles and (_bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
+            # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
+            # is about: the label may name one of the table's titles instead.
+            likeness = [max(similarity, *(TITLED * match.of(t, "") for t in titles))
+                        for similarity, (match, _) in zip(likeness, matches)]
+        cell.label = max(likeness)
+        if cell.label < self.settings.min_label:
+            return  # never the answer: spare the rest
+        where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
+        names = {_norm(t) for t in titles} | {_norm(named_row)}
+        fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
+                  for similarity, (_, context) in zip(likeness, matches))
+        parts = cell.parts = {}
+        parts["label"] = fit + 0.5 * cell.rank
+        if asked.year is not None and fact["year"]:
+            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
+        statement, scope = fact["statement"], fact["scope"]
+        if statement in _PRIMARY:
+            parts["statement"] = 0.8
+        if asked.per_share != is_per_share(named_row):
+            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
+        if asked.us_gaap != bool(_US_GAAP.search(period)):
+            parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+        if asked.individual:
+            parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
+        elif scope == "consolidated":
+            parts["scope"] = 0.7
+        elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
+            parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
+        if asked.member_words:
+            matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
+            row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
+            parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
+        elif persons:
+            parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
+        elif asked.spoken:
+            # A segment named as its column or its row (ライフスタイル for LifestyleMember).
+            named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(named_row))
+            parts["member"] = 2.0 * named if named >= MIN_SPOKEN else 0.0
+        elif asked.member not in self.members.neutral:
+            parts["member"] = _default_column(period)
+        # Same label in both sections of a statement: the later row is the non-current one.
+        row = _row_number(fact["cell_id"])
+        cell.score = sum(parts.values()) + (row if asked.later_section else -row) * 0.001
+
+    # -- answer ------------------------------------------------------------------------------------
+
+    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]) -> Answer:
+        fact = cell.fact
+        value = str(fact["value"])
+        unit = str(fact["unit"] or "")
+        number = fact["number"]
+        if number is not None and number == number and number > 0 and any(
+                _ACCUMULATED.search(p) for p in (asked.label, *asked.context)):
+            value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
+        if unit in _PERCENT_UNITS and fact["number"] is not None:
+            value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
+        company = analysis.company.name if analysis.company else str(fact["company"])
+        shown_field = _SEPARATOR.join((asked.label, *asked.context))
+        if fact["number"] is None:
+            text = self.templates.render("lookup_text", "ja", company=company, year=asked.year or fact["year"],
+                                         field=shown_field, value=value)
+        else:
+            text = self.templates.render("lookup", "ja", company=company, year=asked.year or fact["year"],
+                                         field=shown_field, value=value, unit="" if unit in _PERCENT_UNITS else unit)
+        evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
+                            text=_CELLS["evidence"].format(titles=" > ".join(cell.chunk.titles), field=fact["field"],
+                                                           period=fact["period"], raw=fact["raw"]),
+                            statement=fact["statement"], scope=fact["scope"], period=str(fact["period"] or ""))
+        trace = [f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
+                 f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
+        return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
+                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence],
+                      trace=trace, unit=str(fact["unit"] or ""), score=round(cell.score, 4))
+
+
+@lru_cache(maxsize=65536)
+def _norm(text: str) -> str:
+    return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+@lru_cache(maxsize=65536)
+def _bare_total(row: str) -> bool:
+    return bool(_BARE_TOTAL.match(_norm(row)))
+
+
+def _member_fit(word: str, period: str) -> float:
+    """How well a member's printed word names a column: its own name (best), a group header over it ("評価・換算差額
+    等" over その他有価証券評価差額金, whose total column is the member's own), or a fuzzy likeness."""
+    own, path = _header(period)
+    if word in own:
+        return 1.0
+    if word in path:
+        return 0.85
+    return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
+
+
+@lru_cache(maxsize=65536)
+def _default_column(period: str) -> float:
+    """Points for the column a question without a member means (the XBRL default): the amount the consolidated
+    statements carry (連結財務諸表計上額) first, then a total that no group header is over (純資産合計, not
+    株主資本/株主資本合計 or 報告セグメント/計, the subtotals of a part)."""
+    own = _header(period)[0]
+    if _ENTITY_TOTAL.search(own):
+        return 0.6
+    grouped = [p for p in period.split("/") if p.strip() and header_name(p)][:-1]
+    return 0.4 if _TOTAL.search(own) and not grouped else 0.0
+
+
+@lru_cache(maxsize=65536)
+def _header(period: str) -> tuple[str, str]:
+    """(the column's own name, its whole header path), normalised."""
+    return _norm(header_name(period)), _norm(period)
+
+
+def _context_match(part: str, names: set[str], where: str) -> float:
+    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
+    a word within its headings or labels (not as the tail of its opposite: 非流動負債), or a fuzzy likeness."""
+    if not part:
+        return 0.0
+    if part in names:
+        return 1.5
+    if _unnegated(part).search(where):
+        return 1.0
+    return fuzz.partial_ratio(part, where) / 100 * 0.6
+
+
+@lru_cache(maxsize=4096)
+def _unnegated(part: str) -> re.Pattern:
+    """The context word not as the tail of its opposite (流動負債, not in 非流動負債)."""
+    return re.compile(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}")
+
+
+class _LabelMatch:
+    """How well one reading of the question's row label names a cell: its row label, or row and column label
+    together ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他). The label's own work is done
+    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows.
+
+    >>> _LabelMatch("売上高").of("売上高合計", "当連結会計年度")
+    1.0
+    """
+
+    def __init__(self, label: str):
+        self.label = label
+        self.wanted = _norm(label)
+        folded = unicodedata.normalize("NFKC", label)
+        head, colon, qualifier = folded.partition(":")
+        # An XBRL label puts its qualifier after a colon; the report prints it first.
+        self.reordered = _norm(qualifier + head) if colon else ""
+        parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
+        self.parts = parts if len(parts) > 1 else []
+        self._cells: dict[tuple[str, str], float] = {}
+        self._rows: dict[str, float] = {}
+        self._columns: dict[str, float] = {}
+        self._parts: dict[str, list[float]] = {}
+
+    def of(self, field: str, period: str) -> float:
+        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
+        # Called for every candidate cell: the dictionaries are read inline, a method call costs as much as a ratio.
+        cell = (field, period)
+        likeness = self._cells.get(cell)
+        if likeness is not None:
+            return likeness
+        name = _norm(field)
+        best = self._rows.get(name)
+        if best is None:
+            best = self._rows[name] = self._row(name)
+        columns = _columns(period)
+        if self.parts:
+            terms = [self._part_ratios(t) for t in (name, *columns)]
+            best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
+        if columns:
+            column = columns[-1]
+            named = self._columns.get(column)
+            if named is None:
+                # The label may name the column of a row the member or the context picks ("報酬等の総額").
+                named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
+            # A cutoff lets rapidfuzz skip a pair too unlike in length to beat the best so far (most cells).
+            best = max(best, named)
+            best = max(best, fuzz.ratio(self.wanted, name + column, score_cutoff=best),
+                       fuzz.ratio(self.wanted, column + name, score_cutoff=best))
+        likeness = self._cells[cell] = best / 100
+        return likeness
+
+    def _row(self, name: str) -> float:
+        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        if self.reordered:
+            score = max(score, fuzz.ratio(self.reordered, name))
+        return score
+
+    def _part_ratios(self, term: str) -> list[float]:
+        ratios = self._parts.get(term)
+        if ratios is None:
+            ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
+        return ratios
+
+
+@lru_cache(maxsize=65536)
+def _columns(period: str) -> tuple[str, ...]:
+    """The column header path of a cell ("当連結会計年度/売上高"), each header normalised."""
+    return tuple(_norm(p) for p in period.split("/") if p.strip())
+
+
+@lru_cache(maxsize=65536)
+def _place(cell_id: str) -> tuple[str, str] | None:
+    """(table id, row) of a cell id "S100IXUZ-0105010-tab89-r25c9"."""
+    match = _ROW.search(cell_id or "")
+    return (cell_id[: match.start()], match.group(1)) if match else None
+
+
+def _row_number(cell_id: str) -> int:
+    place = _place(cell_id)
+    return int(place[1]) if place else 0

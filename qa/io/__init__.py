@@ -1,0 +1,1 @@
+"""Question files in, answer lines out: reading questions, streaming them, answering batches in processes."""

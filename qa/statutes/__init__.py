@@ -1,0 +1,1 @@
+"""Multiple-choice questions over statutes: article references, option against law text, the choice."""

@@ -1,0 +1,592 @@
+"""Multiple-choice questions on statutes: find the articles, align each option, choose by what it changes.
+
+1. Articles (`ArticleFinder`): articles the question or options cite
+   (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it)
+   are fetched directly; keyword and title search with the question and with
+   each option adds the best articles of the laws named (all laws when none
+   is); references in the cited articles are followed (第N条の規定により, and
+   政令/内閣府令で定める -> the matching order), `follow_depth` steps deep.
+2. Routing by complexity: a question citing one article of one law, with
+   options that cite none, takes the short path (that article and what it
+   refers to); when its best alignment is weak, or the question names several
+   laws or cites several articles, the full path runs. `route` says which.
+3. Each option is aligned with its closest sentence (qa/statutes/compare.py) and
+   what it changes is classified: number (periods in years and months on one
+   scale; not the facts of the option's case, stated where the law sentence
+   states no number; the longest agreed period where a proviso lets a longer
+   one stand), negation, swap (two terms exchanged), opposite (前 for 後), condition
+   (also 取締役等のみ where the law limits no 取締役等, only 株券等（…に限る。）),
+   quoted (a 「label」 the article does not write), actor (a person or body the
+   article does not name: 税理士, 財務大臣 for 内閣総理大臣), term (another word the
+   article does not say, or one ending like its word), reworded
+   (a word starting as the article's for half its length: 居住目的 for 居住の用), moved (words from
+   another provision of the article), excluded (the option applies the provision
+   to what its bracket takes out: 申請者（Xを除く。） for X, weighed as a number;
+   also when the question's provision takes out what an order sets (（特定有価証券（…政令で
+   定めるもの…）…を除く。）) and the option cites a provision the order's items list
+   (法第二条第一項第十号), unless it names what that item takes out again; the order's
+   items are then not read as the law's text).
+   An option saying an agreement is void (…という特約は無効) is right when what
+   the agreement says departs from a provision that another one protects from
+   contrary agreements (…の規定に反する特約で…不利なものは、無効とする). Options that are
+   bare terms (管理医療機器) are instead judged by how much of the question the
+   provision defining each term (「管理医療機器」とは…) says.
+4. The question's form decides (rules/laws.yaml `forms`): positive (正しいもの,
+   該当するもの) picks the option that changes least; negative (誤っているもの,
+   該当しないもの) the one that changes most; when two options contradict each
+   other (alike but for a negation or an opposite word: 該当する / ではない, 後 / 前),
+   exactly one of them is true, so either form picks between those two; which-article questions pick the
+   option whose cited article best covers the question (an item read with its
+   paragraph's lead; an option naming only a law stands for its best article
+   found; an article the corpus lacks is left out). A question for a
+   value (期間を定めた条文) prefers the provisions that state one, first an order's
+   provision that refers back to another option's (it sets what that one
+   delegates); when none states it, an article the corpus lacks. A tie the rules leave
+   goes to the small model (task "choice") when one is loaded: each tied option is
+   shown next to its closest law sentence, numbered, in every rotation of their
+   order, and the model's log-probability of each number as its reply is summed
+   (no generation; a liking for a number or a place cancels out). It decides only
+   when its pick is `model_odds` times as likely as the next; it never picks an
+   option with a numeric contradiction in a positive question, nor passes over one
+   in a negative question.
+
+>>> answerer = ChoiceAnswerer(index, LawBook.load(register), AnswerTemplates.load())
+>>> answerer.run(question).value
+'c'
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
+from core.vocabulary import vocabulary
+from qa.answers import AnswerTemplates
+from qa.statutes.compare import Alignment, Change, Sentence, align, comparable, contradicts, squeeze
+from qa.statutes.law_refs import LawBook, Reference
+from qa.records import Answer, Evidence, Question
+from search.backend import SearchQuery, TextIndex
+
+# How much each kind of change counts against an option (similarity is 0..1).
+CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "swap": 0.35, "opposite": 0.35, "quoted": 0.35,
+                  "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
+_STATUTES = vocabulary("statutes")  # rules/statutes.yaml
+_PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
+_DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
+_VOID_AGREEMENT = re.compile(_STATUTES["choices"]["void_agreement"])
+_VOIDS = _STATUTES["choices"]["voids"]
+# a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
+SUBSTANTIVE = 0.25
+_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+# A which-article question asking for a value ranks the provisions that state one a step above any coverage
+# score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
+VALUE_STEP = 2.0
+
+
+@dataclass(frozen=True)
+class ChoiceSettings:
+    per_query: int = 4  # articles kept per keyword query
+    follow_depth: int = 1  # steps of cross-references followed from cited articles
+    per_order: int = 2  # articles kept per delegated order
+    weak_alignment: float = 0.72  # below this the short path hands over to the full path
+    tie_margin: float = 0.02  # options this close are tied (the model may break the tie)
+    evidence: int = 5  # articles listed in `evidence`
+    cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
+    term_option: int = 10  # options this short (characters) are bare terms, judged by their definitions
+    definition_search: int = 100  # articles searched for a term's definition
+    citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
+    model_odds: float = 2.0  # the model breaks a tie only when its pick is this many times as likely as the next
+
+    def __post_init__(self):
+        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
+            raise ValueError("per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1")
+
+
+@dataclass
+class Article:
+    doc_id: str
+    law: str
+    label: str  # as the law writes it
+    text: str
+    score: float = 0.0  # search score (cited articles rank first)
+    cited: bool = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.law} {self.label}"
+
+
+@dataclass
+class Found:
+    """The articles gathered for one question, best first, and the path taken."""
+
+    articles: dict[tuple[str, str], Article] = field(default_factory=dict)  # (doc_id, key) -> article
+    path: str = "short"
+
+    def add(self, article: Article) -> None:
+        key = (article.doc_id, article_key(article.label))
+        known = self.articles.get(key)
+        if known is None:
+            self.articles[key] = article
+        else:
+            known.score = max(known.score, article.score)
+            known.cited = known.cited or article.cited
+
+    def ranked(self) -> list[Article]:
+        return sorted(self.articles.values(), key=lambda a: (not a.cited, -a.score))
+
+
+class ArticleFinder:
+    """Cited-article fetch, keyword and title search, and cross-reference following over the text index."""
+
+    def __init__(self, index: TextIndex, laws: LawBook, settings: ChoiceSettings):
+        self.index, self.laws, self.settings = index, laws, settings
+
+    def fetch(self, ref: Reference) -> Article | None:
+        """The article a reference names, by title search within its law and an exact key match."""
+        number = ref.key.split(_STATUTES["branch"])[0]
+        title = f"{_STATUTES['ordinal']}{number}{_STATUTES['article']}"
+        hits = self.index.search(SearchQuery(titles=(title, kanji_articles(title)),
+                                             doc_ids=(ref.doc_id,), kinds=(ARTICLE_KIND,), limit=40))
+        for hit in hits:
+            if article_key(hit.chunk.titles[-1]) == ref.key:
+                return self._article(hit.chunk, 0.0, cited=True)
+        return None
+
+    def search(self, text: str, doc_ids: tuple[str, ...], limit: int) -> list[Article]:
+        hits = self.index.search(SearchQuery(text=text, doc_ids=doc_ids, kinds=(ARTICLE_KIND,), limit=limit))
+        return [self._article(h.chunk, h.score) for h in hits]
+
+    def definition(self, term: str, doc_ids: tuple[str, ...]) -> Sentence | None:
+        """The provision that defines a term (「再生医療等製品」とは…), among the articles that use it."""
+        marker = _STATUTES["choices"]["definition"].format(term=term)
+        for article in self.search(term, doc_ids, self.settings.definition_search):
+            if marker in article.text:
+                text = next((p.text for p in provisions(article.text) if marker in p.text), article.text)
+                return Sentence(article.doc_id, article.name, text, comparable(article.text))
+        return None
+
+    def setting_order(self, ref: Reference, word: str) -> Article | None:
+        """The order's article that sets what provision `ref` leaves to it (`word`: 政令): its lead refers first
+        to that provision (法第五条第一項…に規定する政令で定める有価証券は、次に掲げるもの)."""
+        orders = tuple(self.laws.orders_of(ref.doc_id, word))
+        query = f"{kanji_articles(ref.label.removeprefix(ref.law))} {word}"
+        for article in self.search(query, orders, self.settings.definition_search) if orders else []:
+            lead = article.text.split("\n", 1)[0]
+            first = self.laws.references(lead, ref.doc_id)[:1]
+            if first and _within(first[0], ref) and word in lead:
+                return article
+        return None
+
+    def voiding(self, doc_id: str, key: str) -> Article | None:
+        """The law's provision voiding agreements contrary to article `key` (第三十四条…の規定に反する特約…無効)."""
+        for article in self.search(" ".join(_VOIDS), (doc_id,), self.settings.definition_search):
+            if all(w in article.text for w in _VOIDS) and \
+                    any(r.key == key for r in self.laws.references(article.text, doc_id)):
+                return article
+        return None
+
+    def _article(self, chunk, score: float, cited: bool = False) -> Article:
+        return Article(chunk.doc_id, chunk.titles[0], chunk.titles[-1], chunk.text, score, cited)
+
+    def gather(self, question: str, options: dict[str, str], full: bool) -> Found:
+        found = Found(path="full" if full else "short")
+        named = self.laws.laws_named(question + "".join(options.values()))
+        default = named[0] if named else ""
+        refs = self.laws.references(question, default)
+        for text in options.values():
+            refs += self.laws.references(text, self.laws.laws_named(text)[0] if self.laws.laws_named(text) else default)
+        cited = [a for a in (self.fetch(r) for r in dict.fromkeys(refs)) if a is not None]
+        for article in cited:
+            found.add(article)
+        self._follow(cited, found, question, options, self.settings.follow_depth)
+        if not full:
+            return found
+        scope = tuple(dict.fromkeys(named + [o for d in named for w in _STATUTES["choices"]["orders"]
+                                             for o in self.laws.orders_of(d, w)]))
+        for text in [question] + [f"{question} {o}" for o in options.values()]:
+            for article in self.search(text, scope, self.settings.per_query):
+                found.add(article)
+        return found
+
+    def _follow(self, articles: list[Article], found: Found, question: str, options: dict[str, str],
+                depth: int) -> None:
+        """References inside the articles: 第N条 of the same law, and 政令/内閣府令で定める -> the law's orders."""
+        if depth <= 0:
+            return
+        new: list[Article] = []
+        for article in articles:
+            for ref in self.laws.references(article.text, article.doc_id)[:8]:
+                if (ref.doc_id, ref.key) in found.articles:
+                    continue
+                target = self.fetch(ref)
+                if target is not None:
+                    target.cited = False
+                    target.score = 0.5 * max(article.score, 1.0)
+                    found.add(target)
+                    new.append(target)
+            words = dict.fromkeys(m.group(1) for m in _DELEGATION.finditer(article.text))
+            orders = tuple(o for w in words for o in self.laws.orders_of(article.doc_id, w))
+            if orders:
+                for text in [question] + list(options.values()):
+                    for order_article in self.search(text, orders, self.settings.per_order):
+                        found.add(order_article)
+                        new.append(order_article)
+        self._follow(new, found, question, options, depth - 1)
+
+
+@dataclass(frozen=True)
+class AskedValue:
+    """What a which-article question for a value (期間を定めた条文) looks for in a provision."""
+
+    stated: re.Pattern  # the value stated (六月, after `comparable`: 6月)
+    delegated: re.Pattern  # the value left to an order (政令で定める期間)
+
+
+@dataclass(frozen=True)
+class Judged:
+    letter: str
+    text: str
+    alignment: Alignment
+    goodness: float  # similarity minus weighted changes (which-article: coverage of the question)
+    article: Article | None = None
+
+    def describe(self, words: dict[str, str]) -> str:
+        """This option's line in the answer, worded by rules/answers.yaml `choice_words`."""
+        where = self.alignment.sentence.label if self.alignment.sentence else words["no_article"]
+        if self.alignment.sentence is None and self.article is not None:
+            where = self.article.name
+        change = words["list"].join(words["change"].format(kind=c.kind, option=c.option,
+                                                           law=words["law_says"].format(law=c.law) if c.law else "")
+                                    for c in self.alignment.changes)
+        return words["describe"].format(letter=self.letter, where=where, similarity=self.alignment.similarity,
+                                        changes=change or words["no_changes"])
+
+
+class ChoiceAnswerer:
+    def __init__(self, index: TextIndex, laws: LawBook, templates: AnswerTemplates,
+                 settings: ChoiceSettings = ChoiceSettings(), llm=None):
+        self.laws, self.templates, self.settings, self.llm = laws, templates, settings, llm
+        self.finder = ArticleFinder(index, laws, settings)
+
+    def run(self, question: Question) -> Answer:
+        options = dict(question.choices)
+        form = self.laws.form(question.text)
+        named = self.laws.laws_named(question.text + "".join(options.values()))
+        cited = self.laws.references(question.text, named[0] if named else "")
+        option_refs = sum(bool(self.laws.references(t, named[0] if named else "")) for t in options.values())
+        simple = len(named) <= 1 and len({(r.doc_id, r.key) for r in cited}) == 1 and not option_refs
+        found = self.finder.gather(question.text, options, full=not simple)
+        judged = self._judge(form, question.text, options, found)
+        if simple and max(j.alignment.similarity for j in judged) < self.settings.weak_alignment:
+            found = self.finder.gather(question.text, options, full=True)
+            judged = self._judge(form, question.text, options, found)
+        choice, decided_by = self._decide(form, question.text, judged)
+        return self._answer(question, form, found, judged, choice, decided_by)
+
+    # -- judging -----------------------------------------------------------------------------------
+
+    def _judge(self, form: str, question: str, options: dict[str, str], found: Found) -> list[Judged]:
+        articles = found.ranked()
+        if form == "which_article":
+            value = self._asks_value(question)
+            provisions = {letter: self._provision(text, articles) for letter, text in options.items()}
+            delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
+            return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
+                    for letter, text in options.items()]
+        terms = self._judge_terms(question, options, articles)
+        if terms:
+            return terms
+        two_column = self.laws.rules.two_column
+        sentences = [s for a in articles
+                     for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
+        named = self.laws.laws_named(question + "".join(options.values()))
+        law = named[0] if named else ""
+        order, excluded = self._excluded_by_order(question, law)
+        if order is not None:  # its items say what falls outside the question's provision: not read as the law's text
+            sentences = [s for s in sentences if s.label != order.name]
+        out = []
+        for letter, text in options.items():
+            void = self._judge_void(letter, text, sentences, articles)
+            if void is not None:
+                out.append(void)
+                continue
+            alignment = align(self.laws.without_citations(text, self.settings.citation_option),
+                              sentences, self.laws.rules.change)
+            squeezed = squeeze(text)
+            taken_out = [r.label for r in (self.laws.references(text, law) if excluded else ())
+                         if any(_within(r, listed) and not any(w in squeezed for w in kept)
+                                for listed, kept in excluded)]
+            if taken_out:
+                alignment = Alignment(alignment.sentence, alignment.similarity,
+                                      alignment.changes + (Change("excluded", taken_out[0], ""),))
+            penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
+            out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
+        return out
+
+    def _excluded_by_order(self, question: str,
+                           default: str) -> tuple[Article | None, list[tuple[Reference, list[str]]]]:
+        """What the one provision the question cites takes out through an order (…（特定有価証券（…政令で定める
+        ものをいう。）に係る…を除く。）): the order's article, and each provision its items list (法第二条第一項第十号)
+        with the words the item itself takes out again (（有価証券信託受益証券に該当するものを除く。）).
+
+        An option citing a listed provision falls outside the cited one, unless it names what the item takes out.
+        """
+        cited = list(dict.fromkeys(self.laws.references(question, default)))
+        if len(cited) != 1:
+            return None, []
+        article = self.finder.fetch(cited[0])
+        body = provision_text(article, cited[0].paragraph, cited[0].item) if article else ""
+        words = [m.group(1) for inside in _taken_out(body) for m in _DELEGATION.finditer(inside)]
+        order = self.finder.setting_order(cited[0], words[0]) if words else None
+        if order is None:
+            return None, []
+        out = []
+        for item in provisions(order.text, self.laws.rules.two_column)[1:]:
+            kept = [squeeze(w) for w in _taken_out(item.text)]
+            out += [(r, kept) for r in self.laws.references(item.text, cited[0].doc_id) if r.item is not None]
+        return order, out
+
+    def _judge_void(self, letter: str, text: str, sentences: list[Sentence], articles: list[Article]) -> Judged | None:
+        """An option saying an agreement is void (…という特約は無効): right when what the agreement says departs
+        from a provision that another provision protects from contrary agreements (借地借家法第三十七条).
+
+        None when the option says no such thing, or the agreement keeps to the law, or no provision voids it:
+        the option is then judged as any other.
+        """
+        void = _VOID_AGREEMENT.search(self.laws.without_citations(text, self.settings.citation_option))
+        if void is None:
+            return None
+        agreed = align(void.group(1), sentences, self.laws.rules.change)
+        if agreed.sentence is None or not any(CHANGE_WEIGHTS[c.kind] >= SUBSTANTIVE for c in agreed.changes):
+            return None
+        source = next((a for a in articles if a.name == agreed.sentence.label), None)
+        voiding = source and self.finder.voiding(source.doc_id, article_key(source.label))
+        if not voiding:
+            return None
+        sentence = Sentence(voiding.doc_id, voiding.name, voiding.text, comparable(voiding.text))
+        return Judged(letter, text, Alignment(sentence, agreed.similarity, ()), agreed.similarity, voiding)
+
+    def _judge_terms(self, question: str, options: dict[str, str], articles: list[Article]) -> list[Judged]:
+        """Options that are bare terms (管理医療機器): how much of the question each term's definition says.
+
+        The question says what the picked term is (…の意見を聴いて指定するもの); the law says it where it
+        defines the term. Empty when an option is more than a term or a definition is not found.
+        """
+        if any(len(squeeze(t)) > self.settings.term_option or self.laws.references(t) for t in options.values()):
+            return []
+        words = self._asked(question)
+        if not words:
+            return []
+        named = self.laws.laws_named(question + "".join(options.values()))
+        scope = tuple(named or dict.fromkeys(a.doc_id for a in articles))
+        out = []
+        for letter, text in options.items():
+            sentence = self.finder.definition(squeeze(text), scope)
+            if sentence is None:
+                return []
+            said = squeeze(sentence.text)
+            coverage = sum(w in said for w in words) / len(words)
+            out.append(Judged(letter, text, Alignment(sentence, coverage, ()), coverage))
+        return out
+
+    def _asked(self, question: str) -> set[str]:
+        """The question's own words: without its phrasing (rules/laws.yaml `question_words`) and citations."""
+        asked = squeeze(self.laws.without_citations(question))
+        for word in self.laws.rules.question_words:
+            asked = asked.replace(word, _STATUTES["sentence_end"])
+        return set(_CONTENT.findall(asked))
+
+    def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
+        """The provision a which-article option cites: its reference, its article (None when not found), its text.
+
+        An option that names a law without an article (開示府令) stands for that law's best article found.
+        """
+        named = self.laws.laws_named(text)
+        refs = self.laws.references(text, named[0] if named else "")
+        if not refs:
+            best = next((a for a in articles if named and a.doc_id == named[0]), None)
+            if best is None:
+                return None, None, ""
+            refs = [Reference(best.doc_id, best.law, article_key(best.label))]
+        article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
+                       None)
+        if article is None:
+            return refs[0], None, ""
+        return refs[0], article, provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
+
+    def _asks_value(self, question: str) -> AskedValue | None:
+        """The value a which-article question asks for (期間を定めた条文), if it asks one."""
+        asks = self.laws.rules.asks_value
+        found = asks.search(question) if asks else None
+        if found is None or found.group(1) not in self.laws.rules.stated_values or \
+                self.laws.rules.forms["negative"][0].search(question):
+            return None
+        word = found.group(1)
+        return AskedValue(self.laws.rules.stated_values[word],
+                          re.compile(f"{_DELEGATION.pattern}.{{0,2}}{re.escape(word)}"))
+
+    def _judge_reference(self, letter: str, text: str, question: str,
+                         provision: tuple[Reference | None, Article | None, str],
+                         value: AskedValue | None, delegating: list[Reference]) -> Judged:
+        """Which-article options: how much of the question the cited article's text says.
+
+        A question for a value (`value`) ranks the provisions that state it a step up, and an order's provision
+        that refers back to a `delegating` option's provision (it sets what that one leaves to it) two steps.
+        """
+        named = self.laws.laws_named(text)
+        ref, article, body = provision
+        words = self._asked(question)
+        # the articles the question itself cites count as words: the article that refers to them is the one asked,
+        # unless the option is a provision inside the cited one (第2条第1項 → 第2条第1項第5号 says it itself)
+        cited = self.laws.references(question, named[0] if named else "")
+        if article is None or not (words or cited):
+            # an article the corpus lacks may set the asked value: above the articles found that state none
+            unknown = VALUE_STEP if value and article is None else 0.0
+            return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
+        said = set(_CONTENT.findall(squeeze(body)))
+        squeezed = squeeze(body)
+        # an order's 法第N条 is its parent law's article: references are compared by number only
+        mentioned = self.laws.references(body, article.doc_id)
+        told = sum(w in squeezed for w in words) + sum(_within(ref, c) or any(_within(m, c, by_number=True)
+                                                                                   for m in mentioned)
+                                                       for c in cited)
+        recall = told / (len(words) + len(cited))
+        precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
+        score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
+        if value and value.stated.search(comparable(body)):
+            back = any(d.doc_id != article.doc_id and _within(d, m, by_number=True)
+                       for d in delegating for m in mentioned)
+            score += VALUE_STEP * (2 if back else 1)
+        sentence = Sentence(article.doc_id, ref.label, body[:160], comparable(article.text))
+        return Judged(letter, text, Alignment(sentence, score, ()), score, article)
+
+    def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
+        negative = form == "negative" or (form == "which_article" and self.laws.rules.forms["negative"][0].search(question))
+        if form != "which_article":
+            numeric = [j for j in judged if "number" in j.alignment.kinds]
+            if negative and len(numeric) == 1:
+                return numeric[0], "rules:number"
+            # two options that contradict each other hold the one true (or the one false) option between them
+            pairs = [p for p in combinations(judged, 2) if contradicts(p[0].text, p[1].text, self.laws.rules.change)]
+            if len(pairs) == 1:
+                judged = list(pairs[0])
+        elif not self._asks_value(question):
+            # an article the corpus lacks is unknown, not unrelated: choose among the articles found
+            judged = [j for j in judged if j.article is not None] or judged
+        ranked = sorted(judged, key=lambda j: j.goodness, reverse=not negative)
+        best = ranked[0]
+        tied = [j for j in ranked if abs(j.goodness - best.goodness) <= self.settings.tie_margin]
+        if len(tied) > 1 and self.llm is not None and "choice" in self.llm.fewshot.tasks:
+            allowed = [j for j in tied if negative or "number" not in j.alignment.kinds]
+            picked = self._ask_model(question, allowed)
+            if picked is not None:
+                return picked, "model:tie"
+        return best, "rules:tie" if len(tied) > 1 else "rules"
+
+    def _ask_model(self, question: str, tied: list[Judged]) -> Judged | None:
+        """The tied option the model finds likeliest as its reply, each shown next to its closest law sentence
+        (None when it does not clearly prefer one).
+
+        The options are labelled 1, 2, … and shown in every rotation of their order; each option's
+        log-probabilities at each place are summed, so a model's liking for a label or a place cancels out.
+        """
+        if len(tied) < 2:  # nothing left to choose between: the rules decide
+            return None
+        labels = [str(n + 1) for n in range(len(tied))]
+        totals = {j.letter: 0.0 for j in tied}
+        for turn in range(len(tied)):
+            order = tied[turn:] + tied[:turn]
+            user = "\n".join([question] + [_PROMPTS["choice_option"].format(
+                label=label, option=j.text, law=j.alignment.sentence.text if j.alignment.sentence else "")
+                for label, j in zip(labels, order)])
+            scores = self.llm.label_logprobs("choice", user, labels)
+            for label, j in zip(labels, order):
+                totals[j.letter] += scores[label]
+        best, runner_up = sorted(totals.values(), reverse=True)[:2]
+        # a model that is all but indifferent (0.5B models here: under 0.13 nats apart) only adds noise: it
+        # breaks the tie when it finds its pick at least `model_odds` times as likely, on average per order
+        if best - runner_up < len(tied) * math.log(self.settings.model_odds):
+            return None
+        return next(j for j in tied if totals[j.letter] == best)
+
+    # -- the answer --------------------------------------------------------------------------------
+
+    def _answer(self, question: Question, form: str, found: Found, judged: list[Judged], choice: Judged,
+                decided_by: str) -> Answer:
+        sentence = choice.alignment.sentence
+        words = self.templates.choice_words
+        citation = sentence.label if sentence else (choice.article.name if choice.article else words["no_article"])
+        if form == "which_article":
+            reason = words["which_article"].format(goodness=choice.goodness)
+        elif form == "negative":
+            kinds = words["kinds"].join(choice.alignment.kinds) or words["least_like"]
+            reason = words["negative"].format(kinds=kinds)
+        else:
+            reason = words["positive"].format(similarity=choice.alignment.similarity)
+        text = self.templates.render("choice", "ja", letter=choice.letter, reason=reason, citation=citation,
+                                     options=words["options"].join(j.describe(words) for j in judged))
+        ranked = found.ranked()
+        evidence = [Evidence(a.doc_id, None, f"{a.name}: {a.text[:200]}") for a in ranked[:self.settings.evidence]]
+        listed = {(a.doc_id, a.label) for a in ranked[:self.settings.evidence]}
+        for j in judged:  # the aligned sentences, when their article is not already listed
+            s = j.alignment.sentence
+            if s is not None and (s.doc_id, s.label.split(" ", 1)[-1]) not in listed:
+                evidence.append(Evidence(s.doc_id, None, f"{s.label}: {s.text[:200]}"))
+                listed.add((s.doc_id, s.label.split(" ", 1)[-1]))
+        documents = list(dict.fromkeys(e.doc for e in evidence))
+        return Answer(id=question.id, question=question.text, answer=text, type="multiple_choice",
+                      route=f"multiple_choice:{found.path}:{form}:{decided_by}", value=choice.letter,
+                      documents=documents, evidence=evidence)
+
+
+def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | None = None) -> list[Sentence]:
+    """Each paragraph and item of the article; an item also joined to its paragraph's lead (…次に掲げる…)."""
+    whole = comparable(article.text)
+    out, leads = [], {}
+    for provision in provisions(article.text, two_column):
+        out.append(Sentence(article.doc_id, article.name, provision.text, whole, prior))
+        if provision.item is None:
+            leads[provision.paragraph] = provision.text
+        elif provision.paragraph in leads:
+            out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
+                                prior))
+    return out
+
+
+def _taken_out(text: str) -> list[str]:
+    """What the brackets of a text take out (（…を除く。）), brackets nested inside included (`comparable` form)."""
+    text, out = comparable(text), []
+    for end in (m.start() for m in re.finditer(_STATUTES["choices"]["taken_out"], text)):
+        depth, start = 0, end
+        while start > 0 and depth >= 0:
+            start -= 1
+            depth += (text[start] == ")") - (text[start] == "(")
+        if depth < 0:
+            out.append(text[start + 1:end])
+    return out
+
+
+def _within(ref: Reference, cited: Reference, by_number: bool = False) -> bool:
+    """Whether `ref` is the cited provision or a paragraph or item inside it (`by_number`: of any law)."""
+    return (by_number or ref.doc_id == cited.doc_id) and ref.key == cited.key and \
+        cited.paragraph in (None, ref.paragraph) and cited.item in (None, ref.item)
+
+
+def provision_text(article: Article, paragraph: int | None, item: int | None,
+                   two_column: re.Pattern | None = None) -> str:
+    """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found).
+
+    An item is read with its paragraph's lead line: the lead says what the item is a case of
+    (…次に掲げる書類を提出することができる + 英語で記載されているもの).
+    """
+    if paragraph is None and item is None:
+        return article.text
+    parts = provisions(article.text, two_column)
+    wanted = paragraph or 1
+    chosen = [p.text for p in parts if p.paragraph == wanted and (item is None or p.item in (None, item))]
+    if item is not None and len(chosen) < 2:  # the item was not found: do not answer with the lead alone
+        return article.text
+    return "\n".join(chosen) or article.text

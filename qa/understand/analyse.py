@@ -1,0 +1,322 @@
+"""Question understanding: one question in, an `Analysis` (type, company, years, fields ...) out.
+
+Ties together the company register, year, field and output-request
+extraction and the rule classifier. No model runs unless one is configured
+for the key-word fallback, and bad input never raises: it comes back as an
+`open` question with the reason in the trace.
+
+>>> analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_reports_list(Path("reports_list.csv"))))
+>>> a = analyzer.run(Question("0", "综艺股份2020年的资产负债比率是多少?保留2位小数。"))
+>>> a.type, a.company.short_name, a.years, a.formula, a.output.digits
+('formula', '综艺股份', (2020,), '资产负债比率', 2)
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Protocol
+
+from rapidfuzz import fuzz, process
+
+from core.errors import InputError
+from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
+from core.folding import fold_field, fold_field_with_offsets
+from core.rulefile import FORMULAS_DIR, RULES_DIR
+from core.vocabulary import vocabulary
+from qa.understand.classify import Entities, QuestionClassifier
+from qa.understand.companies import CompanyMatch, CompanyRegister
+from qa.fewshot import FewShot
+from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
+from qa.understand.output_request import output_request
+from qa.records import Analysis, Question
+from qa.understand.statistics_request import StatisticsRules
+from qa.topics import TopicBook, TopicMatch
+from core.years import extract_years
+
+_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
+_QUOTED = re.compile(_QUESTIONS["quoted"])
+_JAPANESE = re.compile(r"[\u3040-\u30ff]")
+_WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_ASKS_VALUE = re.compile(_QUESTIONS["asks_value"])
+_PUNCT_SPLIT = re.compile(_QUESTIONS["word_separators"])
+
+
+class ChatModel(Protocol):
+    """What the key-word fallback needs from qa.llm.model.LocalLLM."""
+
+    def extract_keywords(self, question: str, companies: Iterable[str] = ()) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class AnalyzerConfig:
+    """Settings of `QuestionAnalyzer`, validated on construction.
+
+    >>> from core.records import ReportYear
+    >>> register = CompanyRegister.from_reports([ReportYear("丸紅株式会社", 2020, code="8002")])
+    >>> config = AnalyzerConfig(register=register, reference_year=2023, field_fuzzy_threshold=90)
+    """
+
+    rules_dir: Path = RULES_DIR
+    formulas_dir: Path = FORMULAS_DIR
+    register: CompanyRegister | None = None  # companies to recognise; None: no company extraction
+    reference_year: int | None = None  # 去年/上年 count from here when the question names no year
+    field_fuzzy_threshold: int = 80  # rapidfuzz partial ratio a fuzzy field match must reach (0-100)
+    formula_fuzzy_threshold: int = 75  # the same for formula aliases, for ratio questions naming none exactly
+    fuzzy_fields: bool = True
+    llm: ChatModel | None = None  # key-word fallback model (qa.llm.model); None: the step is skipped
+    max_chars: int = 2000  # longer questions are not analysed (classified open)
+    # Also load the field names into the process-wide jieba, for code that calls jieba itself; the
+    # engine tokenizes with search.tokenize.Tokenizer, which has them, so by default it is not loaded.
+    jieba_dictionary: bool = False
+
+    def __post_init__(self):
+        for name in ("rules_dir", "formulas_dir"):
+            path = Path(getattr(self, name))
+            if not path.is_dir():
+                raise InputError(f"{name} {str(path)!r} is not a directory")
+            object.__setattr__(self, name, path)
+        if self.reference_year is not None and not 1900 <= self.reference_year <= 2200:
+            raise InputError(f"reference_year must be a year, got {self.reference_year}")
+        for name in ("field_fuzzy_threshold", "formula_fuzzy_threshold"):
+            if not 50 <= getattr(self, name) <= 100:
+                raise InputError(f"{name} must be 50..100, got {getattr(self, name)}")
+        if self.max_chars < 10:
+            raise InputError(f"max_chars must be at least 10, got {self.max_chars}")
+        if self.register is not None and not isinstance(self.register, CompanyRegister):
+            raise TypeError("register must be a qa.understand.companies.CompanyRegister")
+
+
+class QuestionAnalyzer:
+    """Reads a question the way the rules say: type, company, years, fields, formula, output request.
+
+    Construction loads and checks rules/question_types.yaml, rules/fields.yaml,
+    rules/fewshot.yaml and the formula names (InputError with file:line when a
+    file is broken); `run` never raises.
+    """
+
+    def __init__(self, config: AnalyzerConfig | None = None):
+        self.config = config = config or AnalyzerConfig()
+        self.classifier = QuestionClassifier.load(config.rules_dir / "question_types.yaml")
+        self.fields = FieldDictionary.load(config.rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold)
+        self.fewshot = FewShot.load(config.rules_dir / "fewshot.yaml")
+        self.register = config.register
+        self.formulas = FormulaBook.load(config.formulas_dir, self.fields)
+        self.statistics = StatisticsRules.load(config.rules_dir / "statistics.yaml")
+        self.topics = TopicBook.load()
+        phrases: dict[str, list[str]] = {}
+        for alias, name in self.formulas.names_and_aliases().items():
+            phrases.setdefault(fold_field(alias), []).append(name)
+        self._formula_matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
+        # Per-field formulas ("{field}增长率"): the words that follow a field, longest first.
+        self._field_suffixes = sorted(
+            ((pattern.split(FIELD_PLACEHOLDER)[1], name) for pattern, name in self.formulas.field_patterns().items()
+             if pattern.startswith(FIELD_PLACEHOLDER)), key=lambda item: -len(item[0]))
+        self._boilerplate = [re.compile(p) for p in self.classifier.boilerplate]
+        if config.jieba_dictionary:
+            self.fields.add_to_jieba()
+
+    @classmethod
+    def from_reports(cls, reports, reports_list: Path | None = None, **settings) -> "QuestionAnalyzer":
+        """An analyzer whose register holds the corpus's company-years (a FactStore's `reports()` rows
+        or ReportYear records), plus a FinGLM-style reports list when given; `settings` go to AnalyzerConfig."""
+        rows = list(reports)
+        if rows and isinstance(rows[0], dict):
+            register = CompanyRegister.from_rows(rows)
+        else:
+            register = CompanyRegister.from_reports(rows)
+        if reports_list is not None:
+            register = register.merged(CompanyRegister.from_reports_list(reports_list))
+        return cls(AnalyzerConfig(register=register, **settings))
+
+    def run(self, question: Question) -> Analysis:
+        """Analyse one question; bad input is classified open with the reason in the trace."""
+        text = question.text
+        if not isinstance(text, str):
+            return self._rejected(question, f"input: not text ({type(text).__name__})")
+        if len(text) > self.config.max_chars:
+            return self._rejected(question, f"input: {len(text)} characters, more than max_chars={self.config.max_chars}")
+        if not _WORDS.search(text):
+            return self._rejected(question, "input: no words (empty, punctuation or symbols only)")
+        return self._analyse(question, text)
+
+    # ------------------------------------------------------------------ steps
+    def _analyse(self, question: Question, text: str) -> Analysis:
+        trace: list[str] = []
+        language = "ja" if _JAPANESE.search(text) else "zh"
+        year_match = extract_years(text, self.config.reference_year)
+        trace.append(f"years: {list(year_match.years)}" + (f" quarter {year_match.quarter}" if year_match.quarter else "")
+                     + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else ""))
+        company = self.register.find(text, year_match.years) if self.register else CompanyMatch()
+        trace.append(self._company_trace(company))
+
+        quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+        # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
+        unnamed = _blank(text, [(company.start, company.end)])
+        topic, field_matches = self._topic(unnamed, self.fields.find(unnamed), trace)
+        formula, growth_field, field_matches = self._formula(text, field_matches)
+        how_fields = "dictionary"
+        if (not field_matches and not formula and topic is None and self.config.fuzzy_fields and company.start >= 0
+                and _ASKS_VALUE.search(text)):
+            field_matches = self.fields.find_fuzzy(_strip(text, company, year_match.written))
+            how_fields = "fuzzy"
+        fields = tuple(dict.fromkeys(m.field for m in field_matches))
+        if fields:
+            trace.append(f"fields ({how_fields}): " + ", ".join(
+                f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "") for m in field_matches))
+        # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
+        amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
+        named = company.company is not None or bool(company.candidates)
+        several = len({c.name for c in ((company.company,) if company.company else ()) + company.others})
+        # Questions over many companies name none (ranking and statistics rules say `absent: [company]`), or
+        # several: a ranking among the companies named (rule ranking_named_companies).
+        request = (None if named and several < 2
+                   else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts)))
+        entities = Entities(
+            company=named, companies=several, years=len(year_match.years),
+            fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
+            quoted=bool(quoted), sources=bool(question.sources),
+            ranking=request is not None and request.is_ranking,
+            statistics=request is not None and request.over_companies)
+        # Rules read the question with names taken out, so 公允价值变动收益 does not read as 变动.
+        masked = _blank(text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end])
+        rule = self.classifier.classify(masked, entities)
+        trace.insert(0, f"rule {rule.id} (line {rule.line}) -> {rule.type}" if rule.line else f"rule {rule.id} -> {rule.type}")
+        years = year_match.years
+        if rule.type == "compare_years" and len(years) == 1:
+            years = (years[0] - 1, years[0])
+            trace.append(f"years: compared with the year before -> {list(years)}")
+
+        keywords = ([topic.written] if topic else []) + [m.written for m in field_matches if m.how == "dictionary"] + quoted
+        over_companies = rule.type in ("ranking", "statistics")
+        if rule.type == "formula" and not formula:
+            formula = self._formula_fuzzy(text, company, year_match.written, trace)
+        if rule.type == "formula":
+            fields = self._formula_fields(formula, growth_field, fields)
+            keywords = [formula or ""] + keywords if formula else keywords
+            trace.append(f"formula: {formula or 'not named'}; operands: {', '.join(fields) or '-'}")
+        elif formula:
+            keywords.append(formula)
+        if rule.type in ("report_text", "open") or (over_companies and not fields and not formula):
+            period = year_match.written + ((year_match.quarter_written,) if year_match.quarter_written else ())
+            keywords += self._topic_phrases(text, company, period, keywords)
+        if not keywords and rule.type != "open":
+            trace.append(self._llm_keywords(text, company, keywords))
+        output = output_request(text)
+        if output.digits is not None or output.percent is not None or output.unit or output.round_at:
+            trace.append(f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}")
+        if over_companies and request is not None:
+            trace.append(f"statistics: {request}")
+        top_n, rank, descending = (request.top_n, request.rank, request.descending) if request else (0, 0, True)
+        return Analysis(
+            question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
+            candidates=company.candidates, years=years, fields=fields, quarter=year_match.quarter,
+            companies=tuple(dict.fromkeys(((company.company,) if company.company else ()) + company.candidates
+                                          + company.others)),
+            keywords=tuple(dict.fromkeys(k for k in keywords if k)),
+            formula=formula if rule.type == "formula" or over_companies else "",
+            top_n=top_n, rank=rank, descending=descending, output=output,
+            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace),
+            topic=topic.topic.name if topic else "")
+
+    def _rejected(self, question: Question, reason: str) -> Analysis:
+        safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
+        return Analysis(question=safe, type="open", rule_id="input_rejected", trace=(reason,))
+
+    @staticmethod
+    def _company_trace(match: CompanyMatch) -> str:
+        if match.candidates:
+            return f"company: ambiguous '{match.written}' -> " + " | ".join(c.name for c in match.candidates)
+        if match.company is None:
+            return "company: none named"
+        note = {"unregistered": " (not in the register)", "fuzzy": f" (rapidfuzz {match.score})"}.get(match.how, "")
+        return f"company: {match.how} '{match.written}' -> {match.company.name}{note}"
+
+    def _topic(self, text: str, field_matches: list[FieldMatch],
+               trace: list[str]) -> tuple[TopicMatch | None, list[FieldMatch]]:
+        """The longest term wins: the question's topic (rules/topics.yaml) unless a field written as long or longer
+        holds it (主营业务收入), and the fields without those inside a longer topic term (利润 in 利润分配预案)."""
+        topics = [t for t in self.topics.find(text)
+                  if not any(f.start <= t.start and t.end <= f.end for f in field_matches)]
+        if not topics:
+            return None, field_matches
+        inside = [f for f in field_matches if any(t.start <= f.start and f.end <= t.end for t in topics)]
+        topic = max(topics, key=lambda t: t.end - t.start)
+        trace.append(f"topic: {topic.written}->{topic.topic.name}"
+                     + (f" (fields inside it dropped: {', '.join(f.written for f in inside)})" if inside else ""))
+        return topic, [f for f in field_matches if f not in inside]
+
+    def _formula(self, text: str, field_matches: list[FieldMatch]) -> tuple[str, str, list[FieldMatch]]:
+        """The formula named (formulas/*.yaml, or a per-field one like X增长率) and the fields left once its name is out."""
+        folded, offsets = fold_field_with_offsets(text)
+        for m in self._formula_matcher.find(folded):
+            start, end = offsets[m.start], offsets[m.end - 1] + 1
+            # A field written exactly the same (每股净资产) is a lookup, not a formula.
+            if any(f.start <= start and end <= f.end for f in field_matches):
+                continue
+            rest = [f for f in field_matches if f.end <= start or f.start >= end]
+            return m.values[0], "", rest
+        for f in field_matches:
+            # 营业收入相比2020年的增长率: the year compared with may stand between field and suffix.
+            after = self.statistics.skip_year_comparison(unicodedata.normalize("NFKC", text[f.end:f.end + 24]))
+            for suffix, template in self._field_suffixes:
+                if after.startswith(suffix):
+                    return template.replace(FIELD_PLACEHOLDER, f.written), f.field, [g for g in field_matches if g is not f]
+        return "", "", field_matches
+
+    def _formula_fuzzy(self, text: str, company: CompanyMatch, years: tuple[str, ...], trace: list[str]) -> str:
+        """A formula named in other words (研发人员占总职工人数的比例): the closest alias by rapidfuzz."""
+        aliases = self.formulas.names_and_aliases()
+        best = process.extractOne(_strip(text, company, years), list(aliases), scorer=fuzz.partial_ratio,
+                                  processor=None, score_cutoff=self.config.formula_fuzzy_threshold)
+        if not best:
+            trace.append(f"formula: no alias within rapidfuzz {self.config.formula_fuzzy_threshold}")
+            return ""
+        trace.append(f"formula (fuzzy): {best[0]} -> {aliases[best[0]]} ({best[1]:.0f})")
+        return aliases[best[0]]
+
+    def _formula_fields(self, formula: str, growth_field: str, found: tuple[str, ...]) -> tuple[str, ...]:
+        """Operands: the canonical fields in the formula's expression, else the growth field, else those named."""
+        definition = self.formulas.get(formula, growth_field) if formula else None
+        if definition is not None:
+            return tuple(dict.fromkeys(op.field for op in definition.operands()))
+        if growth_field:
+            return (growth_field,)
+        return found
+
+    def _topic_phrases(self, text: str, company: CompanyMatch, years: tuple[str, ...], known: list[str]) -> list[str]:
+        rest = _strip(text, company, years)
+        for pattern in self._boilerplate:
+            rest = pattern.sub(" ", rest)
+        return [p for p in _PUNCT_SPLIT.split(rest) if len(p) >= 2 and p not in known]
+
+    def _llm_keywords(self, text: str, company: CompanyMatch, keywords: list[str]) -> str:
+        """Ask the model for key words the rules did not find (few-shot turns from rules/fewshot.yaml)."""
+        if self.config.llm is None:
+            return "keywords: LLM fallback skipped (no model configured)"
+        names = [n for c in (company.company,) if c for n in (c.name, c.short_name) if n]
+        try:
+            words = self.config.llm.extract_keywords(text, companies=names)
+        except Exception as exc:  # noqa: BLE001 - any model failure falls back to no key words
+            return f"keywords: LLM fallback gave no usable answer ({type(exc).__name__}: {exc})"
+        keywords += [w for w in words if w and w in text]
+        return f"keywords: LLM fallback -> {keywords}"
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with these spans overwritten by '#' (same length, so offsets stay valid)."""
+    for start, end in spans:
+        if 0 <= start < end:
+            text = text[:start] + "#" * (end - start) + text[end:]
+    return text
+
+
+def _strip(text: str, company: CompanyMatch, years: tuple[str, ...]) -> str:
+    """The question without the company name and the year expressions."""
+    if company.start >= 0:
+        text = text[:company.start] + " " + text[company.end:]
+    rest = unicodedata.normalize("NFKC", text)
+    for written in years:
+        rest = rest.replace(written, " ")
+    return rest

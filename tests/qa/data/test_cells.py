@@ -1,0 +1,290 @@
+"""CellAnswerer: finding the table cell a quoted-label question asks for, in real and small HTML reports."""
+from __future__ import annotations
+
+import pytest
+
+from core.errors import InputError
+from eval.normalize import ntcir_value
+from ingestion.pipeline import ingest
+from qa.data.cells import CellAnswerer, CellQuestion, CellSettings, MemberWords
+from qa.records import Question
+from qa.understand.analyse import QuestionAnalyzer
+from search.settings import IndexSettings
+from search.stores import open_fact_store, open_text_index
+from search.tokenize import Tokenizer
+
+COMPANY = "テスト工業株式会社"
+
+
+def _row(table: str, r: int, label: str, *values: str) -> str:
+    cells = "".join(f'<td cell-id="{table}-r{r}c{c}"><p>{v}</p></td>' for c, v in enumerate(values, start=2))
+    return f'<tr><td cell-id="{table}-r{r}c1"><p>{label}</p></td>{cells}</tr>'
+
+
+def _table(table: str, header: list[str], rows: list[tuple]) -> str:
+    head = "".join(f'<td cell-id="{table}-r1c{c}"><p>{h}</p></td>' for c, h in enumerate(header, start=1))
+    body = "".join(_row(table, r, *row) for r, row in enumerate(rows, start=2))
+    return f'<table table-id="{table}"><tr>{head}</tr>{body}</table>'
+
+
+def _report() -> str:
+    periods = ["", "前連結会計年度(2019年３月31日)", "当連結会計年度(2020年３月31日)"]
+    own = ["", "前事業年度(2019年３月31日)", "当事業年度(2020年３月31日)"]
+    return f"""<html><head><meta charset="utf-8"></head><body>
+<h1>第１【企業の概況】</h1>
+<h2>１【主要な経営指標等の推移】</h2>
+{_table("TEST0001-0101010-tab2", ["回次", "第9期/2019年３月", "第10期/2020年３月"],
+        [("当期純利益", "4,000", "5,000"), ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45"),
+         ("株主総利回り", "90.4", "95.0"), ("(比較指標：配当込みTOPIX)", "89.2", "102.3"),
+         ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"), ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
+         ("親会社の所有者に帰属する持分", "30,000", "32,000")])}
+<h1>第４【提出会社の状況】</h1>
+<h2>(2)【役員の状況】</h2>
+{_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
+        [("代表取締役社長", "高橋 誠", "1961年2月2日生", "選任後2年"), ("取締役", "山本 圭司", "1960年1月1日生", "選任後1年"),
+         ("取締役", "アンドリュー ハウス", "1959年3月3日生", "選任後3年")])}
+<h2>(4)【役員の報酬等】</h2>
+<p>役員ごとの連結報酬等の総額等</p>
+{_table("TEST0001-0104010-tab9", ["氏名", "連結報酬等の総額(百万円)", "固定報酬(百万円)"],
+        [("高橋 誠", "120", "100"), ("山本 圭司", "80", "70"), ("アンドリュー ハウス", "60", "50")])}
+<h1>第５【経理の状況】</h1>
+<h2>１【連結財務諸表等】</h2>
+<h3>①【連結貸借対照表】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
+{_table("TEST0001-0105010-tab5", periods, [("負債", "", ""), ("流動負債", "", ""), ("その他", "11", "12"),
+        ("流動負債合計", "11", "12"), ("非流動負債", "", ""), ("その他", "21", "22"), ("非流動負債合計", "21", "22")])}
+<h3>②【連結損益計算書】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab6", periods, [("法人税等調整額", "3", "4"), ("法人税、住民税及び事業税", "10", "12"),
+        ("営業外収益", "", ""), ("その他", "5", "6"), ("営業外収益合計", "5", "6"),
+        ("営業外費用", "", ""), ("その他", "7", "8"), ("営業外費用合計", "7", "8")])}
+<h3>③【連結株主資本等変動計算書】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105010-tab2", ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
+        [("剰余金の配当", "－", "－", "△ 7", "△ 57")])}
+<h3>【連結財務諸表注記】</h3>
+<h4>10 有形固定資産</h4>
+<p>減価償却累計額及び減損損失累計額（百万円）</p>
+{_table("TEST0001-0105010-tab7", ["", "建物", "合計"], [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")])}
+<p>減価償却費及び償却費（百万円）</p>
+{_table("TEST0001-0105010-tab8", periods, [("ライフスタイル", "61", "62"), ("エネルギー", "71", "72")])}
+<p>報告セグメントごとの売上高（百万円）</p>
+<table table-id="TEST0001-0105010-tab10">
+<tr><td cell-id="TEST0001-0105010-tab10-r1c1" rowspan="2"></td>
+<td cell-id="TEST0001-0105010-tab10-r1c2" colspan="3">報告セグメント</td>
+<td cell-id="TEST0001-0105010-tab10-r1c5" rowspan="2">調整額</td>
+<td cell-id="TEST0001-0105010-tab10-r1c6" rowspan="2">連結財務諸表計上額</td></tr>
+<tr><td cell-id="TEST0001-0105010-tab10-r2c2">国内</td><td cell-id="TEST0001-0105010-tab10-r2c3">海外</td>
+<td cell-id="TEST0001-0105010-tab10-r2c4">計</td></tr>
+<tr><td cell-id="TEST0001-0105010-tab10-r3c1">外部顧客への売上高</td><td cell-id="TEST0001-0105010-tab10-r3c2">10</td>
+<td cell-id="TEST0001-0105010-tab10-r3c3">5</td><td cell-id="TEST0001-0105010-tab10-r3c4">15</td>
+<td cell-id="TEST0001-0105010-tab10-r3c5">1</td><td cell-id="TEST0001-0105010-tab10-r3c6">16</td></tr>
+</table>
+<p>セグメント情報（当連結会計年度）</p>
+{_table("TEST0001-0105010-tab9", ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
+        [("減損損失", "3", "4", "5", "6", "18")])}
+<h2>２【財務諸表等】</h2>
+<h3>①【貸借対照表】</h3>
+<p>（単位：百万円）</p>
+{_table("TEST0001-0105020-tab3", own, [("流動資産合計", "800", "900"), ("長期前払費用", "6", "20")])}
+<h3>②【株主資本等変動計算書】</h3>
+<p>（単位：百万円）</p>
+<table table-id="TEST0001-0105020-tab4">
+<tr><td cell-id="TEST0001-0105020-tab4-r1c1" rowspan="2"></td><td cell-id="TEST0001-0105020-tab4-r1c2" rowspan="2">資本金</td>
+<td cell-id="TEST0001-0105020-tab4-r1c3" colspan="2">評価・換算差額等</td>
+<td cell-id="TEST0001-0105020-tab4-r1c5" rowspan="2">純資産合計</td></tr>
+<tr><td cell-id="TEST0001-0105020-tab4-r2c3">その他有価証券評価差額金</td>
+<td cell-id="TEST0001-0105020-tab4-r2c4">評価・換算差額等合計</td></tr>
+<tr><td cell-id="TEST0001-0105020-tab4-r3c1">当期首残高</td><td cell-id="TEST0001-0105020-tab4-r3c2">100</td>
+<td cell-id="TEST0001-0105020-tab4-r3c3">30</td><td cell-id="TEST0001-0105020-tab4-r3c4">40</td>
+<td cell-id="TEST0001-0105020-tab4-r3c5">140</td></tr>
+</table>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def small_engine(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cells")
+    corpus = root / "corpus" / "TEST0001"
+    corpus.mkdir(parents=True)
+    (corpus / "TEST0001-0105010.html").write_text(_report(), encoding="utf-8")
+    (root / "corpus" / "metadata.csv").write_text(
+        "doc_id,file,company,short_name,code,year,title,language\n"
+        f"TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n",
+        encoding="utf-8")
+    settings = IndexSettings(root / "index")
+    assert ingest(root / "corpus", settings, workers=1, progress=False).exit_code == 0
+    yield _parts(settings)
+
+
+def _parts(settings: IndexSettings):
+    tokenizer = Tokenizer()
+    index, store = open_text_index(settings, tokenizer), open_fact_store(settings)
+    analyzer = QuestionAnalyzer.from_reports(store.reports())
+    return analyzer, CellAnswerer(index, store, tokenizer)
+
+
+def _ask(parts, text: str, source: str):
+    analyzer, answerer = parts
+    return answerer.run(analyzer.run(Question("q", text, (source,))))
+
+
+def test_parse_reads_label_context_year_individual_and_member():
+    asked = CellQuestion.parse("塩野義製薬株式会社の2020年の個別決算のNonControllingInterestsIFRSMemberにおける"
+                               "「支配継続子会社に対する持分変動、持分変動計算書」は？")
+    assert (asked.label, asked.context, asked.year, asked.individual) == (
+        "支配継続子会社に対する持分変動", ("持分変動計算書",), 2020, True)
+    assert asked.member == "NonControllingInterestsIFRS" and asked.member_words == ("非支配持分",)
+    assert CellQuestion.parse("2020年の流動資産は？") is None
+
+
+def test_readings_let_the_label_run_on_over_its_commas():
+    asked = CellQuestion.parse("2020年における「法人税、住民税及び事業税」は？")
+    assert asked.readings() == [("法人税", ("住民税及び事業税",)), ("法人税、住民税及び事業税", ())]
+
+
+def test_member_words_come_from_the_rules_file_and_its_errors_name_the_line(tmp_path):
+    members = MemberWords.load()
+    assert members.of("CapitalSurplusIFRS") == members.of("CapitalSurplus") == ("資本剰余金",)
+    assert members.of("SomePersonMember"[:-6]) == () and "OrdinaryShare" in members.neutral
+    bad = tmp_path / "members.yaml"
+    bad.write_text("members:\n  CapitalSurplus: [資本剰余金]\n  Plant: []\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"members.yaml:3"):
+        MemberWords.load(bad)
+
+
+def test_settings_are_validated():
+    with pytest.raises(InputError):
+        CellSettings(min_label=1.5)
+
+
+def test_individual_question_takes_the_parent_company_balance_sheet(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点の個別決算における「長期前払費用」は？", "TEST0001")
+    assert answer.value == "20000000"
+    assert answer.evidence[0].cell_id == "TEST0001-0105020-tab3-r3c3"
+
+
+def test_consolidated_is_the_default_and_the_year_picks_the_column(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2019年時点における「流動資産」は？", "TEST0001")
+    assert answer.value == "1200000000"
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab1-r2c2"
+
+
+def test_member_picks_its_column_and_no_member_the_total(small_engine):
+    member = _ask(small_engine, f"{COMPANY}の2020年のNonControllingInterestsMemberにおける「剰余金の配当、"
+                                "株主資本等変動計算書」は？", "TEST0001")
+    total = _ask(small_engine, f"{COMPANY}の2020年における「剰余金の配当、株主資本等変動計算書」は？", "TEST0001")
+    assert (member.value, member.evidence[0].cell_id) == ("-7000000", "TEST0001-0105010-tab2-r2c4")
+    assert (total.value, total.evidence[0].cell_id) == ("-57000000", "TEST0001-0105010-tab2-r2c5")
+
+
+def test_heading_row_above_tells_apart_rows_of_the_same_label(small_engine):
+    current = _ask(small_engine, f"{COMPANY}の2020年時点における「その他、流動負債」は？", "TEST0001")
+    later = _ask(small_engine, f"{COMPANY}の2020年時点における「その他、非流動負債」は？", "TEST0001")
+    assert (current.value, current.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab5-r4c3")
+    assert (later.value, later.evidence[0].cell_id) == ("22000000", "TEST0001-0105010-tab5-r7c3")
+    expense = _ask(small_engine, f"{COMPANY}の2020年における「その他、営業外費用」は？", "TEST0001")
+    assert (expense.value, expense.evidence[0].cell_id) == ("8000000", "TEST0001-0105010-tab6-r8c3")
+
+
+def test_label_with_a_comma_is_read_whole_when_a_row_has_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「法人税、住民税及び事業税」は？", "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab6-r3c3")
+
+
+def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「建物、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("-75000000", "TEST0001-0105010-tab7-r3c2")
+
+
+def test_questions_without_sources_or_quoted_label_are_left_to_other_routes(small_engine):
+    analyzer, answerer = small_engine
+    assert answerer.run(analyzer.run(Question("q", f"{COMPANY}の2020年時点における「長期前払費用」は？"))) is None
+    assert _ask(small_engine, f"{COMPANY}の2020年の長期前払費用は？", "TEST0001") is None
+
+
+def test_real_report_equity_statement_member_cell(shared_data, tmp_path):
+    report = shared_data / "ntcir18-u4" / "reports" / "S100IXUZ"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "S100IXUZ").symlink_to(report, target_is_directory=True)
+    settings = IndexSettings(tmp_path / "index")
+    assert ingest(corpus, settings, workers=2, progress=False).exit_code == 0
+    parts = _parts(settings)
+    answer = _ask(parts, "塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける"
+                         "「支配継続子会社に対する持分変動、持分変動計算書」は？", "S100IXUZ")
+    assert ntcir_value(answer.value) == ntcir_value("-4187000000")
+    assert answer.evidence[0].cell_id == "S100IXUZ-0105010-tab89-r25c9"
+    individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算の「営業外費用」はいくらですか？", "S100IXUZ")
+    assert ntcir_value(individual.value) == ntcir_value("4565000000")
+    assert individual.evidence[0].cell_id.startswith("S100IXUZ-0105020-")
+
+
+@pytest.mark.parametrize("member, label, expected", [
+    ("KeijiYamamoto", "任期", "選任後1年"), ("KeijiYamamoto", "氏名", "山本 圭司"), ("MakotoTakahashi", "役職名", "代表取締役社長"),
+    ("AndrewHouse", "任期", "選任後3年"),
+])
+def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(small_engine, member, label, expected):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点の{member}Memberにおける「{label}、役員の状況（取締役（及び監査役））」は？",
+                  "TEST0001")
+    assert answer.value == expected
+
+
+def test_a_total_is_not_answered_from_the_per_share_row_whose_label_holds_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「当期純利益又は当期純損失（△）、経営指標等」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r2c3"
+
+
+def test_a_label_finds_the_row_the_field_list_words_otherwise(small_engine):
+    # rules/fields.yaml: the index's return 株価指数における総利回り is printed as the comparison line (比較指標：…).
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「株価指数における総利回り」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r5c3"
+
+
+def test_a_qualifier_after_the_colon_of_an_xbrl_label_is_read_where_the_report_prints_it_first(small_engine):
+    text = f"{COMPANY}の2020年における「当期利益又は当期損失（△）：親会社の所有者に帰属、経営指標等」は？"
+    assert _ask(small_engine, text, "TEST0001").evidence[0].cell_id == "TEST0001-0101010-tab2-r7c3"
+
+
+@pytest.mark.parametrize("member, expected", [
+    ("ValuationAndTranslationAdjustments", "TEST0001-0105020-tab4-r3c4"),  # the group's own total column
+    ("ValuationDifferenceOnAvailableForSaleSecurities", "TEST0001-0105020-tab4-r3c3"),
+])
+def test_a_member_named_by_a_group_header_takes_the_column_that_is_its_own(small_engine, member, expected):
+    answer = _ask(small_engine, f"{COMPANY}の2020年の個別決算の{member}Memberにおける「当期首残高」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == expected
+
+
+@pytest.mark.parametrize("member, label, expected", [
+    ("EnergyReportableSegment", "減価償却費及び償却費", "TEST0001-0105010-tab8-r3c3"),  # a row, under the caption
+    ("BusinessReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c3"),  # a column
+    ("InternationalTobaccoReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c5"),  # by the term table
+])
+def test_a_segment_member_takes_the_row_or_column_that_names_its_words(small_engine, member, label, expected):
+    answer = _ask(small_engine, f"{COMPANY}の2020年の{member}Memberにおける「{label}」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == expected
+
+
+def test_a_member_is_read_without_its_suffix_and_silent_words():
+    asked = CellQuestion.parse("2020年のDocumentSolutionsGroupReportableSegmentMemberにおける「売上高」は？")
+    assert (asked.person, asked.spoken.sound) == ((), ("documentsorutions",))
+    assert asked.spoken.likeness("ドキュメントソリューション") > 0.6 > asked.spoken.likeness("国内たばこ事業")
+    assert CellQuestion.parse("2020年のKeijiYamamotoMemberにおける「氏名」は？").spoken is None
+
+
+def test_a_bare_total_is_named_by_its_tables_title(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「有形固定資産、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab7-r3c3"
+    assert ntcir_value(answer.value) == ntcir_value("-95000000")
+
+
+def test_a_person_member_picks_the_row_labelled_with_a_name_that_reads_like_it(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年時点のKeijiYamamotoMemberにおける「連結報酬等の総額、役員ごとの連結報酬等」は？",
+                  "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0104010-tab9-r3c2"
+
+
+def test_no_member_means_what_the_consolidated_statements_carry_not_a_segments_subtotal(small_engine):
+    answer = _ask(small_engine, f"{COMPANY}の2020年における「外部顧客への売上高」は？", "TEST0001")
+    assert answer.evidence[0].cell_id == "TEST0001-0105010-tab10-r3c6"

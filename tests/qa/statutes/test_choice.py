@@ -1,0 +1,274 @@
+"""Multiple choice over statutes, end to end through `python -m qa.run` on a tiny invented statute."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from core.records import LawRecord
+from ingestion.pipeline import ingest
+from qa.answers import AnswerTemplates
+from qa.statutes.choice import Article, ChoiceAnswerer, Found, Judged, provision_text
+from qa.statutes.compare import Alignment
+from qa.statutes.law_refs import LawBook
+from qa.records import Question
+from search.law_register import LawRegister
+from search.settings import IndexSettings
+from search.stores import open_text_index
+
+QUESTIONS = [
+    {"id": "number", "question": "架空取引法第2条により、届出書を提出すべき期限として正しいものを教えてください。",
+     "choices": {"a": "取引の日から六十日以内に提出する", "b": "取引の日から30日以内に提出する",
+                 "c": "取引の日から一年以内に提出する", "d": "取引の日から十日以内に提出する"}},
+    {"id": "wrong", "question": "架空取引法第二条の二について、誤っているものを教えてください。",
+     "choices": {"a": "内閣総理大臣は、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+                 "b": "内閣総理大臣は、届出書を受理した日から一年間、公衆の縦覧に供しなければならない",
+                 "c": "内閣総理大臣は、届出書を公衆の縦覧に供しなければならない"}},
+    {"id": "order", "question": "架空取引法第3条により、届出書の提出を要しない場合として正しいものを教えてください。",
+     "choices": {"a": "取引の額が百万円以上である場合", "b": "取引の額が百万円未満である場合",
+                 "c": "取引の額が十万円未満である場合"}},
+    {"id": "article", "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
+     "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"}},
+    {"id": "unrelated", "question": "届出書を公衆の縦覧に供する期間と無関係の条文を教えてください。",
+     "choices": {"a": "架空取引法第2条の2", "b": "架空取引法第九十九条", "c": "架空取引法第1条"}},
+]
+
+
+@pytest.fixture
+def answers(statute_corpus, tmp_path):
+    questions = tmp_path / "questions.json"
+    questions.write_text(json.dumps(QUESTIONS, ensure_ascii=False), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    run = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--docs", str(statute_corpus),
+                          "--index", str(tmp_path / "index"), "--workers", "1"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return {row["id"]: row for row in map(json.loads, run.stdout.splitlines())}
+
+
+def test_the_option_that_keeps_the_law_s_period_is_correct(answers):
+    row = answers["number"]
+    assert row["type"] == "multiple_choice" and row["value"] == "b"
+    assert "架空取引法 第二条" in row["answer"]
+    assert row["evidence"][0]["text"].startswith("架空取引法 第二条:")
+
+
+def test_a_wrong_option_is_the_one_with_a_changed_number(answers):
+    row = answers["wrong"]
+    assert row["value"] == "b"
+    assert "number(1年→5年)" in row["answer"]
+
+
+def test_a_delegation_to_an_order_is_followed(answers):
+    row = answers["order"]
+    assert row["value"] == "b"
+    assert "架空取引法施行令 第一条" in row["answer"]
+
+
+def test_which_article_questions_pick_the_article_that_says_it(answers):
+    assert answers["article"]["value"] == "b"
+    assert ":which_article:" in answers["article"]["route"]
+
+
+def test_an_article_missing_from_the_corpus_is_not_taken_for_an_unrelated_one(answers):
+    assert answers["unrelated"]["value"] == "c"
+
+
+def test_routes_show_the_short_path_for_one_cited_article_and_the_full_path_otherwise(answers):
+    assert answers["number"]["route"].startswith("multiple_choice:short:positive")
+    assert answers["article"]["route"].startswith("multiple_choice:full:which_article")
+
+
+def _answer_over_laws(shared_data, tmp_path, question: Question, laws=("403AC0000000090",)):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    # real laws (借地借家法 unless others are given), linked (not copied) so ingestion reads them from ../shared/data
+    for law in laws:
+        (corpus / f"{law}.md").symlink_to(shared_data / "lawqa_jp" / "corpus" / f"{law}.md")
+    settings = IndexSettings(tmp_path / "index")
+    ingest(corpus, settings, workers=1)
+    index = open_text_index(settings)
+    try:
+        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        return answerer.run(question)
+    finally:
+        index.close()
+
+
+def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared_data, tmp_path):
+    question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
+        ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
+        ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
+    answer = _answer_over_laws(shared_data, tmp_path, question)
+    assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
+
+
+def test_an_agreement_departing_from_a_protected_provision_is_void(shared_data, tmp_path):
+    question = Question("t", "建物の転借人の保護について、正しいものを教えてください。", choices=(
+        ("a", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
+              "当然に終了する"),
+        ("b", "建物の転貸借がされている場合において、建物の賃貸借が期間の満了によって終了するときは、建物の転貸借も"
+              "当然に終了するという特約は無効である")))
+    answer = _answer_over_laws(shared_data, tmp_path, question)
+    assert answer.value == "b" and "借地借家法 第三十七条" in answer.answer
+
+
+def test_an_option_citing_what_an_order_lists_under_the_provision_s_exclusion_falls_outside_it(shared_data, tmp_path):
+    # 金融商品取引法第5条第1項 takes out 特定有価証券 (政令で定めるもの); 施行令第2条の13 lists them, its 第3号 taking
+    # 有価証券信託受益証券 out again
+    question = Question("t", "金融商品取引法第5条第1項による届出書の提出が必要となる有価証券の募集として正しいものを教えてください。",
+                        choices=(("a", "金融商品取引法第2条第1項第11号に掲げる有価証券の募集"),
+                                 ("b", "金融商品取引法第2条第1項第14号に掲げる有価証券で、有価証券信託受益証券に該当するものの募集"),
+                                 ("c", "金融商品取引法第2条第1項第8号に掲げる有価証券の募集")))
+    answer = _answer_over_laws(shared_data, tmp_path, question, laws=("323AC0000000025", "340CO0000000321"))
+    assert answer.value == "b" and "excluded(金融商品取引法第2条第1項第11号)" in answer.answer, answer.answer
+
+
+def test_an_item_is_read_with_its_paragraph_s_lead():
+
+    article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
+                                              "日本語で記載された書類\n前項の書類は、写しでもよい。")
+    assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
+    assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
+    assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone
+
+
+def _which_article(question: str, options: dict[str, str], articles) -> str:
+
+    register = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
+                "cao": LawRecord("架空取引業等に関する内閣府令")}
+    answerer = ChoiceAnswerer(None, LawBook.load(register), AnswerTemplates.load())
+    found = Found()
+    for article in articles:
+        found.add(article)
+    judged = answerer._judge("which_article", question, options, found)
+    return answerer._decide("which_article", question, judged)[0].letter
+
+
+ACT_4 = ("act", "架空取引法", "第四条", "届出者は、内国会社にあつては事業年度経過後三月以内、外国会社にあつては政令で定める"
+         "期間内に、報告書を内閣総理大臣に提出しなければならない。")
+ORDER_2 = ("order", "架空取引法施行令", "第二条", "法第四条に規定する政令で定める期間は、六月とする。")
+ORDER_3 = ("order", "架空取引法施行令", "第三条", "法第四条に規定する報告書は、外国会社にあつては、日本語で記載しなければならない。")
+
+
+def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegates():
+
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出する期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第4条", "b": "架空取引法施行令第2条", "c": "架空取引法施行令第3条"}
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "b"
+    # without a value asked, the article that says most of the question stays the answer
+    question = "外国会社である届出者が報告書を内閣総理大臣に提出することを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*a) for a in (ACT_4, ORDER_2, ORDER_3)]) == "a"
+
+
+def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
+
+    act = ("act", "架空取引法", "第五条", "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。")
+    order = ("order", "架空取引法施行令", "第四条", "法第五条の報告書には、過去五年間の取引を記載しなければならない。")
+    question = "届出者が報告書を内閣総理大臣に提出しなければならない期間を定めた条文を教えてください。"
+    options = {"a": "架空取引法第5条", "b": "架空取引法施行令第4条"}
+    assert _which_article(question, options, [Article(*act), Article(*order)]) == "a"
+
+
+def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_corpus_lacks():
+
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "外国会社が報告書を記載する言語の数を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "b"
+    question = "外国会社が報告書を記載する言語を規定した条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3)]) == "a"
+
+
+def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_found():
+
+    cao = ("cao", "架空取引業等に関する内閣府令", "第五条", "令第三条の報告書は、二以上の言語で記載しなければならない。")
+    options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
+    question = "報告書を二以上の言語で記載しなければならないことを定めた条文を教えてください。"
+    assert _which_article(question, options, [Article(*ORDER_3), Article(*cao)]) == "b"
+
+
+PRODUCTS = """# 架空製品法
+法令番号: 令和九年法律第百号
+法令ID: 999AC0000000100
+種別: acts
+
+## 第一条
+この法律は、架空の製品の品質を確保することを目的とする。
+
+## 第二条
+この法律で「管理製品」とは、その適切な管理が必要なものとして、大臣が審議会の意見を聴いて指定する製品をいう。
+この法律で「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。
+この法律で「再生製品」とは、人の細胞を培養した製品のうち、政令で定めるものをいう。
+
+## 第三条
+管理製品、一般製品又は再生製品を製造しようとする者は、大臣の許可を受けなければならない。
+"""
+
+
+def test_options_that_are_bare_terms_are_judged_by_their_definitions(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "products.md").write_text(PRODUCTS, encoding="utf-8")
+    settings = IndexSettings(tmp_path / "index")
+    ingest(corpus, settings, workers=1)
+    index = open_text_index(settings)
+    try:
+        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        question = Question("t", "次のうち、指定に際して、大臣が審議会の意見を聴く必要のないものを教えてください。",
+                            choices=(("a", "管理製品"), ("b", "再生製品"), ("c", "一般製品")))
+        answer = answerer.run(question)
+    finally:
+        index.close()
+    assert answer.value == "b" and "架空製品法 第二条" in answer.answer
+
+
+def test_two_options_that_contradict_each_other_hold_the_answer():
+
+    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load())
+    found = Found()
+    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
+    options = {"a": "届出書を提出した者は、特定届出者に該当する", "b": "届出書を提出した者は、特定届出者ではない",
+               "c": "届出者は、届出書を財務大臣に提出しなければならない"}
+    question = "次のうち、正しいものを教えてください。"
+    judged = answerer._judge("positive", question, options, found)
+    assert max(judged, key=lambda j: j.goodness).letter == "c"  # closest to the law, but one of a and b is true
+    assert answerer._decide("positive", question, judged)[0].letter in {"a", "b"}
+
+
+class _LabelModel:
+    """A stand-in model: the label of the option holding `liked` is `odds` times as likely as each other one,
+    and label "1" is always twice as likely as it would be (a liking for the first place)."""
+
+    def __init__(self, liked: str, odds: float):
+        self.liked, self.odds = liked, odds
+        self.fewshot = type("FewShot", (), {"tasks": {"choice": None}})()
+
+    def label_logprobs(self, task, user, labels):
+        import math
+
+        lines = user.splitlines()
+        return {label: math.log(self.odds if any(self.liked in line for line in lines if line.startswith(label))
+                                else 1.0) + (math.log(2) if label == "1" else 0.0) for label in labels}
+
+
+def _tied(letters_texts: dict[str, str]):
+
+    return [Judged(letter, text, Alignment(None, 0.5, ()), 0.5) for letter, text in letters_texts.items()]
+
+
+def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown():
+
+    question = "次のうち、正しいものを教えてください。"
+    options = {"a": "届出書は五年間縦覧に供する", "b": "届出書は公衆の縦覧に供する"}
+    for liked, letter in (("公衆", "b"), ("五年", "a")):
+        answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
+                                  llm=_LabelModel(liked, odds=3.0))
+        choice, decided_by = answerer._decide("positive", question, _tied(options))
+        assert (choice.letter, decided_by) == (letter, "model:tie")
+    # a model all but indifferent leaves the tie to the rules, whatever place it likes
+    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
+                              llm=_LabelModel("公衆", odds=1.2))
+    assert answerer._decide("positive", question, _tied(options))[1] == "rules:tie"

@@ -1,0 +1,193 @@
+import re
+
+from qa.statutes.compare import Sentence, align, comparable, contradicts
+from qa.statutes.law_refs import LawRules
+
+WORDS = LawRules.load().change
+LAW = "内閣総理大臣は、届出書を受理した日から五年間、これを公衆の縦覧に供しなければならない。"
+
+
+def sentence(text=LAW):
+    return Sentence("d", "架空取引法 第二条", text, comparable(text))
+
+
+def test_numbers_percentages_months_and_old_kana_become_comparable():
+    assert comparable("百分の四・五、三十日、六箇月") == "4.5/100、30日、6月"
+    assert comparable("であつて") == comparable("であって")
+    assert comparable("一定の期間") == "一定の期間"
+
+
+def test_an_unchanged_option_aligns_closely_with_no_change():
+    alignment = align("届出書を受理した日から5年間、公衆の縦覧に供しなければならない", [sentence()], WORDS)
+    assert alignment.similarity > 0.85 and alignment.changes == ()
+
+
+def test_a_changed_period_is_a_number_change():
+    alignment = align("届出書を受理した日から一年間、公衆の縦覧に供しなければならない", [sentence()], WORDS)
+    assert alignment.kinds == ("number",)
+    assert alignment.changes[0].option == "1年" and alignment.changes[0].law == "5年"
+
+
+def test_a_negation_is_found_but_an_obligation_is_not_one():
+    alignment = align("届出書を受理した日から五年間、公衆の縦覧に供することはできない", [sentence()], WORDS)
+    assert "negation" in alignment.kinds
+    assert "negation" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
+
+
+def test_an_added_condition_and_a_swapped_actor_are_found():
+    alignment = align("財務大臣は、理由を問わず、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+                      [sentence()], WORDS)
+    assert {"condition", "actor"} <= set(alignment.kinds)
+    assert any(c.kind == "actor" and "財務大臣" in c.option for c in alignment.changes)
+    # a word the article does not say that names no person or body stays a term
+    assert "term" in align("内閣総理大臣は、届出書を電子媒体で受理した日から五年間、公衆の縦覧に供しなければならない",
+                           [sentence()], WORDS).kinds
+
+
+def test_the_closest_of_several_sentences_is_chosen():
+    other = sentence("届出者は、取引の日から三十日以内に届出書を提出しなければならない。")
+    alignment = align("取引の日から30日以内に届出書を提出する", [sentence(), other], WORDS)
+    assert alignment.sentence is other and not re.search("number", " ".join(alignment.kinds))
+
+
+PROHIBITION = "何人も、相場が騰貴したときには直ちにその買付けをし、相場が下落したときには直ちにその売付けをしてはならない。"
+
+
+def test_terms_exchanged_with_each_other_are_a_swap():
+    alignment = align("相場が騰貴したときには直ちにその売付けをし、相場が下落したときには直ちにその買付けをすること",
+                      [sentence(PROHIBITION)], WORDS)
+    assert alignment.kinds == ("swap",)
+    assert alignment.changes[0].option == "売" and alignment.changes[0].law == "買"
+
+
+def test_the_act_a_prohibition_names_is_not_a_negation():
+    alignment = align("相場が騰貴したときには直ちにその買付けをすること", [sentence(PROHIBITION)], WORDS)
+    assert alignment.changes == ()
+    negated = align("相場が騰貴したときには直ちにその買付けをしないこと", [sentence(PROHIBITION)], WORDS)
+    assert negated.kinds == ("negation",)
+
+
+def test_a_period_in_years_is_compared_with_one_in_months():
+    law = "建物の賃貸人が通知をしたときは、建物の転貸借は、その通知がされた日から六月を経過することによって終了する。"
+    alignment = align("通知がされた日から1年を経過することによって終了する", [sentence(law)], WORDS)
+    assert alignment.kinds == ("number",)
+    assert (alignment.changes[0].option, alignment.changes[0].law) == ("1年", "6月")
+    same = align("通知がされた日から6か月を経過することによって終了する", [sentence(law)], WORDS)
+    assert same.changes == ()
+
+
+def test_an_opposite_word_in_place_of_the_law_s_is_an_opposite_change():
+    law = "先取特権は、地上権の登記より前に登記された質権及び抵当権には後れる。"
+    alignment = align("先取特権は、地上権の登記より後に登記された質権には後れる", [sentence(law)], WORDS)
+    assert "opposite" in alignment.kinds
+    rephrased = align("抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS)
+    assert "opposite" not in rephrased.kinds
+
+
+def test_words_from_another_provision_of_the_article_are_moved():
+    first = "重要な事項について虚偽の表示がある文書を使用して金銭を取得すること。"
+    second = "取引を誘引する目的をもつて、虚偽の相場を利用すること。"
+    article = comparable(first + "\n" + second)
+    sentences = [Sentence("d", "架空取引法 第三条", text, article) for text in (first, second)]
+    alignment = align("取引を誘引する目的をもって、金銭を取得すること", sentences, WORDS)
+    assert alignment.sentence.text == second and "moved" in alignment.kinds
+    assert align("取引を誘引する目的をもって、虚偽の相場を利用すること", sentences, WORDS).changes == ()
+
+
+def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
+    label = sentence("容器には、白地に黒枠、黒字をもつて記載する「生物」の文字を表示しなければならない。")
+    assert "quoted" in align("容器には、白地に黒枠、黒字をもって「危険」の文字を表示しなければならない", [label], WORDS).kinds
+    assert "quoted" not in align("容器には、白地に黒枠、黒字をもって「生物」の文字を表示しなければならない", [label],
+                                 WORDS).kinds
+
+
+HEIR = ("居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
+        "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。")
+
+
+def test_a_negation_added_where_the_law_says_nothing_counts_when_both_negate_elsewhere():
+    added = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった者は、"
+                  "同居していないときでも、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    assert "negation" in added.kinds
+    same = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった同居者は、"
+                 "建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    assert "negation" not in same.kinds
+
+
+def test_a_word_starting_as_the_law_s_is_reworded_one_ending_like_it_is_another_term():
+    reworded = align("居住目的で建物を賃借した賃借人が相続人なしに死亡した場合", [sentence(HEIR)], WORDS)
+    assert ("reworded", "居住目的") in {(c.kind, c.option) for c in reworded.changes}
+    other = align("事務所目的で建物を賃借した賃借人が相続人なしに死亡した場合", [sentence(HEIR)], WORDS)
+    assert "term" in other.kinds and "reworded" not in other.kinds
+
+
+LIABLE = "当該有価証券届出書を提出した会社のその提出の時における役員は、記載が虚偽であることにより生じた損害を賠償する責めに任ずる。"
+
+
+def test_a_word_sharing_only_a_short_start_with_the_law_s_is_another_term():
+    # 損害賠償請求の時 names another moment than the law's 提出の時; 有価証券届出時 says the law's in other words
+    other = align("有価証券届出書を提出した会社の損害賠償請求の時における役員", [sentence(LIABLE)], WORDS)
+    assert ("term", "損害賠償請求") in {(c.kind, c.option) for c in other.changes}
+    same = align("有価証券届出書を提出した会社の有価証券届出時の役員", [sentence(LIABLE)], WORDS)
+    assert ("reworded", "有価証券届出時") in {(c.kind, c.option) for c in same.changes}
+
+
+def test_a_word_pointed_back_to_is_the_word_itself_and_other_than_it_is_a_negation():
+    assert align("当該建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).changes == ()
+    assert "negation" in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
+
+
+def test_an_option_applying_a_provision_to_what_its_bracket_takes_out_is_excluded():
+    law = "申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を与えてはならない。"
+    applied = align("外国製造業者が申請者である場合に、第二条第一項の許可を受けていないときは、認証を受けられない",
+                    [sentence(law)], WORDS)
+    assert "excluded" in applied.kinds
+    kept = align("申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を受けられない",
+                 [sentence(law)], WORDS)
+    assert "excluded" not in kept.kinds
+
+
+def test_an_option_limiting_a_word_agrees_only_where_the_law_limits_that_word():
+    law = ("会社が、その取締役等を相手方として、株券等（交付の日（以下「交付日」という。）から一年を経過するまで"
+           "譲渡が禁止されるものに限る。）の取得勧誘を行う場合")
+    limited = align("譲渡が禁止される株券等のみが対象となる", [sentence(law)], WORDS)
+    assert "condition" not in limited.kinds
+    unlimited = align("会社の取締役等のみが対象となる", [sentence(law)], WORDS)
+    assert ("condition", "取締役等のみ") in {(c.kind, c.option) for c in unlimited.changes}
+
+
+REBUILT = ("借地権の存続期間が満了する前に建物の滅失があった場合において、借地権者が残存期間を超えて存続すべき建物を"
+           "築造したときは、借地権は、承諾があった日から二十年間存続する。ただし、残存期間がこれより長いとき、"
+           "又は当事者がこれより長い期間を定めたときは、その期間による。")
+
+
+def test_a_number_of_the_option_s_case_is_a_fact_not_a_value_the_law_sets():
+    alignment = align("残存期間10年の借地権の存続期間が満了する前に建物の滅失があった場合、借地権は承諾があった日から"
+                      "20年間存続する", [sentence(REBUILT)], WORDS)
+    assert "number" not in alignment.kinds
+
+
+def test_a_proviso_letting_a_longer_period_stand_sets_the_longest_agreed():
+    def numbers(agreed, lasts):
+        alignment = align(f"借地権者が承諾を得て、承諾があった日から{agreed}年の残存期間を定め、建物を築造したときは、"
+                          f"借地権は承諾があった日から{lasts}年間存続する", [sentence(REBUILT)], WORDS)
+        return [c.option for c in alignment.changes if c.kind == "number"]
+
+    assert numbers(30, 30) == []
+    assert numbers(30, 20) == ["20年"]
+    assert numbers(15, 15) == ["15年"]
+
+
+def test_unless_and_not_all_are_not_conditions_the_option_adds():
+    law = "建物の賃借人に不利な特約は、無効とする。"
+    assert "condition" in align("建物の賃借人に不利な特約は、すべて無効とする", [sentence(law)], WORDS).kinds
+    assert "condition" not in align("建物の賃借人に不利な特約がすべて無効になるわけではない", [sentence(law)], WORDS).kinds
+    assert "condition" not in align("強行規定に反しない限り、建物の賃借人に不利な特約は無効とする", [sentence(law)],
+                                    WORDS).kinds
+
+
+def test_options_alike_but_for_a_negation_or_an_opposite_word_contradict_each_other():
+    assert contradicts("黄熱ワクチンは、特定生物由来製品に該当する", "黄熱ワクチンは、特定生物由来製品ではない", WORDS)
+    assert contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に建物を明け渡す前", WORDS)
+    assert not contradicts("賃借人が賃貸人に建物を明け渡した後", "賃借人が賃貸人に賃貸借の終了を申し込んだとき", WORDS)
+    assert not contradicts("市の区域内にある病院", "特別区の区域内にない病院", WORDS)  # more than the negation differs
