@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import time
-import unicodedata
 from collections import Counter
 from pathlib import Path
 
 from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
+from eval.normalize import flat_text
 from qa.records import Answer, Question
 
 TARGET = 0.90
@@ -48,9 +46,9 @@ def load_questions(path: Path = QUESTIONS) -> list[dict]:
 
 
 def judge(keywords: list[str], answer: Answer) -> bool:
-    """Every key word (any of its |-separated forms) is in the answer's text."""
-    text = _flat(answer.answer or "")
-    return all(any(_flat(form) in text for form in keyword.split("|")) for keyword in keywords)
+    """Every key word (any of its |-separated forms) is in the answer's text (width, spaces and commas ignored)."""
+    text = flat_text(answer.answer or "")
+    return all(any(flat_text(form) in text for form in keyword.split("|")) for keyword in keywords)
 
 
 def rejected(answer: Answer) -> bool | None:
@@ -58,10 +56,6 @@ def rejected(answer: Answer) -> bool | None:
     if answer.route.endswith(":llm"):
         return False
     return True if "model sentence rejected" in answer.route else None
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
 def run(root: Path, work: Path, llm: str, json_out: Path | None) -> int:
