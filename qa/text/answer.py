@@ -286,9 +286,9 @@ class TextAnswerer:
             text = self.templates.render("negative_value", lang, company=_company(analysis), year=_year(analysis),
                                          field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        said = "" if named else self.says(analysis, documents[0])
+        said = self.says(analysis, documents[0])
         naming = self.naming(documents[0], named or said) if named or said else []
-        if said:  # a word any year's plan writes (每10股): the topic's sections first, the best first
+        if said and not named:  # the sentences that write the topic's word, in the topic's sections first
             keyed = [(self.topics.section(analysis.topic, h.chunk.titles), h) for h in naming]
             naming = [h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])] or naming
             named = said
@@ -301,7 +301,7 @@ class TextAnswerer:
             passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)][: self.settings.evidence]
             quoted, route = pair, f"{analysis.type}:record"
         else:
-            sentences = self.best_sentences(analysis, passages, named if naming else "")
+            sentences = self.best_sentences(analysis, passages, named if naming else "", said)
             if naming:  # the passages that hold the sentences chosen, best first
                 passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
                             or naming)[: self.settings.evidence]
@@ -464,14 +464,15 @@ class TextAnswerer:
         members = {c.chunk_id for c in (first, chunk, last)}
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
-    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "") -> list[str]:
+    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "", word: str = "") -> list[str]:
         """The sentences sharing most question terms (key words count double), kept in reading order; only those
         that write `named` when it is given.
 
         A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
         holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
         while notes elsewhere share only some of its words. The first sentence that says what the topic is
-        (公司主营业务是…), when the question asks that, comes before them all."""
+        (公司主营业务是…), when the question asks that, or that writes `word` (the topic's word that answers it,
+        rules/topics.yaml `says`: 标准无保留意见 for 审计意见, also when a name is asked with it), comes first."""
         defining = _defining(analysis)
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
         phrases = [folded(k) for k in analysis.keywords if len(k) >= 2]
@@ -484,14 +485,17 @@ class TextAnswerer:
                               + (self.topics.section(analysis.topic, hit.chunk.titles) is not None))
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
             point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
-            for pos, sentence in enumerate(_sentences(_CHECKBOXES.sub(" ", hit.chunk.text))):
+            # A record's sentences are its label：value lines.
+            lines = (hit.chunk.text.splitlines() if hit.chunk.kind == RECORD_KIND
+                     else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text)))
+            for pos, sentence in enumerate(lines):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
                     continue
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in folded(sentence) for p in phrases)
-                says = bool(defining and defining.search(folded(sentence)))
+                says = bool(defining and defining.search(folded(sentence))) or bool(word and word in sentence)
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
                     candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
