@@ -33,9 +33,9 @@ class DocumentMeta:
     kind: str = ""  # financial_report, insurance_policy, faq, annual_report, securities_report; "" unknown
 
 
-# A key-value table's record (parser/records.py): one line per pair, the label, RECORD_SEPARATOR, the value.
+# A key-value table's record (parser/records.py): one line per pair, the label, the separator of
+# rules/punctuation.yaml `record_separator`, the value.
 RECORD_KIND = "record"
-RECORD_SEPARATOR = "："
 
 
 @dataclass(frozen=True)

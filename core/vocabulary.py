@@ -32,7 +32,7 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
                             quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS,
-                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR,
+                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR, record_separator=TEXT,
                             formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT}),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(

@@ -29,12 +29,12 @@ import re
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
 from core.folding import nfkc
-from core.records import RECORD_SEPARATOR
 from core.units import is_dash, parse_quantity
 from core.vocabulary import vocabulary
 from parser.tables import column_period, is_placeholder
 
 _WORDS = vocabulary("tables")  # rules/tables.yaml
+RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]
 _HEADER_WORDS = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
 _PERIOD_LIKE = re.compile(_WORDS["period_like"])
 

@@ -54,9 +54,9 @@ _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
 _ORGANISATION = re.compile("|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len,
                                                              reverse=True))))
-_HAN_NAME = re.compile(r"[\u3400-\u9fff）)]+")
+_HAN_NAME = re.compile(r"[\u3400-\u9fff)]+")  # compared after NFKC: （） are ()
 _REFERENCES = set(vocabulary("companies")["organisation_references"])
-_SENTENCE_END = re.compile(r"[。！？!?](?:\[[^\]]*\])?")
+_SENTENCE_END = re.compile(f"[{re.escape(vocabulary('punctuation')['sentence_ends'])}]" + r"(?:\[[^\]]*\])?")
 # Tokens that end a chat turn in the common chat templates (Qwen/ChatML, Llama 3, Phi, Gemma).
 END_MARKERS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>")
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from core.errors import InputError
 from core.fields import FieldDictionary
-from core.records import RECORD_KIND, RECORD_SEPARATOR, Chunk
+from core.records import RECORD_KIND, Chunk
 from core.sentences import SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
@@ -74,6 +74,7 @@ _LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
 _QUESTIONS = vocabulary("questions")  # rules/questions.yaml
 _ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
+RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]  # label：value in a record chunk
 _CHECKBOXES = re.compile(_QUESTIONS["checkboxes"])  # √适用 □不适用: a form's marks, no answer
 
 
