@@ -401,8 +401,10 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
                 text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
                 company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
-    records = record_rows(frame)
-    if records:  # a key-value table: its records replace the row sentences, which misread labels as periods
+    # A key-value table: its records replace the row sentences, which misread labels as periods. Tables with cell
+    # ids (HTML reports) keep their rows: the table-cell route answers from them, cell by cell.
+    records = record_rows(frame) if table.cell_ids is None else []
+    if records:
         pages = [row_pages[0] if row_pages else table.page] * len(records)
         chunks = [Chunk(chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id, text=record_text(pairs),
                         titles=chunk_titles, page_start=page, page_end=page, company=meta.company, year=meta.year,
