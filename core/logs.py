@@ -17,7 +17,7 @@ import logging
 import sys
 
 # finqa's loggers; "__main__" is the module a command runs as (python -m qa.run)
-PACKAGES = ("core", "parser", "search", "ingestion", "qa", "eval", "finqa", "__main__")
+PACKAGES = ("core", "parser", "search", "ingestion", "qa", "eval", "serve", "finqa", "__main__")
 
 
 def add_verbosity(ap: argparse.ArgumentParser) -> None:

@@ -52,7 +52,8 @@ class ManifestMirror(Protocol):
     """Where the manifest really lives when the data is on a server; the file is then a cache."""
 
     def load(self) -> dict | None:
-        """The manifest's header (`version`, `stores`, `corpus`) with its `documents`; None when there is none."""
+        """The manifest's header (`version`, `stores`, `corpus`, `root`) with its `documents`; None when there
+        is none."""
 
     def save(self, header: dict, changed: dict[str, dict], removed: list[str]) -> None:
         """Store the header, these documents' entries, and forget the removed ones."""
@@ -64,6 +65,7 @@ class Manifest:
     entries: dict[str, ManifestEntry] = field(default_factory=dict)
     stores: dict[str, str] = field(default_factory=dict)  # store name -> generation id the entries are in
     corpus: str = ""  # the server-side name of the corpus (Elasticsearch index prefix), "" when embedded
+    root: str = ""  # the corpus folder's absolute path at the last ingest (`finqa serve` reads documents there)
     mirror: ManifestMirror | None = None
     _changed: set[str] = field(default_factory=set, repr=False)
     _removed: set[str] = field(default_factory=set, repr=False)
@@ -87,7 +89,8 @@ class Manifest:
             if data.get("version") != VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {VERSION}")
             entries = {doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()}
-            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""), mirror)
+            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""),
+                       data.get("root", ""), mirror)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise StoreError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
                              f"(this one is kept)", where) from None
@@ -135,7 +138,8 @@ class Manifest:
     def save(self) -> None:
         """Write the mirror (what changed), then the file atomically: a crash leaves either the old or the
         new manifest, never half of one."""
-        header = {"version": VERSION, "stores": dict(sorted(self.stores.items())), "corpus": self.corpus}
+        header = {"version": VERSION, "stores": dict(sorted(self.stores.items())), "corpus": self.corpus,
+                  "root": self.root}
         if self.mirror is not None:
             self.mirror.save(header, {d: _values(self.entries[d]) for d in sorted(self._changed)},
                              sorted(self._removed))

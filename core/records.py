@@ -110,6 +110,22 @@ class LawRecord:
     abbreviations: tuple[str, ...] = ()  # short names the source gives (e-Gov XML Abbrev)
 
 
+@dataclass(frozen=True)
+class Box:
+    """Where a line of running text or a word of a table is printed on a PDF page: the evidence highlight.
+
+    In PDF points from the page's top-left corner (pdfplumber's x0, top, x1, bottom).
+    """
+
+    page: int  # 1-based
+    kind: str  # "line" | "cell"
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
 @dataclass
 class ParsedDocument:
     """Everything one source file yields."""
@@ -127,6 +143,7 @@ class ParsedDocument:
     rejected: list[str] = field(default_factory=list)  # rows left out of a facts workbook: "file:row: reason"
     law: LawRecord | None = None  # statutes: the law's title and number for the register
     identity: dict = field(default_factory=dict)  # per identity field: value, confidence, source line
+    layout: list[Box] = field(default_factory=list)  # PDF pages: text lines and table words with their boxes
     # pdfium's text of each PDF page the parser read it for (None: not read), reused for identity;
     # emptied before the document leaves its worker
     page_texts: list[str | None] = field(default_factory=list, repr=False)

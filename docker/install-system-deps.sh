@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # System packages finqa needs beyond Python (Debian/Ubuntu): Tesseract OCR with Simplified and
 # Traditional Chinese and Japanese data for scanned pages, and what docker/elasticsearch.sh uses
-# (a JDK 17+, Maven to fetch the server, unzip, curl). Installs only what is missing; a no-op when
-# everything is there.
+# (a JDK 17+, Maven to fetch the server, unzip, curl); for `finqa serve`'s browser test Chromium and its
+# chromedriver. No CJK font: with one installed, pdfium reads PDFs that do not embed their CJK fonts
+# differently (tests/parser/test_pdf.py sees it), so such pages render without those glyphs. Installs only
+# what is missing; a no-op when everything is there.
 #
 #   bash docker/install-system-deps.sh
 set -euo pipefail
@@ -10,6 +12,7 @@ set -euo pipefail
 PACKAGES=(
     tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-chi-tra tesseract-ocr-jpn
     openjdk-17-jre-headless maven unzip curl
+    chromium chromium-driver
 )
 OCR_LANGS=(chi_sim chi_tra jpn)
 

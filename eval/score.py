@@ -80,6 +80,7 @@ from typing import Any, Callable
 
 from core.errors import InputError
 from core.logs import add_verbosity, configure
+from core.command_names import command_name
 from eval.normalize import as_number, flat_text, ntcir_value
 from qa.io.questions import JsonFile, read_json
 
@@ -557,9 +558,14 @@ def format_report(report: Report, show_errors: int = 0) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m eval.score", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--gold", type=Path, required=True, help="gold answers of the data set")
-    ap.add_argument("--pred", type=Path, required=True, help="python -m qa.run output (JSON lines)")
+    ap = argparse.ArgumentParser(prog=command_name("eval.score"),
+                                 description="Score answers (the JSON lines finqa ask wrote) against a labelled "
+                                             "data set's right answers, by question type.")
+    ap.add_argument("--gold", type=Path, required=True,
+                    help="the right answers: a labelled file of FinGLM, AI CUP, NTCIR or lawqa_jp, "
+                         "or JSON lines of {id, answer}")
+    ap.add_argument("--pred", type=Path, required=True,
+                    help="the answers to score: the JSON lines finqa ask wrote")
     ap.add_argument("--task", choices=TASKS, help="scoring rules (default: told from the gold file)")
     ap.add_argument("--show-errors", type=int, default=0, metavar="N", help="list the first N wrong questions")
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write the figures as JSON")

@@ -1,14 +1,11 @@
-"""`finqa COMMAND ARGS...`: one command over the module command lines, whose contracts stay as they are.
+"""finqa answers questions about financial reports (Chinese annual reports, Traditional-Chinese finance and
+insurance PDFs, Japanese securities reports) and Japanese statutes, from their tables and text, with rules.
 
-  finqa ingest ARGS    python -m parser.ingest ARGS
-  finqa ask ARGS       python -m qa.run ARGS (finqa run ARGS is the same)
-  finqa score ARGS     python -m eval.score ARGS
-  finqa check ARGS     python -m qa.rules check ARGS
-  finqa bench ARGS     python -m eval.bench ARGS
-
-Each command runs its module as `python -m` would (same arguments, output and exit codes).
---rules and --formulas choose a user's rule folders for any command, as FINQA_RULES_DIR and
-FINQA_FORMULAS_DIR do (the option wins over the variable).
+Start with `finqa ingest DOCS --index INDEX`, then `finqa ask QUESTIONS --index INDEX`; `finqa COMMAND --help`
+says more about each command. Every command is also a module: `finqa ingest` is `python -m parser.ingest`,
+`finqa ask` is `python -m qa.run` (docs/cli.md), with the same arguments, output and exit codes.
+--rules and --formulas choose your own rule folders for any command, as FINQA_RULES_DIR and FINQA_FORMULAS_DIR
+do (the option wins over the variable).
 """
 from __future__ import annotations
 
@@ -16,27 +13,43 @@ import argparse
 import os
 import runpy
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-# command -> (module run as __main__, arguments put before the user's)
-COMMANDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "ingest": ("ingestion.cli", ()),
-    "ask": ("qa.run", ()),
-    "run": ("qa.run", ()),
-    "score": ("eval.score", ()),
-    "check": ("qa.rules", ("check",)),
-    "bench": ("eval.bench", ()),
+from core.command_names import FINQA, RUN_AS
+from core.errors import InputError
+
+
+@dataclass(frozen=True)
+class Command:
+    module: str  # run as __main__, as `python -m` would
+    purpose: str  # one line for `finqa --help`
+    prefix: tuple[str, ...] = ()  # arguments put before the user's
+
+
+COMMANDS: dict[str, Command] = {
+    "ingest": Command("ingestion.cli", "read a folder of documents into an index (tables, facts, text)"),
+    "ask": Command("qa.run", "answer a file of questions over an index, one JSON line per answer"),
+    "run": Command("qa.run", "the same as ask"),
+    "score": Command("eval.score", "score answers against the right ones of a labelled data set"),
+    "check": Command("qa.rules", "check the rule and formula files (file:line for each problem)", ("check",)),
+    "model": Command("qa.llm.pull", "model pull: download a small local model that phrases answers"),
+    "bench": Command("eval.bench", "run a benchmark on the development data (finqa bench list)"),
+    "serve": Command("serve.cli", "answer questions over HTTP, each answer's evidence shown on its page"),
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="finqa", description=__doc__.split("\n\n")[0],
+    described = "\n".join(f"  {name:<8}{command.purpose}" for name, command in COMMANDS.items())
+    ap = argparse.ArgumentParser(prog="finqa",
+                                 usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
+                                 description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=__doc__.split("\n\n")[1])
+                                 epilog=f"commands:\n{described}\n\n{__doc__.split(chr(10) * 2)[1]}")
     ap.add_argument("--rules", type=Path, metavar="DIR", help="rules folder (default: $FINQA_RULES_DIR, else the bundled one)")
     ap.add_argument("--formulas", type=Path, metavar="DIR",
                     help="formulas folder (default: $FINQA_FORMULAS_DIR, else the bundled one)")
-    ap.add_argument("command", choices=COMMANDS)
+    ap.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="one of the commands below")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="the command's own arguments (see finqa COMMAND --help)")
     return ap
 
@@ -44,14 +57,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # before the command's module is imported: the rule folders are fixed when core.rulefile loads
-    if args.rules:
-        os.environ["FINQA_RULES_DIR"] = str(args.rules.resolve())
-    if args.formulas:
-        os.environ["FINQA_FORMULAS_DIR"] = str(args.formulas.resolve())
-    module, prefix = COMMANDS[args.command]
-    sys.argv = [f"finqa {args.command}", *prefix, *args.args]
+    for option, variable in ((args.rules, "FINQA_RULES_DIR"), (args.formulas, "FINQA_FORMULAS_DIR")):
+        if option is None:
+            continue
+        if not option.is_dir():
+            print(f"error: {option}: {variable.split('_')[1].lower()} folder not found", file=sys.stderr)
+            return 2
+        os.environ[variable] = str(option.resolve())
+    command = COMMANDS[args.command]
+    os.environ[RUN_AS] = FINQA  # usage lines and advice then name `finqa …` (core/command_names.py)
+    sys.argv = [f"finqa {args.command}", *command.prefix, *args.args]
     try:
-        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        runpy.run_module(command.module, run_name="__main__", alter_sys=True)
     except SystemExit as exc:  # the module's own exit code, as `python -m` would return it
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except InputError as exc:  # a module that lets one escape still gets the one-line error
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0

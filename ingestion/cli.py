@@ -19,6 +19,7 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.logs import add_verbosity, configure
+from core.command_names import command_name
 from ingestion.pipeline import (
     DEFAULT_MAX_FILE_MB,
     EXIT_INTERRUPTED,
@@ -48,11 +49,21 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(part), int(parts)
 
 
+DESCRIPTION = ("Read a folder of documents into an index: each document's text for search, its tables as "
+               "an Excel workbook under INDEX_DIR/tables/, and every figure as a fact. Run it again after "
+               "changes: only what changed is redone. Exit 0 all ingested, 3 some files failed (the rest are "
+               "kept), 2 bad usage.")
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m parser.ingest", description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus", type=Path, metavar="CORPUS_DIR", nargs="?")
-    ap.add_argument("--index", type=Path, required=True, metavar="INDEX_DIR")
-    ap.add_argument("--backend", default="embedded", help=f"one of {', '.join(BACKENDS)} (default: embedded)")
+    ap = argparse.ArgumentParser(prog=command_name("parser.ingest"), description=DESCRIPTION)
+    ap.add_argument("corpus", type=Path, metavar="CORPUS_DIR", nargs="?",
+                    help="the folder of your documents (PDF, HTML, text, facts .xlsx/.csv, law XML), "
+                         "read recursively")
+    ap.add_argument("--index", type=Path, required=True, metavar="INDEX_DIR",
+                    help="where the index goes (made if absent; only what changed is redone on the next run)")
+    ap.add_argument("--backend", default="embedded",
+                    help=f"one of {', '.join(BACKENDS)} (default: embedded, files under INDEX_DIR)")
     ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
     ap.add_argument("--es-index", metavar="NAME", default="",
                     help="the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest "
@@ -81,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             print(delete_index(settings))
             return EXIT_OK
         options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch,
-                                shard=parse_shard(args.shard))
+                                shard=parse_shard(args.shard), progress=False if args.quiet else None)
         parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:

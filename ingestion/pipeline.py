@@ -32,7 +32,6 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import time
 from collections import Counter
 from contextlib import ExitStack
@@ -42,7 +41,9 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.identity import IdentityFinder
+from core.layout import VERSION as LAYOUT_VERSION
 from core.manifest import Manifest, atomic_write_text, file_sha256
+from core.progress import Progress
 from core.records import FileReport
 from core.rulefile import RULES_DIR
 from ingestion.sources import Source, find_sources
@@ -73,7 +74,7 @@ class IngestOptions:
     workers: int = dataclasses.field(default_factory=default_workers)
     max_file_mb: float = DEFAULT_MAX_FILE_MB  # bigger files are reported failed, not parsed
     batch_size: int = 20  # documents per commit: an interrupted run re-does at most this many
-    progress: bool | None = None  # tqdm bar; None = only on a terminal
+    progress: bool | None = None  # None: a bar on a terminal, else a line every 10 s; False: none (-q)
     shard: tuple[int, int] = (1, 1)  # (I, N): this run ingests the I-th of N disjoint parts of the corpus
 
     def __post_init__(self):
@@ -235,6 +236,7 @@ class Ingester:
             try:
                 manifest = Manifest.load(settings.manifest_path, mirror)
                 manifest.corpus = settings.es_prefix if mirror is not None else ""
+                manifest.root = str(self.corpus.resolve())
                 return self._run(started, sources, reports, ignored, warnings, finder, manifest)
             finally:
                 if mirror is not None:
@@ -274,7 +276,8 @@ class Ingester:
                                           tables=entry.tables, chunks=entry.chunks, facts=entry.facts,
                                           ocr_pages=entry.ocr_pages))
             else:
-                todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns))
+                pages = page_count(source.path) if source.kind == "pdf" else 0
+                todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns, pages))
 
         todo = _longest_first(todo)
         workers = min(self.options.workers, len(todo))
@@ -300,13 +303,18 @@ class Ingester:
 
     def _parse_all(self, todo: list["Job"], pool: ParserPool, writer: "BatchWriter",
                    manifest: Manifest) -> list[FileReport]:
-        from tqdm import tqdm
-
         reports: list[FileReport] = []
         jobs = {job.source.doc_id: job for job in todo}
         batch: list[tuple[Outcome, Job]] = []
-        disable = None if self.options.progress is None else not self.options.progress
-        with tqdm(total=len(todo), unit="file", desc="ingest", disable=disable, file=sys.stderr) as bar:
+        pdf_pages = sum(job.pages for job in todo)
+
+        def pages() -> dict[str, str]:
+            # while parsing: the pages the workers have read; at the end: the reports' count, as the summary's
+            read = sum(r.pages for r in reports) if done else pool.pages_read.value
+            return {"pages": f"{read}/{pdf_pages}" if pdf_pages else str(read)}
+
+        done = False
+        with Progress("ingest", "file", len(todo), self.options.progress, pages) as bar:
             for outcome in pool.run(job.source for job in todo):
                 bar.update(1)
                 if outcome.document is None:
@@ -318,9 +326,9 @@ class Ingester:
                 if len(batch) >= self.options.batch_size:
                     reports += writer.write(batch)
                     batch = []
-                bar.set_postfix(pages=sum(r.pages for r in reports), refresh=False)
             if batch:
                 reports += writer.write(batch)
+            done = True
         return reports
 
 
@@ -350,14 +358,15 @@ def _longest_first(todo: list[Job]) -> list[Job]:
     long report alone, and the last batch the main process writes is small.
     """
     def pages(job: Job) -> float:
-        return page_count(job.source.path) if job.source.kind == "pdf" else job.size / PAGE_BYTES
+        return job.pages if job.source.kind == "pdf" else job.size / PAGE_BYTES
 
     return sorted(todo, key=pages, reverse=True)
 
 
 def _settings_fingerprint(parse: ParseSettings) -> str:
-    """What every document's parse depends on: the parse settings and the parsers' rule files."""
-    digest = hashlib.sha256(repr(parse).encode())
+    """What every document's parse depends on: the parse settings, the parsers' rule files and the layout
+    file's version (an index made before page layouts were kept parses its PDFs again, once)."""
+    digest = hashlib.sha256(f"{parse!r} layout {LAYOUT_VERSION}".encode())
     for name in PARSE_RULES:
         path = RULES_DIR / name
         digest.update(name.encode() + (path.read_bytes() if path.exists() else b""))

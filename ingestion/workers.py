@@ -28,6 +28,7 @@ from ingestion.sources import Source
 from parser.facts import by_fiscal_end
 from parser.html import parse_html
 from parser.metadata import MetadataFinder
+from parser.pages_read import share as share_pages_read
 from parser.pdf import parse_pdf
 from parser.settings import ParseSettings
 from parser.statutes import looks_like_statute, parse_statute
@@ -48,10 +49,11 @@ class Outcome:
     seconds: float = 0.0
 
 
-def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int) -> None:
+def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int, pages_read) -> None:
     global _worker_finder, _worker_settings, _worker_identity
     _worker_finder, _worker_settings = finder, settings
     _worker_identity = IdentityFinder(IdentityRules.load())
+    share_pages_read(pages_read)
     exit_with_parent(parent)
 
 
@@ -226,6 +228,7 @@ class ParserPool:
         self.finder, self.settings, self.workers = finder, settings, workers
         methods = multiprocessing.get_all_start_methods()
         self._context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        self.pages_read = self._context.Value("q", 0)  # PDF pages the workers read (parser/pages_read.py)
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "ParserPool":
@@ -239,7 +242,7 @@ class ParserPool:
 
     def _start(self) -> ProcessPoolExecutor:
         pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_init_worker,
-                                   initargs=(self.finder, self.settings, os.getpid()))
+                                   initargs=(self.finder, self.settings, os.getpid(), self.pages_read))
         pool.submit(os.getpid).result()  # forks every worker now
         return pool
 

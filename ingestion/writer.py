@@ -1,19 +1,21 @@
-"""Write parsed documents to the stores in batches: text index, facts store, tables workbooks, then manifest.
+"""Write parsed documents to the stores in batches: text index, facts store, tables workbooks and page
+layouts, then the manifest.
 
 The manifest is written last, so an interrupted run re-does at most one batch;
 verify_stores notices a lost or emptied store so every document is ingested again.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError
 from core.identity import IdentityBook, IdentityRules
+from core.layout import write_layout
 from core.manifest import Manifest, ManifestEntry
 from core.records import FileReport
+from core.workbook_layout import name_digest
 from ingestion.attribution import attribute_companies
 from ingestion.sources import Source
 from ingestion.workers import Outcome
@@ -77,6 +79,7 @@ class Job:
     inputs_key: str
     size: int
     mtime_ns: int
+    pages: int = 0  # a PDF's pages, from its page tree; 0 for other files
 
 
 def failed_report(source: Source, errors: list[str], manifest: Manifest, seconds: float = 0.0) -> FileReport:
@@ -128,7 +131,8 @@ class BatchWriter:
         self.index.commit()
         self.facts.commit()
         for doc_id in ids:
-            self._tables_path(doc_id).unlink(missing_ok=True)
+            self.settings.tables_path(doc_id).unlink(missing_ok=True)
+            self.settings.layout_path(doc_id).unlink(missing_ok=True)
             self.laws.remove(doc_id)
             self.manifest.forget(doc_id)
             self.identities.forget(doc_id)
@@ -148,6 +152,7 @@ class BatchWriter:
             errors = list(document.warnings)
             # the parsers hand the tables themselves over as `table_list` (see the report: a field to add)
             errors += self._write_tables(source.doc_id, document.table_list, document.facts, document.meta.language)
+            write_layout(self.settings.layout_path(source.doc_id), document.layout)
             self.laws.write(source.doc_id, document.law)
             reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
                                       tables=document.tables, chunks=chunks, facts=facts,
@@ -171,16 +176,13 @@ class BatchWriter:
         attribute_companies(self.identities, self.index, IdentityRules.load())
         self.identities.save()
 
-    def _tables_path(self, doc_id: str) -> Path:
-        return tables_path(self.settings, doc_id)
-
     def _write_tables(self, doc_id: str, tables: list, facts: list, language: str) -> list[str]:
-        path = self._tables_path(doc_id)
+        path = self.settings.tables_path(doc_id)
         if not tables:
             path.unlink(missing_ok=True)
             return []
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".finqa-{_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
+        temp = path.with_name(f".finqa-{name_digest(doc_id)}.tmp.xlsx")  # short, whatever the document's name
         try:
             write_tables_workbook(tables, temp, facts, language)
             os.replace(temp, path)
@@ -188,18 +190,3 @@ class BatchWriter:
             temp.unlink(missing_ok=True)
             return [f"tables workbook not written: {type(exc).__name__}: {exc}"]
         return []
-
-
-def tables_path(settings: IndexSettings, doc_id: str) -> Path:
-    """Where a document's tables workbook goes: its id + .xlsx, or a shortened name with a hash when that is
-    longer than a file name may be (255 bytes)."""
-    path = settings.tables_dir / f"{doc_id}.xlsx"
-    if len(os.fsencode(path.name)) > 255:
-        path = path.with_name(f"{path.name.encode()[:180].decode(errors='ignore')}-{_digest(doc_id)}.xlsx")
-    return path
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-

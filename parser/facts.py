@@ -39,6 +39,7 @@ from core.units import (
     scale_of,
 )
 from core.vocabulary import vocabulary
+from core.workbook_layout import workbook_cell
 from parser.records import record_rows, record_text
 from parser.tables import column_period
 
@@ -367,6 +368,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 continue
             if cell_id:
                 seen_ids.add(cell_id)
+            # without the source's own cell ids, the cell's place in the table's workbook sheet
+            cell_id = cell_id or workbook_cell(i, column.index)
             fact_field, period = field, column.period
             year = period_year(period, this_year) if period else None
             if year is None and row_year is not None:
@@ -400,7 +403,8 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             chunks.append(Chunk(
                 chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
                 text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
-                company=meta.company, year=meta.year, kind="table", cell_id=label_id or row_facts[0].cell_id))
+                company=meta.company, year=meta.year, kind="table",
+                cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else "")))
     # A key-value table: its records replace the row sentences, which misread labels as periods. Tables with cell
     # ids (HTML reports) keep their rows: the table-cell route answers from them, cell by cell.
     records = record_rows(frame) if table.cell_ids is None else []

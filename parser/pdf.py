@@ -29,13 +29,14 @@ import pypdfium2
 from pdfplumber.utils.exceptions import PdfminerException
 
 from core.errors import InputError
-from core.records import DocumentMeta, Line, ParsedDocument, Table
+from core.records import Box, DocumentMeta, Line, ParsedDocument, Table
 from core.sentences import SENTENCE_END, join_text
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
+from parser.pages_read import page_read
 from parser.pdfium_page import PdfiumPage, read_page
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
@@ -74,6 +75,7 @@ class _Page:
     number: int
     items: list[_PageLine | Table] = field(default_factory=list)  # reading order
     text_box: tuple[float, float] | None = None  # left and right edge of all the page's characters
+    boxes: list[Box] = field(default_factory=list)  # where its lines and table words are (core/layout.py)
 
 
 def parse_pdf(path: Path, meta: DocumentMeta, settings: ParseSettings,
@@ -109,11 +111,13 @@ class PdfParser:
                     pages.append(_Page(index + 1))
                 finally:
                     page.close()
+                    page_read()
             doc.page_texts = [reference.texts.get(index) for index in range(doc.pages)]
-        _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
+        doc.layout = [box for page in pages for box in page.boxes]
+        furniture = _drop_headers_footers(pages, self.settings.header_footer_share, self.rules)
         for page in pages:
             _join_wrapped(page)
-        tables = merge_continued(self._title_tables(pages))
+        tables = merge_continued(self._title_tables(pages, furniture))
         # A table ends the paragraph before it: text on either side is not one sentence.
         lines = [Line(item.text, item.page) if isinstance(item, _PageLine) else Line("", item.page)
                  for page in pages for item in page.items]
@@ -151,7 +155,10 @@ class PdfParser:
         """Tables and the lines of text outside them, top to bottom, edge lines marked."""
         tables = self._find_tables(page, number, doc)
         boxes = [bbox for bbox, _ in tables]
-        kept = [_upright(c) for c in chars if not any(centre_inside(c, box) for box in boxes)]
+        in_tables: list[dict] = []
+        kept: list[dict] = []
+        for c in chars:
+            (in_tables if any(centre_inside(c, box) for box in boxes) else kept).append(_upright(c))
         items: list[tuple[float, _PageLine | Table]] = []
         if kept:
             textmap = pdfplumber.utils.chars_to_textmap(
@@ -163,7 +170,8 @@ class PdfParser:
         items.sort(key=lambda pair: pair[0])
         visible = [c for c in chars if not c["text"].isspace()]
         result = _Page(number, [item for _, item in items],
-                       text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)))
+                       text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)),
+                       boxes=_boxes(number, [item for _, item in items], in_tables))
         height = float(page.height)
         for rank, line in enumerate(_lines(result)):
             if rank < EDGE_LINES and line.top < EDGE_SHARE * height:
@@ -211,13 +219,16 @@ class PdfParser:
             doc.warnings.append(f"page {number}: no text layer, OCR found no text")
         return _edges(_Page(number, [_PageLine(text, number) for text in texts]))
 
-    def _title_tables(self, pages: list[_Page]) -> list[Table]:
-        """Give each table the heading path above it (unless the tables helper set one)."""
+    def _title_tables(self, pages: list[_Page], furniture: set[str]) -> list[Table]:
+        """Give each table the heading path above it (unless the tables helper set one). A caption that is the
+        page's running header (a table atop its page: "2024年年度报告") is no title: the heading is."""
         stack = HeadingStack()
         tables = []
         for page in pages:
             for item in page.items:
                 if isinstance(item, Table):
+                    if item.title and _furniture_key(item.title) in furniture:
+                        item.title = ""
                     if not item.titles:
                         item.titles = stack.path
                     if not item.title and stack.path:
@@ -329,6 +340,16 @@ def _readable(texts) -> bool:
     return total > 0 and good >= READABLE_SHARE * total
 
 
+def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict]) -> list[Box]:
+    """The page's text lines and its tables' words with where they are printed, recorded as read (before
+    running headers are dropped and wrapped lines joined) so that a highlight finds any line it shows."""
+    boxes = [Box(number, "line", item.text, item.x0, item.top, item.x1, item.bottom)
+             for item in items if isinstance(item, _PageLine)]
+    # a table's words stand for its cells: a label or an amount is one word; unruled statements have no cells
+    words = pdfplumber.utils.extract_words(table_chars) if table_chars else []
+    return boxes + [Box(number, "cell", w["text"], w["x0"], w["top"], w["x1"], w["bottom"]) for w in words]
+
+
 def _split_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
@@ -365,8 +386,9 @@ def _furniture_key(text: str) -> str:
     return _DIGITS.sub("0", re.sub(r"\s+", "", fold_width(text)))
 
 
-def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules) -> None:
-    """Drop bare page numbers at the edges, and edge lines repeated on `share` of the pages.
+def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules) -> set[str]:
+    """Drop bare page numbers at the edges, and edge lines repeated on `share` of the pages; the dropped
+    lines' keys (_furniture_key) are returned.
 
     A repeated heading (a statement title atop each page it runs over) is kept
     where it first appears, so the pages after it stay in its section.
@@ -377,6 +399,7 @@ def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules)
     needed = max(2, math.ceil(share * len(pages)))
     repeated = {key for key, count in counts.items() if count >= needed} if len(pages) >= 2 else set()
     seen: set[tuple[str, str]] = set()
+    running: set[str] = set()  # the repeated lines that are no heading: running headers and footers
 
     def furniture(line: _PageLine) -> bool:
         if _PAGE_NUMBER.match(line.text.strip()):
@@ -386,10 +409,14 @@ def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules)
             return False
         first = key not in seen
         seen.add(key)
-        return not (first and rules.level(line.text) is not None)
+        if rules.level(line.text) is not None:
+            return not first
+        running.add(key[1])
+        return True
 
     for page in pages:
         page.items = [item for item in page.items if not (isinstance(item, _PageLine) and item.edge and furniture(item))]
+    return running
 
 
 def _join_wrapped(page: _Page) -> None:

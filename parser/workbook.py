@@ -95,9 +95,17 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, fact.value, fact.unit, fact.raw,
-                                                fact.period, fact.page, fact.table, fact.cell_id)])
+        sheet.append([_cell(sheet, v) for v in (fact.company, fact.year, fact.field, _fact_number(fact),
+                                                fact.unit, fact.raw, fact.period, fact.page, fact.table,
+                                                fact.cell_id)])
     book.save(Path(path))
+
+
+def _fact_number(fact: Fact) -> int | float | str:
+    """A fact's value as a number when it is one (scaled as the facts store holds it), else its text."""
+    if fact.number is None:
+        return fact.value
+    return int(fact.number) if fact.number == fact.number.to_integral_value() else float(fact.number)
 
 
 def _number_cell(sheet, value, bracketed_negative: bool = True):

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Sequence
+from typing import Mapping, Sequence
+
+from core.workbook_layout import table_place
 
 # The routes a question type can name (rules/question_types.yaml `types`); qa/engine.py registers one answerer
 # each. A question with options is multiple choice, answered over statutes before any type rule is tried.
@@ -124,6 +126,16 @@ class Evidence:
     statement: str = ""  # what the cell's table is (core/statements.py: balance_sheet … notes, other)
     scope: str = ""  # consolidated | parent | "" (unknown)
     period: str = ""  # the column label the value came from
+    workbook: str = ""  # the tables workbook (under INDEX_DIR) holding `cell_id` (PDF tables), else ""
+    sheet: str = ""  # the sheet of that workbook
+
+    @classmethod
+    def of_fact(cls, row: Mapping, text: str) -> "Evidence":
+        """The evidence of a facts store's row, with the workbook and sheet of its cell when it has one."""
+        workbook, sheet = table_place(row["doc_id"], row["table"], row["cell_id"])
+        return cls(doc=row["doc_id"], page=row["page"] or None, text=text, cell_id=row["cell_id"],
+                   statement=row.get("statement") or "", scope=row.get("scope") or "",
+                   period=row.get("period") or "", workbook=workbook, sheet=sheet)
 
 
 @dataclass

@@ -22,6 +22,7 @@ from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
 from core.vocabulary import SCHEMAS as VOCABULARIES
+from core.command_names import FINQA, run_as_finqa
 from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,8 @@ def check(rules_dir: Path = RULES_DIR, formulas_dir: Path = FORMULAS_DIR) -> tup
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m qa.rules", description="Validate rules/*.yaml and formulas/*.yaml.")
+    parser = argparse.ArgumentParser(prog=FINQA if run_as_finqa() else "python -m qa.rules",
+                                     description="Validate rules/*.yaml and formulas/*.yaml.")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("check", help="schema-check every rule file; print file:line for each problem")
     run.add_argument("--rules", type=Path, default=RULES_DIR, help="rules directory (default: %(default)s)")

@@ -34,10 +34,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Iterator
 
-from tqdm import tqdm
 
+from core.command_names import command_name
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
+from core.progress import Progress
 from core.rulefile import data_dir
 from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
@@ -65,18 +66,17 @@ def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m qa.run", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=command_name("qa.run"),
+                                 description="Answer a file of questions over an index, one JSON line per answer "
+                                             "(the formats: docs/cli.md). Exit 0 all answered, 1 some failed, "
+                                             "2 bad input.")
     ap.add_argument("questions", type=Path, help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms")
     ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
     ap.add_argument("-o", "--output", type=Path, help="write JSON lines here (default: stdout)")
-    ap.add_argument("--backend", choices=BACKENDS, default="embedded")
-    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
-    ap.add_argument("--es-index", metavar="NAME", default="",
-                    help="the corpus's name on the server (default: the one INDEX_DIR records, else --docs's folder name)")
-    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
-                    help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)")
-    ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer")
+    add_engine_options(ap, "the one INDEX_DIR records, else --docs's folder name")
+    ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer",
+                    help="answer the questions (default), or only rank the documents that would answer them")
     ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
                     help=f"time budget per question; past it the question gets an error line (0: none; "
                          f"default {DEFAULT_QUESTION_SECONDS:g})")
@@ -88,6 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
                     help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
     add_verbosity(ap)
     return ap
+
+
+def add_engine_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
+    """The options every answering command shares (qa.run, serve): backend, server, corpus name, model."""
+    ap.add_argument("--backend", choices=BACKENDS, default="embedded",
+                    help="where the index is: embedded (files under --index, the default) or an "
+                         "Elasticsearch server")
+    ap.add_argument("--es-url", default="",
+                    help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
+    ap.add_argument("--es-index", metavar="NAME", default="",
+                    help=f"the corpus's name on the server (default: {corpus_name_default})")
+    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
+                    help="model folder or .gguf file for phrasing answers, or 'none' "
+                         "(default: $FINQA_LLM or none)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        summary(args, ingest(docs, index, workers=args.workers or default_workers()).text())
+        summary(args, ingest(docs, index, workers=args.workers or default_workers(),
+                             progress=False if args.quiet else None).text())
     else:
         check_is_index(index)
         if ingest_in_progress(index.index_dir):
@@ -134,8 +149,9 @@ def run(args: argparse.Namespace) -> int:
     head = next(batches)
     batching = dataclasses.replace(batching, workers=_answering_workers(args, len(head)))
     engine = EngineSettings(index=index, mode=args.mode, llm=args.llm)
-    with BatchAnswerer(engine, batching) as answerer, _Output(args.output) as out:
-        bar = tqdm(desc="questions", unit="q", file=sys.stderr, disable=None)
+    shown = Progress("answer", "question", show=False if args.quiet else None,
+                     figures=lambda: {"failed": failed} if failed else {})
+    with BatchAnswerer(engine, batching) as answerer, _Output(args.output) as out, shown as bar:
         try:
             for question, answer, steps in answerer.run(itertools.chain([head], batches)):
                 total += 1
@@ -147,8 +163,6 @@ def run(args: argparse.Namespace) -> int:
                 bar.update()
         except InputError as exc:
             raise InputError(f"{exc} (the {total} answers before it are written)") from None
-        finally:
-            bar.close()
     seconds = time.perf_counter() - started
     counts = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
     summary(args, f"answered {total - failed}/{total} questions in {seconds:.1f}s "
@@ -204,11 +218,11 @@ def check_is_index(index: IndexSettings) -> None:
             mirror.close()
         return
     if not index.index_dir.is_dir():
-        raise InputError("index directory not found (ingest first: python -m parser.ingest CORPUS --index DIR)",
-                         str(index.index_dir))
+        raise InputError(f"index directory not found (ingest first: {command_name('parser.ingest')} CORPUS "
+                         "--index DIR)", str(index.index_dir))
     if not index.manifest_path.is_file():
         raise InputError("not an index directory (no manifest.json; ingest first: "
-                         "python -m parser.ingest CORPUS --index DIR)", str(index.index_dir))
+                         f"{command_name('parser.ingest')} CORPUS --index DIR)", str(index.index_dir))
 
 
 class _Output:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import InputError
+from core.workbook_layout import TABLES_FOLDER, name_digest, workbook_file
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
@@ -68,7 +69,20 @@ class IndexSettings:
 
     @property
     def tables_dir(self) -> Path:
-        return self.index_dir / "tables"
+        return self.index_dir / TABLES_FOLDER
+
+    @property
+    def layout_dir(self) -> Path:
+        """Each PDF's page layout (core/layout.py): where its lines and table words are printed."""
+        return self.index_dir / "layout"
+
+    def tables_path(self, doc_id: str) -> Path:
+        """A document's tables workbook (parser/workbook.py; core/workbook_layout.py names it)."""
+        return self.index_dir / workbook_file(doc_id)
+
+    def layout_path(self, doc_id: str) -> Path:
+        """A document's page layout file (core/layout.py)."""
+        return document_file(self.layout_dir, doc_id, ".json")
 
     @property
     def laws_dir(self) -> Path:
@@ -87,6 +101,16 @@ class IndexSettings:
     @property
     def report_path(self) -> Path:
         return self.index_dir / "ingest_report.json"
+
+
+def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
+    """The file of a document in one of INDEX_DIR's folders: its id + suffix, or a shortened name with a hash
+    when that is longer than a file name may be (255 bytes)."""
+    path = folder / f"{doc_id}{suffix}"
+    if len(os.fsencode(path.name)) > 255:
+        short = path.name.encode()[:180].decode(errors="ignore")
+        path = path.with_name(f"{short}-{name_digest(doc_id)}{suffix}")
+    return path
 
 
 def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "", es_index: str = "",

@@ -20,6 +20,18 @@ def shared_data():
 
 
 @pytest.fixture(scope="session")
+def examples_index(tmp_path_factory):
+    """The bundled examples corpus, ingested once for the engine-level tests (embedded backend)."""
+    from core.rulefile import data_dir
+    from ingestion.pipeline import ingest
+    from search.settings import IndexSettings
+
+    settings = IndexSettings(tmp_path_factory.mktemp("examples-index"))
+    ingest(data_dir("examples") / "corpus", settings, workers=1, progress=False)
+    return settings
+
+
+@pytest.fixture(scope="session")
 def es_url():
     """URL of a real Elasticsearch server (started by docker/elasticsearch.sh); skip when none is set.
 

@@ -1,4 +1,5 @@
-"""The layers import one way: core <- parser, search <- ingestion; core, search <- qa; everything <- eval.
+"""The layers import one way: core <- parser, search <- ingestion; core, search <- qa;
+core, parser, search, qa <- serve; everything <- eval.
 
 Checked twice: statically (every import statement, also those inside functions)
 and by importing each layer's modules alone in a fresh interpreter. Inside qa, the route packages
@@ -22,7 +23,8 @@ ALLOWED = {
     "search": {"core"},
     "ingestion": {"core", "parser", "search"},
     "qa": {"core", "search"},
-    "eval": {"core", "parser", "search", "ingestion", "qa"},
+    "serve": {"core", "parser", "search", "qa"},
+    "eval": {"core", "parser", "search", "ingestion", "qa", "serve"},
 }
 # Command lines kept where the README has always called them; they only hand over to a higher layer.
 ENTRY_POINTS = {

@@ -18,11 +18,23 @@ from search.settings import IndexSettings
 SHARED_DATA = Path(os.environ.get("FINQA_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data"))
 
 
+# the development data sets, by their folder under SHARED_DATA
+DATA_SETS = {
+    "annual-cn": "five real Chinese annual reports with verified questions",
+    "finglm": "the FinGLM competition's 2,000 dev questions, answers and company list",
+    "aicup": "AI CUP 2024's 60 dev questions and their 191 finance and insurance PDFs",
+    "ntcir18-u4": "NTCIR-18 U4's 19 Japanese securities reports and 2,919 table questions",
+    "lawqa_jp": "lawqa_jp's four-choice questions and the Japanese laws they cite",
+}
+
+
 def shared_data(*parts: str) -> Path | None:
-    """The path under ../shared/data, or None (after printing why) when it is absent."""
+    """The path under the development data, or None (after printing which data and where) when absent."""
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
-        print(f"skipped: {path} is absent (development data lives in ../shared/data)")
+        what = DATA_SETS.get(parts[0], "development data") if parts else "development data"
+        print(f"skipped: this bench needs {what}, expected at {path}; set FINQA_SHARED_DATA to the folder "
+              f"holding {parts[0] if parts else 'the data sets'}/ (a checkout looks in ../shared/data)")
         return None
     return path
 

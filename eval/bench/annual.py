@@ -23,6 +23,7 @@ import argparse
 import json
 import re
 import unicodedata
+from core.command_names import command_name
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
@@ -37,7 +38,8 @@ _NO = ("否", "不相同", "不一致", "不同")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench annual", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} annual",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--json", type=Path, help="write the figures and every answer here")
     args = ap.parse_args(argv)

@@ -37,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import time
+from core.command_names import command_name
 from decimal import Decimal
 from pathlib import Path
 from typing import Iterator
@@ -50,7 +51,8 @@ TARGETS_P95_MS = {"ranking": 50, "count": 100}
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench facts", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} facts",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--facts", type=int, default=10_000_000, help="facts to generate (default 10 million)")
     ap.add_argument("--queries", type=int, default=1000, help="lookups and rankings timed per backend")
     ap.add_argument("--backends", default="embedded,elasticsearch")

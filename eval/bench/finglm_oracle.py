@@ -29,6 +29,7 @@ import re
 import subprocess
 import sys
 import time
+from core.command_names import command_name
 from pathlib import Path
 
 from eval.bench._data import shared_data, work_dir
@@ -44,7 +45,8 @@ _AMOUNT = re.compile(r"^(-?\d+(?:\.\d+)?)元$")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench finglm_oracle", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} finglm_oracle",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", type=Path, help="build the corpus, index and outputs here (kept) instead of a temp dir")
     ap.add_argument("--backend", choices=("embedded", "elasticsearch"), default="embedded")
     ap.add_argument("--es-url", default="")

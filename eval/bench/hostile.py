@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT, data_dir
+from core.command_names import command_name
 from eval.bench._data import work_dir
 
 EXAMPLES = data_dir("examples")
@@ -88,7 +89,8 @@ def ingest_html(folder: Path, megabytes: float, budget: float) -> tuple[float, d
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench hostile", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} hostile",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--questions-mb", type=float, default=200)
     ap.add_argument("--seconds", type=float, default=90, help="stop the big question run after this long")
     ap.add_argument("--html-mb", type=float, default=10)

@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT
+from core.command_names import command_name
 from eval.bench._data import shared_data
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "identity"
@@ -52,7 +53,8 @@ def source_of(row: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench identity", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} identity",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--sample", type=int, default=20)

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 import uuid
+from core.command_names import command_name
 from pathlib import Path
 
 from eval.bench._data import shared_data
@@ -222,7 +223,8 @@ def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench ingest", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} ingest",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
     ap.add_argument("--set", choices=(*SETS, "both"), default="both",
                     help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)")

@@ -29,6 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from core.articles import ARTICLE_KIND, article_key
+from core.command_names import command_name
 from eval.bench._data import shared_data, work_dir
 from qa.engine import Engine, EngineSettings
 from qa.statutes.law_refs import LawBook
@@ -89,7 +90,8 @@ def baseline(engine: Engine, question: Question, laws: LawBook) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench lawqa", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} lawqa",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
     ap.add_argument("--llm", default="none", help="model for tie-breaking (default: none)")
     ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")

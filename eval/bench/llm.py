@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT, data_dir
+from core.command_names import command_name
 from eval.bench._data import SHARED_DATA, shared_data
 
 SMALL_LLM_SCRIPT = SHARED_DATA.parent / "tools" / "small-llm.sh"
@@ -139,7 +140,8 @@ def measure_keywords(finglm: Path, llm, size: int, seed: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench llm", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} llm",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="", help="model folder or .gguf file (default: $FINQA_LLM or small-llm.sh)")
     ap.add_argument("--sample", type=int, default=50, help="FinGLM questions for the key-word figures (default 50)")
     ap.add_argument("--seed", type=int, default=0)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from core.command_names import command_name
 from collections import Counter
 from pathlib import Path
 
@@ -47,7 +48,8 @@ _CELL = re.compile(r"^(?P<file>.+?-\d{7})-(?P<table>tab\d+)-r(?P<row>\d+)c(?P<co
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench ntcir", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} ntcir",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used) instead of a temp dir")
     ap.add_argument("--show", type=int, default=10, help="wrong answers to list per kind (default 10)")
     ap.add_argument("--json", type=Path, help="write the figures and the wrong answers here")

@@ -39,6 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT
+from core.command_names import command_name
 from eval.bench._data import shared_data
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "aicup"
@@ -194,7 +195,8 @@ def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: i
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench retrieval", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} retrieval",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--backend", choices=("embedded", "elasticsearch", "both"),
                     default="both" if os.environ.get("FINQA_ES_URL") else "embedded")
     ap.add_argument("--workers", type=int, default=2)

@@ -28,6 +28,7 @@ import json
 import os
 import re
 import time
+from core.command_names import command_name
 
 from eval.bench._data import shared_data
 from qa.understand.companies import CompanyRegister, read_reports_list
@@ -80,7 +81,8 @@ def baseline_run(analyzer: QuestionAnalyzer, loop, question: Question) -> tuple[
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench routing", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} routing",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="timed passes over the questions (best is kept)")
     parser.add_argument("--baseline-questions", type=int, default=300, help="questions timed for the slow baseline")
     parser.add_argument("--show", type=int, default=3, help="wrong questions shown per worst rule")

@@ -47,6 +47,7 @@ from tqdm import tqdm
 from core.errors import InputError
 from core.records import Chunk, DocumentMeta
 from core.sentences import SENTENCE_END
+from core.command_names import command_name
 from eval.bench._data import shared_data
 from search.backend import SearchQuery, TextIndex
 from search.settings import IndexSettings
@@ -96,7 +97,8 @@ class BackendRun:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench search", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} search",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", choices=("auto", "parser", "pdfplumber"), default="auto",
                         help="where chunks come from (auto: the parser when importable)")
     parser.add_argument("--no-ocr", action="store_true", help="parser: skip OCR of pages without a text layer")

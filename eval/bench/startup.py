@@ -29,6 +29,7 @@ from io import BytesIO
 from pathlib import Path
 
 from core.rulefile import PROJECT_ROOT
+from core.command_names import command_name
 
 DEFAULT_BASELINE = "d658be6"
 QUESTIONS = {
@@ -56,7 +57,8 @@ def run(code: Path, args: list[str], env: dict) -> float:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench startup", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} startup",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline-ref", default=DEFAULT_BASELINE, help=f"git ref of the baseline (default {DEFAULT_BASELINE})")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per version and question (default 5)")
     args = ap.parse_args(argv)

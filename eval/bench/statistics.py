@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 import pandas as pd
+from core.command_names import command_name
 
 from eval.bench._data import work_dir
 
@@ -360,7 +361,8 @@ def _drop_indexes(settings) -> None:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench statistics", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} statistics",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--companies", type=int, default=150)
     ap.add_argument("--per-form", type=int, default=12, help="questions per form and wording set")
     ap.add_argument("--seed", type=int, default=20241010)

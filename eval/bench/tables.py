@@ -32,6 +32,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from core.records import Fact
+from core.command_names import command_name
 from eval.bench._data import shared_data
 from eval.normalize import ntcir_value
 from parser.facts import current_year, table_facts
@@ -43,7 +44,8 @@ KINDS = ("no table", "header", "no fact", "sign", "scale", "value")
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench tables", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} tables",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--show", type=int, default=10, help="failures to list (default 10)")
     parser.add_argument("--json", type=Path, help="write the figures and failures here")
     args = parser.parse_args(argv)

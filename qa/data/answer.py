@@ -464,9 +464,7 @@ class DataAnswerer:
             printed = row["raw"] or row["value"]
             line = self.templates.common["evidence"].format(company=row["company"], year=row["year"], field=row["field"],
                                                             period=period, printed=printed, note=note)
-            evidence.append(Evidence(doc=row["doc_id"], page=row["page"] or None, text=line,
-                                     cell_id=row["cell_id"], statement=row.get("statement") or "",
-                                     scope=row.get("scope") or "", period=row["period"] or ""))
+            evidence.append(Evidence.of_fact(row, line))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
         question = analysis.question
         trace = [f"{f.shown} #{i}: {explain(row)}" for f in found for i, row in enumerate((f.row, *f.runners_up), 1)]

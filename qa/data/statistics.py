@@ -348,9 +348,9 @@ class _Job:
 
     def _answered(self, text: str, route: str, value: str | None, values: list[_Value]) -> Answer:
         line = self.o.templates.common["statistics_evidence"]
-        evidence = [Evidence(doc=r["doc_id"], page=r["page"] or None, cell_id=r["cell_id"], text=line.format(
-            company=r["company"], year=r["year"], field=r["field"], printed=r["raw"] or r["value"]))
-            for r in (v.row for v in values)]
+        evidence = [Evidence.of_fact(r, line.format(company=r["company"], year=r["year"], field=r["field"],
+                                                    printed=r["raw"] or r["value"]))
+                    for r in (v.row for v in values)]
         return _answer(self.a, text, route, value, evidence)
 
 

@@ -35,6 +35,11 @@ def clean_text(text: str) -> str:
     return _CONTROL.sub(" ", _INVISIBLE.sub("", _SURROGATE.sub("\ufffd", text)))
 
 
+def clean_question(question: Question) -> Question:
+    """`question` with its id and text cleaned (`clean_text`)."""
+    return dataclasses.replace(question, id=clean_text(question.id), text=clean_text(question.text))
+
+
 def iter_questions(path: Path) -> Iterator[Question]:
     """The questions of `path` in file order, cleaned; JSON lines streamed. InputError on anything unusable."""
     path = Path(path)
@@ -42,7 +47,7 @@ def iter_questions(path: Path) -> Iterator[Question]:
         lines = _is_json_lines(path)
         questions = _stream_lines(path) if lines else iter(_load_whole(path))
         for question in questions:
-            yield dataclasses.replace(question, id=clean_text(question.id), text=clean_text(question.text))
+            yield clean_question(question)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
     except UnicodeDecodeError as exc:

@@ -109,7 +109,11 @@ def _is_json(text: str) -> bool:
 
 def load_questions(path: Path) -> list[Question]:
     """All questions of `path`, in file order; InputError on anything unusable."""
-    source = read_json(path)
+    return parse_questions(read_json(path))
+
+
+def parse_questions(source: JsonFile) -> list[Question]:
+    """The questions of parsed JSON in any accepted form (a file, or a request body: `finqa serve`)."""
     data = source.data
     if source.is_lines or isinstance(data, list):
         entries = data

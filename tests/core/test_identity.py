@@ -157,6 +157,14 @@ def test_a_short_name_is_what_the_text_defines_never_this_company(finder):
     assert finder.find(["台達電子工業股份有限公司 (以下簡稱「 本公司」)於中華民國設立"]).short_name == ""
 
 
+def test_the_words_for_this_company_are_no_short_name_but_still_name_the_company(finder):
+    for text in ("四方科技集团股份有限公司（以下简称公司或本公司）系由", "金宇生物技术股份有限公司（以下简称“公司”）是",
+                 "金宇生物技术股份有限公司（以下简称“本公司”或“公司”）"):
+        found = finder.find([text])
+        assert found.short_name == "" and found.company.endswith("股份有限公司"), text
+    assert finder.find(["贵州茅台酒股份有限公司(以下简称“贵州茅台”)财务报表"]).short_name == "贵州茅台"
+
+
 def test_a_holding_without_a_legal_form_and_the_auditors_addressee_name_the_company(finder):
     title = finder.find(["- 4 -\n亞 德 客 國 際 集 團 及 其 子公司\n合 併 資 產 負 債 表\n民國 112 年 3 月 31 日"])
     assert (title.company, title.period) == ("亞德客國際集團", "2023Q1")

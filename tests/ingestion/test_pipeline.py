@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from core.manifest import Manifest
@@ -671,3 +672,25 @@ def test_files_with_the_most_pages_are_parsed_first(tmp_path, caplog):
         run(corpus, tmp_path / "index", workers=1)
     parsed = [r.getMessage().split()[0] for r in caplog.records if " parsed in " in r.getMessage()]
     assert parsed == ["c_three_pages", "a_one_page", "b_note"]
+
+
+def test_a_pdfs_workbook_stores_numbers_as_numbers_and_each_fact_names_the_cell_that_holds_it(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    report = next((PROJECT_ROOT / "examples" / "corpus" / "annual").glob("2023-03-28__示例科技*.pdf"))
+    shutil.copy(report, corpus / "report.pdf")
+    index = IndexSettings(tmp_path / "index")
+    ingest(corpus, index, workers=1)
+    book = openpyxl.load_workbook(index.tables_path("report"), read_only=True)
+    facts = list(book["facts"].iter_rows(values_only=True))
+    header, rows = facts[0], facts[1:]
+    column = {name: i for i, name in enumerate(header)}
+    numbers = [r for r in rows if isinstance(r[column["value"]], (int, float))]
+    assert rows and len(numbers) >= len(rows) * 0.8, "the facts sheet holds its numbers as numbers"
+    placed = [r for r in numbers if r[column["table"]] and r[column["cell_id"]]]
+    assert len(placed) == len(numbers), "every number from a table names its cell"
+    for row in placed:
+        cell = book[row[column["table"]]][row[column["cell_id"]]].value
+        unit = row[column["unit"]]
+        if unit in ("元", ""):  # printed in base units: the cell shows the very number
+            assert cell == pytest.approx(row[column["value"]]), row

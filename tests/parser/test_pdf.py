@@ -201,6 +201,30 @@ def test_ruled_table_leaves_the_text_and_becomes_facts_under_its_headings(tmp_pa
     assert table_chunks and table_chunks[0].titles[:2] == ("第十节 财务报告", "合并资产负债表")
 
 
+def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
+    from reportlab.lib import colors
+    from reportlab.platypus import SimpleDocTemplate, Spacer, Table, TableStyle
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    grid = Table([["项目", "2022年度"], ["研发费用", "241,986,307.90"]])
+    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
+                              ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    path = tmp_path / "layout.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build([Spacer(1, 200), grid])
+    table = parse(path).layout
+    first_line, second_line = "第一条 本条款适用于全部保险合同的订立与履行。", "公司坚持自主创新，持续加大研发投入，累计获得发明专利八十六项。"
+    line_path = draw_pdf(tmp_path / "lines.pdf", [[(700, first_line)], [(500, second_line)]])
+    lines = parse(line_path).layout
+
+    assert [(b.page, b.kind, b.text) for b in lines] == [(1, "line", first_line), (2, "line", second_line)]
+    first = lines[0]  # drawn at x 72, baseline 700 pt up an A4 page (842 pt): its box, from the top, holds it
+    assert abs(first.x0 - 72) < 1 and first.top < A4[1] - 700 < first.bottom and first.x1 > first.x0 + 50
+    cells = {b.text: b for b in table if b.kind == "cell"}
+    assert set(cells) == {"项目", "2022年度", "研发费用", "241,986,307.90"}
+    amount, label = cells["241,986,307.90"], cells["研发费用"]
+    assert label.x1 < amount.x0 and abs(label.top - amount.top) < 1 and cells["2022年度"].bottom < amount.top
+
+
 # ---- pages without a text layer -----------------------------------------------------------------
 
 def test_scanned_page_without_tesseract_counts_as_no_text(shared_data, monkeypatch, tmp_path):
@@ -269,3 +293,33 @@ def test_pdf_encrypted_with_an_empty_user_password_is_read(tmp_path):
     pdf.save()
     assert [c.text for c in parse(path).chunks if c.kind == "text"] == [
         "Printing of this policy document is restricted by its owner."]
+
+
+def test_a_table_atop_its_page_is_titled_by_its_statement_not_by_the_running_header(tmp_path):
+    from reportlab.lib import colors
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Table, TableStyle
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    style = ParagraphStyle("zh", fontName="STSong-Light", fontSize=11, leading=16)
+
+    def header(pdf, _):
+        pdf.setFont("STSong-Light", 9)
+        pdf.drawString(72, A4[1] - 40, "示例科技股份有限公司 2022年年度报告")
+
+    def grid(rows):
+        table = Table(rows)
+        table.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
+                                   ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+        return table
+
+    path = tmp_path / "report.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4, topMargin=52).build([
+        Paragraph("第二节 公司简介", style), Paragraph("公司是一家示例企业。", style), PageBreak(),
+        Paragraph("合并利润表", style), Paragraph("单位：元", style),
+        grid([["项目", "2022年度"], ["营业收入", "2,345,678.90"]]), PageBreak(),
+        grid([["项目", "2022年度"], ["营业成本", "1,456,789.01"], ["研发费用", "241,986.30"]]), PageBreak(),
+        Paragraph("其他信息", style)], onFirstPage=header, onLaterPages=header)
+
+    doc = parse(path)
+    assert [t.title for t in doc.table_list] == ["合并利润表", "合并利润表"]
