@@ -33,6 +33,11 @@ class DocumentMeta:
     kind: str = ""  # financial_report, insurance_policy, faq, annual_report, securities_report; "" unknown
 
 
+# A key-value table's record (parser/records.py): one line per pair, the label, the separator of
+# rules/punctuation.yaml `record_separator`, the value.
+RECORD_KIND = "record"
+
+
 @dataclass(frozen=True)
 class Chunk:
     """A piece of text to search, with where it came from.
@@ -50,7 +55,7 @@ class Chunk:
     page_end: int = 0
     company: str = ""
     year: int | None = None
-    kind: str = "text"  # "text" | "section" | "table"
+    kind: str = "text"  # "text" | "section" | "table" | RECORD_KIND
     cell_id: str = ""  # for table-row sentences from sources with cell ids
     period: str = ""  # the document's period ("2023Q3"), as DocumentMeta.period
 

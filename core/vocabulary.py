@@ -32,7 +32,7 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(quotes={"type": "array", "minItems": 1, "items": _PAIR},
                             quote_marks=WORDS, list_separators=WORDS, thousands_separators=WORDS,
-                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR,
+                            sentence_ends=TEXT, sentence_closers=TEXT, formula_quotes=_PAIR, record_separator=TEXT,
                             formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT}),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
@@ -49,7 +49,7 @@ SCHEMAS: dict[str, dict] = {
     # qa/llm/model.py: the text around passages and questions in a model's prompt.
     "prompts": _section(citation=TEXT, citation_unpaged=TEXT, retry=TEXT, question=TEXT, passage=TEXT,
                         choice_option=TEXT, statement=TEXT,
-                        statement_labels={**WORDS, "minItems": 2, "maxItems": 2}),
+                        statement_labels={**WORDS, "minItems": 2, "maxItems": 2}, no_answer=TEXT),
     # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
         quoted=PATTERN, separator=TEXT, year=PATTERN, individual=PATTERN, individual_title=TEXT,
@@ -62,11 +62,12 @@ SCHEMAS: dict[str, dict] = {
                           report_name=TEXT, year=TEXT, abbreviated_suffixes=WORDS, group_suffix=PATTERN,
                           holding_words=WORDS,
                           name_shapes=_section(conjunctions=WORDS, at=WORDS, patterns=WORDS),
-                          not_names=WORDS),
+                          not_names=WORDS, organisation_words=WORDS, organisation_references=WORDS),
     # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(quoted=PATTERN, asks_value=PATTERN, word_separators=PATTERN, choice_line=PATTERN,
-                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT),
+                          lawqa_fields=_section(text=TEXT, choices=TEXT, id=TEXT), asks_what=PATTERN, defines=TEXT,
+                          checkboxes=PATTERN),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT),
     # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
@@ -91,6 +92,11 @@ SCHEMAS: dict[str, dict] = {
         # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
         layouts=_section(statement=PATTERN, joiners=PATTERN, counting=PATTERN, counts=_COUNTS),
     ),
+    # qa/topics.py: the report sections text questions are about, how questions write them, their headings.
+    "topics": _section(name_labels=WORDS, topics={"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["name", "terms", "headings"], "additionalProperties": False,
+        "properties": {"name": TEXT, "terms": WORDS, "headings": WORDS, "record": {"type": "boolean"},
+                       "says": WORDS}}}),
     # parser/facts.py: table rows read as facts (column kinds, label clean-up, units, row sentences).
     "facts": _section(
         change=PATTERN, opening=PATTERN, note_header=PATTERN, numbering=PATTERN, lead_words=PATTERN,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
-from core.records import Chunk, DocumentMeta, Fact, ParsedDocument, Table
+from core.records import RECORD_KIND, Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.statements import shared_statement_rules
 from core.units import (
     find_unit,
@@ -40,6 +40,7 @@ from core.units import (
 )
 from core.vocabulary import vocabulary
 from core.workbook_layout import workbook_cell
+from parser.records import record_rows, record_text
 from parser.tables import column_period
 
 _WORDS = vocabulary("facts")  # rules/facts.yaml
@@ -404,6 +405,14 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
                 text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
                 company=meta.company, year=meta.year, kind="table",
                 cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else "")))
+    # A key-value table: its records replace the row sentences, which misread labels as periods. Tables with cell
+    # ids (HTML reports) keep their rows: the table-cell route answers from them, cell by cell.
+    records = record_rows(frame) if table.cell_ids is None else []
+    if records:
+        pages = [row_pages[0] if row_pages else table.page] * len(records)
+        chunks = [Chunk(chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id, text=record_text(pairs),
+                        titles=chunk_titles, page_start=page, page_end=page, company=meta.company, year=meta.year,
+                        kind=RECORD_KIND) for i, (pairs, page) in enumerate(zip(records, pages))]
     return facts, chunks
 
 

@@ -118,6 +118,7 @@ class Analysis:
     statistics: StatisticsRequest | None = None  # questions over many companies
     asks: str = ""  # the deciding rule's `asks` ("difference": compare_years answers with the change)
     trace: tuple[str, ...] = ()  # why: matched rule, extraction steps, skipped steps
+    topic: str = ""  # the report section asked about (rules/topics.yaml), "" when none
 
 
 @dataclass(frozen=True)

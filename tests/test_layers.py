@@ -34,7 +34,7 @@ ENTRY_POINTS = {
 
 
 QA_ROUTES = {"understand", "data", "text", "statutes", "llm"}
-QA_SHARED = {"records", "answers", "formulas", "fewshot"}
+QA_SHARED = {"records", "answers", "formulas", "fewshot", "topics"}
 
 
 def _imported_modules(path: Path) -> set[str]:

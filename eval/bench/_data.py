@@ -68,9 +68,10 @@ class EngineRun:
     answer_seconds: float
 
 
-def ingest_and_answer(reports: list[Path], work: Path, questions: list) -> EngineRun:
+def ingest_and_answer(reports: list[Path], work: Path, questions: list, llm: str = "none") -> EngineRun:
     """Link `reports` into work/corpus, ingest them into work/index (incremental: a kept index is re-used),
-    analyse every question (the baseline), then answer every question through the Engine."""
+    analyse every question (the baseline), then answer every question through the Engine (with the model
+    `llm`, a .gguf file or folder, when one is given)."""
     from ingestion.pipeline import ingest
     from qa.engine import Engine, EngineSettings
 
@@ -84,7 +85,7 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list) -> Engin
     started = time.perf_counter()
     print(ingest(corpus, settings, progress=True).text(), file=sys.stderr)
     ingest_seconds = time.perf_counter() - started
-    with Engine(EngineSettings(index=settings)) as engine:
+    with Engine(EngineSettings(index=settings, llm=llm)) as engine:
         started = time.perf_counter()
         for question in questions:
             engine.analyze(question)

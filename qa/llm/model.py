@@ -12,9 +12,10 @@ tokenizer's chat template renders them. Decoding is greedy, bounded by
 
 The model only words things; the engine decides what is true:
 - `extract_keywords` is the key-word fallback of question understanding;
-- `answer_from_passages` answers a report_text question from retrieved
-  passages, citing them ("[doc, 第N页]"); an answer quoting a number that is
-  in no passage is refused ("") so the caller answers extractively;
+- `answer_from_passages` answers a report_text question in one sentence from
+  retrieved passages, citing them ("[doc, 第N页]"); a sentence writing a number
+  or a name that is in neither the question nor the passages is rejected, with
+  the reason, so the caller keeps its extractive answer;
 - `answer_open` explains a finance concept (task "open");
 - `rephrase` rewords a computed answer; the template answer is kept unless
   every number of the new wording is in the template answer and the value is
@@ -51,6 +52,11 @@ _DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
 _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 # A number as written in an answer: thousands separators allowed, a sign, decimals.
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
+_ORGANISATION = re.compile("|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len,
+                                                             reverse=True))))
+_HAN_NAME = re.compile(r"[\u3400-\u9fff)]+")  # compared after NFKC: （） are ()
+_REFERENCES = set(vocabulary("companies")["organisation_references"])
+_SENTENCE_END = re.compile(f"[{re.escape(vocabulary('punctuation')['sentence_ends'])}]" + r"(?:\[[^\]]*\])?")
 # Tokens that end a chat turn in the common chat templates (Qwen/ChatML, Llama 3, Phi, Gemma).
 END_MARKERS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>")
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
@@ -132,6 +138,14 @@ class LLMStats:
         self.new_tokens += generation.new_tokens
         self.seconds += generation.seconds
         self.timeouts += generation.stopped == "timeout"
+
+
+@dataclass(frozen=True)
+class ModelSentence:
+    """The model's answer sentence, and why the evidence check rejected it ("" when it passed)."""
+
+    text: str
+    rejected: str = ""
 
 
 @dataclass(frozen=True)
@@ -302,16 +316,17 @@ class LocalLLM:
         words = [w.strip() for w in reply.value if w.strip()]
         return list(dict.fromkeys(w for w in words if _fold(w) in folded and "<" not in w))
 
-    def answer_from_passages(self, analysis: Analysis, hits: Sequence[Hit]) -> str:
-        """A report_text answer from retrieved passages with citations ("[doc, 第N页]"); "" when unusable.
+    def answer_from_passages(self, analysis: Analysis, hits: Sequence[Hit]) -> "ModelSentence":
+        """A report_text answer in one sentence from retrieved passages, with a citation ("[doc, 第N页]").
 
-        Passages go in best first while the prompt fits `context_tokens`. The
-        answer is refused ("") when it is empty or quotes a number that is in
-        neither the question nor the passages; a missing citation is added.
+        Passages go in best first while the prompt fits `context_tokens`. Only the
+        reply's first sentence is kept; it is rejected (`rejected` says why) when it is
+        empty or writes a number or a name that is in neither the question nor the
+        passages (`unsupported`); a missing citation is added.
         """
         passages = [Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()]
         if not passages:
-            return ""
+            return ModelSentence("", "no passages")
         question = _PROMPTS["question"].format(question=analysis.question.text)
         base = len(self.prompt_ids(self.messages("report_text", question)))
         budget = self.settings.context_tokens - base
@@ -328,12 +343,17 @@ class LocalLLM:
             budget -= cost
         used = passages[: len(lines)]
         context = "\n".join(lines)
-        answer = self.chat("report_text", question, context).strip()
-        if not answer or not numbers_within(answer, question + "\n" + context):
-            return ""
+        answer = first_sentence(self.chat("report_text", question, context))
+        if not answer:
+            return ModelSentence("", "empty reply")
+        if _PROMPTS["no_answer"] in answer:
+            return ModelSentence(answer, "the model found no answer in the passages")
+        why = unsupported(answer, question + "\n" + context)
+        if why:
+            return ModelSentence(answer, why)
         if not any(p.citation in answer or p.doc in answer for p in used):
             answer = f"{answer.rstrip()}{used[0].citation}"
-        return answer
+        return ModelSentence(answer)
 
     def answer_open(self, question: str) -> str:
         """An explanation of a finance concept (task "open")."""
@@ -382,6 +402,39 @@ def numbers_within(answer: str, source: str) -> bool:
     """Whether every number in `answer` is also written in `source` (equal as numbers)."""
     allowed = set(numbers(source))
     return all(n in allowed or abs(n) in allowed for n in numbers(answer))
+
+
+def unsupported(sentence: str, evidence: str) -> str:
+    """Why `sentence` is not borne out by `evidence` ("" when it is): a number it writes that the evidence does
+    not (equal as numbers), or an organisation's name (…有限公司, …会计师事务所, rules/companies.yaml
+    `organisation_words`) whose ending and the two characters before it are not in the evidence (本公司, 子公司:
+    `organisation_references`, are no names).
+
+    >>> unsupported("公司聘请天健会计师事务所，每10股派3元。", "续聘天健会计师事务所（特殊普通合伙）；每10股派发现金红利3元")
+    ''
+    >>> unsupported("审计机构为致同会计师事务所。", "续聘天健会计师事务所")
+    'name 致同会计师事务所 is not in the evidence'
+    """
+    allowed = set(numbers(evidence))
+    for n in numbers(sentence):
+        if n not in allowed and abs(n) not in allowed:
+            return f"number {n} is not in the evidence"
+    said, source = _fold(sentence), _fold(evidence)
+    for match in _ORGANISATION.finditer(said):
+        name = said[max(match.start() - 2, 0):match.end()]
+        # 公司 alone, 本公司, 子公司: a reference, not a name; a name is two characters or more and its ending.
+        if len(name) - len(match.group()) < 2 or not _HAN_NAME.fullmatch(name[:2]) or name[1] in _REFERENCES:
+            continue
+        if name not in source:
+            return f"name {name} is not in the evidence"
+    return ""
+
+
+def first_sentence(reply: str) -> str:
+    """The reply up to its first full stop (a citation right after the stop stays with it)."""
+    text = reply.strip()
+    match = _SENTENCE_END.search(text)
+    return text[: match.end()].strip() if match else text
 
 
 def rephrase_keeps_numbers(reply: str, answer_text: str, value: str) -> bool:

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from core.errors import InputError
 from core.fields import FieldDictionary
-from core.records import Chunk
+from core.records import RECORD_KIND, Chunk
 from core.sentences import SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
@@ -55,13 +55,14 @@ from qa.answers import AnswerTemplates
 from qa.text.document_identity import IdentityMatcher
 from qa.records import Analysis, Answer, Evidence
 from qa.text.stated_values import stated_value
+from qa.topics import TopicBook, folded
 from core.years import extract_years
 from search.backend import Hit, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
 DOC_SCORES = ("decay", "max", "top3_sum")
 _DOC_WEIGHTS = {"decay": (1.0, 0.5, 0.25, 0.125), "max": (1.0,), "top3_sum": (1.0, 1.0, 1.0)}
-SMALL_KINDS = ("text", "table")
+SMALL_KINDS = ("text", "table", RECORD_KIND)
 _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
 # A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
 _CLAUSE = re.compile(vocabulary("numbers")["clause"])
@@ -73,6 +74,8 @@ _LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
 _QUESTIONS = vocabulary("questions")  # rules/questions.yaml
 _ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
+RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]  # label：value in a record chunk
+_CHECKBOXES = re.compile(_QUESTIONS["checkboxes"])  # √适用 □不适用: a form's marks, no answer
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ class TextAnswerer:
         self.statements = {f.name: f.statement for f in fields}
         self.synonyms = {f.name: f.synonyms for f in fields}
         self.counted = {f.name: f.unit for f in fields if f.kind == "number" and f.unit}
+        self.topics = TopicBook.load()
 
     # ------------------------------------------------------------------ search
     def query(self, analysis: Analysis) -> SearchQuery:
@@ -208,7 +212,7 @@ class TextAnswerer:
             for doc in scores:
                 notes = []
                 if exact:
-                    passage = _fold(" ".join(passages[doc]))
+                    passage = folded(" ".join(passages[doc]))
                     found = [p for p in exact if p in passage]
                     if found:
                         scores[doc] *= (1 + self.settings.exact_bonus) ** len(found)
@@ -232,7 +236,7 @@ class TextAnswerer:
         latin = ([m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
                  if Tokenizer.language(text) != "latin" else [])
         latin = [name for name in latin if len(name) >= _LATIN_NAME_CHARS]
-        return list(dict.fromkeys(_fold(p) for p in quoted + clauses + latin if len(_fold(p)) >= 2))
+        return list(dict.fromkeys(folded(p) for p in quoted + clauses + latin if len(folded(p)) >= 2))
 
     def _thin(self, ranked: list[tuple[str, float]], why: dict[str, str]) -> tuple[bool, str]:
         if not ranked:
@@ -284,22 +288,41 @@ class TextAnswerer:
                                            years=analysis.years[:1],
                                            field=self._listed(lang, analysis.keywords) or analysis.question.text)
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        naming = self.naming(documents[0], named) if named else []
+        said = self.says(analysis, documents[0])
+        naming = self.naming(documents[0], named or said) if named or said else []
+        if said and not named:  # the sentences that write the topic's word, in the topic's sections first
+            keyed = [(self.topics.section(analysis.topic, h.chunk.titles), h) for h in naming]
+            naming = [h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])] or naming
+            named = said
         passages = naming or self.widen(self.passages(analysis, documents[0]) or
                                         [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
-        if self.llm is not None:
-            text = self.llm.answer_from_passages(analysis, passages)
-            if text:
-                return self._answer(analysis, text, f"{analysis.type}:llm", documents, passages)
-        sentences = self.best_sentences(analysis, passages, named if naming else "")
-        if naming:  # the passages that hold the sentences chosen, best first
-            passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
-                        or naming)[: self.settings.evidence]
-        page = passages[0].chunk.page_start
+        record = None if naming else self.record_answer(analysis, documents[0])
+        if record is not None:  # the cell that answers, with its label, is the evidence
+            hit, pair = record
+            cell = Hit(replace(hit.chunk, text=pair), hit.score)
+            passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)][: self.settings.evidence]
+            quoted, route = pair, f"{analysis.type}:record"
+        else:
+            sentences = self.best_sentences(analysis, passages, named if naming else "", said)
+            if naming:  # the passages that hold the sentences chosen, best first
+                passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
+                            or naming)[: self.settings.evidence]
+            quoted, route = "".join(sentences), f"{analysis.type}:extractive"
+        text = self._extract(analysis, documents[0], passages[0].chunk.page_start, quoted)
+        if self.llm is None:
+            return self._answer(analysis, text, route, documents, passages)
+        written = self.llm.answer_from_passages(analysis, passages)
+        if not written.rejected:
+            return self._answer(analysis, written.text, f"{analysis.type}:llm", documents, passages)
+        # The extract stands; the trace says what the model wrote and why it was not used.
+        answer = self._answer(analysis, text, f"{route} (model sentence rejected)", documents, passages)
+        answer.trace = [f"model sentence rejected: {written.rejected}" + (f": {written.text}" if written.text else "")]
+        return answer
+
+    def _extract(self, analysis: Analysis, doc: str, page: int, quoted: str) -> str:
+        """The extractive answer: what the report says, with the document and page."""
         kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
-        text = self.templates.render(kind, lang, doc=documents[0], page=page, passages="".join(sentences))
-        route = f"{analysis.type}:extractive" + (" (model reply unusable)" if self.llm is not None else "")
-        return self._answer(analysis, text, route, documents, passages)
+        return self.templates.render(kind, analysis.language, doc=doc, page=page, passages=quoted)
 
     def stated(self, analysis: Analysis) -> Answer | None:
         """A one-field lookup the facts could not answer, from a sentence of the company's report of that year
@@ -321,9 +344,7 @@ class TextAnswerer:
             value, sentence = found
             if analysis.period and analysis.period_written not in sentence:
                 continue  # a quarter or half year asked: a sentence of the year's figure is another period
-            page = hit.chunk.page_start
-            kind = "report_text_extractive" if page else "report_text_extractive_unpaged"
-            text = self.templates.render(kind, analysis.language, doc=documents[0], page=page, passages=sentence)
+            text = self._extract(analysis, documents[0], hit.chunk.page_start, sentence)
             answer = self._answer(analysis, text, f"{analysis.type}:text", documents, [hit])
             answer.value, answer.unit = value, self.counted[field]
             return answer
@@ -341,18 +362,65 @@ class TextAnswerer:
                             limit=self.settings.chunk_hits if defining else self.settings.evidence,
                             title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
         hits = [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
-        says = next((h for h in hits if defining and any(defining.search(_fold(s)) for s in _sentences(h.chunk.text))),
+        if analysis.topic:  # the section under the topic's heading first
+            hits = list({h.chunk.chunk_id: h for h in self.under_topic(analysis, doc_id) + hits}.values())
+        says = next((h for h in hits if defining and any(defining.search(folded(s)) for s in _sentences(h.chunk.text))),
                     None)
         if says is None:
             return hits[: self.settings.evidence]
         return [says, *(h for h in hits if h is not says)][: self.settings.evidence]
 
+    def under_topic(self, analysis: Analysis, doc_id: str) -> list[Hit]:
+        """The document's chunks in the section of the question's topic (rules/topics.yaml): the topic's best
+        heading first (控股股东情况 before 控股股东及实际控制人情况), the heading most of whose title it is, then
+        how well they match the question."""
+        topic = self.topics.get(analysis.topic)
+        if topic is None:
+            return []
+        query = SearchQuery(text=topic_text(analysis), titles=topic.headings, doc_ids=(doc_id,), kinds=SMALL_KINDS,
+                            limit=self.settings.chunk_hits, title_boost=self.settings.title_boost)
+        found = [(self.topics.section(topic.name, h.chunk.titles), h) for h in self.index.search(query)
+                 if h.chunk.doc_id == doc_id]
+        return [h for rank, h in sorted((f for f in found if f[0] is not None), key=lambda f: (f[0], -f[1].score))]
+
+    def record_answer(self, analysis: Analysis, doc_id: str) -> tuple[Hit, str] | None:
+        """For a topic answered by a name (rules/topics.yaml `record`), a record of a key-value table
+        (parser/records.py) gives the pair: the one whose label writes the topic (控股股东名称; the shortest such
+        label), else the name pair (名称, 姓名) of a record in the topic's section."""
+        topic = self.topics.get(analysis.topic)
+        if topic is None or not topic.record:
+            return None
+        terms = [folded(t) for t in topic.terms if len(t) >= 2]
+        query = SearchQuery(text=" ".join(topic.terms), titles=topic.headings, doc_ids=(doc_id,), kinds=(RECORD_KIND,),
+                            limit=self.settings.chunk_hits, title_boost=self.settings.title_boost)
+        named, in_section = [], []
+        for hit in self.index.search(query):
+            if hit.chunk.doc_id != doc_id:
+                continue
+            pairs = [p for p in record_pairs(hit.chunk.text) if p[1]]
+            for label, value in pairs:
+                extra = min((len(folded(label)) - len(t) for t in terms if t in folded(label)), default=None)
+                if extra is not None:
+                    named.append((extra, -hit.score, hit, f"{label}{RECORD_SEPARATOR}{value}"))
+            rank = self.topics.section(topic.name, hit.chunk.titles)
+            name = next((p for p in pairs if self.topics.is_name_label(p[0])), None)
+            if rank is not None and name is not None:
+                in_section.append((rank, -hit.score, hit, f"{name[0]}{RECORD_SEPARATOR}{name[1]}"))
+        best = min(named, key=lambda c: c[:2], default=None) or min(in_section, key=lambda c: c[:2], default=None)
+        return (best[2], best[3]) if best else None
+
+    def says(self, analysis: Analysis, doc_id: str) -> str:
+        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes,
+        or "": the sentences that write it answer."""
+        topic = self.topics.get(analysis.topic)
+        return next((word for word in (topic.says if topic else ()) if self.naming(doc_id, word)), "")
+
     def naming(self, doc_id: str, name: str) -> list[Hit]:
         """The chunks of one document that write `name` whole, best first."""
         query = SearchQuery(phrases=(name,), doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.chunk_hits,
                             phrase_boost=self.settings.phrase_boost)
-        folded = _fold(name)
-        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and folded in _fold(h.chunk.text)]
+        written = folded(name)
+        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and written in folded(h.chunk.text)]
 
     def widen(self, hits: list[Hit]) -> list[Hit]:
         """Each hit grown to its whole section, else to its neighbours, within `context_chars`; overlaps merged."""
@@ -401,33 +469,38 @@ class TextAnswerer:
         members = {c.chunk_id for c in (first, chunk, last)}
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
-    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "") -> list[str]:
+    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "", word: str = "") -> list[str]:
         """The sentences sharing most question terms (key words count double), kept in reading order; only those
         that write `named` when it is given.
 
         A key word written whole in a sentence, or in the headings of the sentence's section (报告期内核心竞争力分析
         holds the answer to 核心竞争力是什么), adds `topic_bonus` each: the section about the topic answers it,
         while notes elsewhere share only some of its words. The first sentence that says what the topic is
-        (公司主营业务是…), when the question asks that, comes before them all."""
+        (公司主营业务是…), when the question asks that, or that writes `word` (the topic's word that answers it,
+        rules/topics.yaml `says`: 标准无保留意见 for 审计意见, also when a name is asked with it), comes first."""
         defining = _defining(analysis)
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
-        phrases = [_fold(k) for k in analysis.keywords if len(k) >= 2]
+        phrases = [folded(k) for k in analysis.keywords if len(k) >= 2]
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
         bonus = self.settings.topic_bonus
         candidates = []
         for rank, hit in enumerate(passages):
-            headings = _fold(" ".join(hit.chunk.titles))
-            titled = bonus * sum(p in headings for p in phrases)
+            headings = folded(" ".join(hit.chunk.titles))
+            titled = bonus * (sum(p in headings for p in phrases)
+                              + (self.topics.section(analysis.topic, hit.chunk.titles) is not None))
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
-            point = hit.chunk.titles[-1] if titled and hit.chunk.titles and not any(
-                p in _fold(hit.chunk.titles[-1]) for p in phrases) else ""
-            for pos, sentence in enumerate(_sentences(hit.chunk.text)):
-                if len(sentence) < 4 or (named and _fold(named) not in _fold(sentence)):
+            point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
+            # A record's sentences are its label：value lines.
+            lines = (hit.chunk.text.splitlines() if hit.chunk.kind == RECORD_KIND
+                     else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text)))
+            for pos, sentence in enumerate(lines):
+                sentence = sentence.strip()
+                if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
                     continue
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
-                whole = bonus * sum(p in _fold(sentence) for p in phrases)
-                says = bool(defining and defining.search(_fold(sentence)))
+                whole = bonus * sum(p in folded(sentence) for p in phrases)
+                says = bool(defining and defining.search(folded(sentence))) or bool(word and word in sentence)
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
                     candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
@@ -442,6 +515,13 @@ class TextAnswerer:
         said = [c for c in candidates if c[5]][:1]
         best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
         return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
+
+    def _point(self, analysis: Analysis, titles: tuple[str, ...], phrases: list[str]) -> str:
+        """The heading right below the deepest one that names the topic or a key word ((一)收入确认的准确性 under
+        三、关键审计事项), or "" when the passage stands right under it."""
+        in_topic = [i for i, title in enumerate(titles) if self.topics.section(analysis.topic, (title,)) is not None]
+        named = in_topic or [i for i, title in enumerate(titles) if any(p in folded(title) for p in phrases)]
+        return titles[named[-1] + 1] if named and named[-1] + 1 < len(titles) else ""
 
     def _listed(self, lang: str, names: list[str]) -> str:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""
@@ -484,13 +564,6 @@ def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
     return sorted(score, key=lambda d: (-score[d], order[d]))
 
 
-def _fold(text: str) -> str:
-    """Text as exact phrases are compared: NFKC, no spaces, Traditional folded to Simplified, lower case."""
-    from core.folding import opencc
-
-    return opencc("t2s").convert(_FOLD_SPACES.sub("", unicodedata.normalize("NFKC", text))).lower()
-
-
 def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> str:
     """The question without the company's names and the year expressions (each when asked): what it asks about."""
     text = analysis.question.text
@@ -503,10 +576,15 @@ def topic_text(analysis: Analysis, company: bool = True, years: bool = True) -> 
 
 def _defining(analysis: Analysis) -> re.Pattern | None:
     """For a question asking what its key words are, the sentences that say it (rules/questions.yaml `defines`)."""
-    topics = [_fold(k) for k in analysis.keywords if len(k) >= 2]
+    topics = [folded(k) for k in analysis.keywords if len(k) >= 2]
     if not topics or not _ASKS_WHAT.search(analysis.question.text):
         return None
     return re.compile(_QUESTIONS["defines"].replace("{topic}", "(?:" + "|".join(map(re.escape, topics)) + ")"))
+
+
+def record_pairs(text: str) -> list[tuple[str, str]]:
+    """The (label, value) pairs of a record chunk's text (parser/records.py writes one per line)."""
+    return [(label, value) for label, _, value in (line.partition(RECORD_SEPARATOR) for line in text.splitlines())]
 
 
 def _sentences(text: str) -> list[str]:

@@ -32,6 +32,7 @@ from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
 from qa.understand.output_request import output_request
 from qa.records import Analysis, Company, Question
 from qa.understand.statistics_request import StatisticsRules
+from qa.topics import TopicBook, TopicMatch
 from core.years import extract_years
 
 _QUESTIONS = vocabulary("questions")  # rules/questions.yaml
@@ -103,6 +104,7 @@ class QuestionAnalyzer:
         self.register = config.register
         self.formulas = FormulaBook.load(config.formulas_dir, self.fields)
         self.statistics = StatisticsRules.load(config.rules_dir / "statistics.yaml")
+        self.topics = TopicBook.load()
         phrases: dict[str, list[str]] = {}
         for alias, name in self.formulas.names_and_aliases().items():
             phrases.setdefault(fold_field(alias), []).append(name)
@@ -152,16 +154,18 @@ class QuestionAnalyzer:
 
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
-        field_matches = self.fields.find(_blank(text, [(company.start, company.end)]))
+        unnamed = _blank(text, [(company.start, company.end)])
+        field_matches = self.fields.find(unnamed)
         company, absent = self._unregistered(text, company, year_match.written, field_matches)
         trace.append(self._company_trace(company))
         if absent:
             trace.append("companies not in the corpus: " + ", ".join(absent))
         if year_match.impossible:
             trace.append(f"period: {year_match.impossible} is no period of a year")
+        topic, field_matches = self._topic(unnamed, field_matches, trace)
         formula, growth_field, field_matches = self._formula(text, field_matches)
         how_fields = "dictionary"
-        if (not field_matches and not formula and self.config.fuzzy_fields and company.start >= 0
+        if (not field_matches and not formula and topic is None and self.config.fuzzy_fields and company.start >= 0
                 and _ASKS_VALUE.search(text)):
             field_matches = self.fields.find_fuzzy(_strip(text, company, year_match.written))
             how_fields = "fuzzy"
@@ -192,7 +196,7 @@ class QuestionAnalyzer:
             years = (years[0] - 1, years[0])
             trace.append(f"years: compared with the year before -> {list(years)}")
 
-        keywords = [m.written for m in field_matches if m.how == "dictionary"] + quoted
+        keywords = ([topic.written] if topic else []) + [m.written for m in field_matches if m.how == "dictionary"] + quoted
         over_companies = rule.type in ("ranking", "statistics")
         if rule.type == "formula" and not formula:
             formula = self._formula_fuzzy(text, company, year_match.written, trace)
@@ -223,7 +227,8 @@ class QuestionAnalyzer:
             keywords=tuple(dict.fromkeys(k for k in keywords if k)),
             formula=formula if rule.type == "formula" or over_companies else "",
             top_n=top_n, rank=rank, descending=descending, output=output,
-            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace))
+            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace),
+            topic=topic.topic.name if topic else "")
 
     def _unregistered(self, text: str, company: CompanyMatch, years: tuple[str, ...],
                       fields: list[FieldMatch]) -> tuple[CompanyMatch, tuple[str, ...]]:
@@ -262,6 +267,20 @@ class QuestionAnalyzer:
             return "company: none named"
         note = {"unregistered": " (not in the register)", "fuzzy": f" (rapidfuzz {match.score})"}.get(match.how, "")
         return f"company: {match.how} '{match.written}' -> {match.company.name}{note}"
+
+    def _topic(self, text: str, field_matches: list[FieldMatch],
+               trace: list[str]) -> tuple[TopicMatch | None, list[FieldMatch]]:
+        """The longest term wins: the question's topic (rules/topics.yaml) unless a field written as long or longer
+        holds it (主营业务收入), and the fields without those inside a longer topic term (利润 in 利润分配预案)."""
+        topics = [t for t in self.topics.find(text)
+                  if not any(f.start <= t.start and t.end <= f.end for f in field_matches)]
+        if not topics:
+            return None, field_matches
+        inside = [f for f in field_matches if any(t.start <= f.start and f.end <= t.end for t in topics)]
+        topic = max(topics, key=lambda t: t.end - t.start)
+        trace.append(f"topic: {topic.written}->{topic.topic.name}"
+                     + (f" (fields inside it dropped: {', '.join(f.written for f in inside)})" if inside else ""))
+        return topic, [f for f in field_matches if f not in inside]
 
     def _formula(self, text: str, field_matches: list[FieldMatch]) -> tuple[str, str, list[FieldMatch]]:
         """The formula named (formulas/*.yaml, or a per-field one like X增长率) and the fields left once its name is out."""

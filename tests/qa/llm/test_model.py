@@ -17,7 +17,9 @@ from search.backend import Hit
 torch = pytest.importorskip("torch", reason="the llm extra is not installed: pip install 'finqa[llm]'")
 transformers = pytest.importorskip("transformers", reason="the llm extra is not installed: pip install 'finqa[llm]'")
 
-from qa.llm.model import LLMSettings, LocalLLM, numbers, numbers_within, parse_json_reply, rephrase_keeps_numbers  # noqa: E402 - after the skip
+from qa.llm.model import (  # noqa: E402 - after the skip
+    LLMSettings, LocalLLM, first_sentence, numbers, numbers_within, parse_json_reply, rephrase_keeps_numbers, unsupported,
+)
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -298,9 +300,19 @@ def test_the_analyzer_asks_the_model_when_the_rules_find_no_key_word(tiny):
 def test_answer_from_passages_refuses_numbers_not_in_the_passages_or_cites(tiny):
     llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=12))
     chunk = Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", page_start=41, page_end=41)
-    answer = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
-    # Whatever the noise model says: no answer, or one that cites the passage and quotes only its numbers.
-    assert answer == "" or ("[report/1, 第41页]" in answer and numbers_within(answer, "[report/1, 第41页]" + chunk.text))
+    written = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
+    # Whatever the noise model says: rejected with a reason, or one sentence that cites the passage and quotes
+    # only its numbers.
+    assert written.rejected or ("[report/1, 第41页]" in written.text and written.text == first_sentence(written.text)
+                                and numbers_within(written.text, "[report/1, 第41页]" + chunk.text))
+
+
+def test_a_model_sentence_with_a_number_or_name_not_in_the_evidence_is_rejected():
+    evidence = "续聘天健会计师事务所（特殊普通合伙）为公司2019年度审计机构。每10股派发现金红利1.88元（含税）"
+    assert unsupported("公司聘请天健会计师事务所，每10股派1.88元。", evidence) == ""
+    assert unsupported("公司每10股派发现金红利2元。", evidence) == "number 2 is not in the evidence"
+    assert unsupported("审计机构为致同会计师事务所。", evidence) == "name 致同会计师事务所 is not in the evidence"
+    assert unsupported("本公司及其子公司无重大诉讼。", evidence) == ""  # references, not names
 
 
 def test_rephrase_keeps_the_template_unless_the_numbers_agree(tiny):
@@ -328,7 +340,8 @@ def test_text_route_with_the_model_answers_from_the_passages_or_falls_back(tiny,
     if answer.route == "report_text:llm":
         assert "[report/1, 第41页]" in answer.answer
     else:
-        assert answer.route == "report_text:extractive (model reply unusable)" and "重大诉讼" in answer.answer
+        assert answer.route == "report_text:extractive (model sentence rejected)" and "重大诉讼" in answer.answer
+        assert answer.trace[0].startswith("model sentence rejected: ")
 
 
 def test_open_question_is_answered_by_the_model(tiny, tmp_path):
@@ -386,8 +399,9 @@ def test_llama_cpp_generation_is_deterministic_bounded_and_timed(tiny, llama_ggu
 def test_llama_cpp_answers_through_the_text_route(tiny, llama_gguf):
     llm = LocalLLM.load(llama_gguf, _settings(tiny, max_new_tokens=12))
     chunk = Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", page_start=41, page_end=41)
-    answer = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
-    assert answer == "" or ("[report/1, 第41页]" in answer and numbers_within(answer, "[report/1, 第41页]" + chunk.text))
+    written = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
+    assert written.rejected or ("[report/1, 第41页]" in written.text
+                                and numbers_within(written.text, "[report/1, 第41页]" + chunk.text))
     words = llm.extract_keywords("2021年华夏银行的营业外支出是多少元?", companies=["华夏银行"])
     assert all(w in "2021年华夏银行的营业外支出是多少元?" for w in words)
 

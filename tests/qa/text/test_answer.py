@@ -105,7 +105,7 @@ def test_query_puts_entities_in_filters_and_words_in_clauses(answerer):
                                      company=DELTA, years=[2022]))
     assert query.companies == (DELTA,) and query.years == (2022,)
     assert query.phrases == ("核心竞争力",) and query.titles == ("核心竞争力",)
-    assert query.kinds == ("text", "table")
+    assert query.kinds == ("text", "table", "record")
     assert "核心竞争力" in query.text and DELTA not in query.text and "2022" not in query.text
 
 

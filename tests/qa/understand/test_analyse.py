@@ -223,3 +223,22 @@ def test_a_definition_without_a_company_is_open():
     register = CompanyRegister.from_reports([ReportYear("建发合诚工程咨询股份有限公司", 2021, "合诚股份", "603909")])
     a = QuestionAnalyzer(AnalyzerConfig(register=register)).run(Question("q", "在建工程是指什么?"))
     assert (a.type, a.company) == ("open", None)
+
+
+@pytest.mark.parametrize("text, topic", [
+    ("旭升集团2020年度的利润分配预案是什么?", "利润分配预案"),  # 利润 would fuzzily read as 净利润
+    ("综艺股份2020年的收入确认政策是什么?", "会计政策"),  # not a question about 营业收入
+    ("请简要介绍生物股份2020年控股股东的变更情况", "控股股东变更情况"),  # longer than 控股股东
+])
+def test_the_longest_term_wins_over_a_field_inside_it(analyzer, text, topic):
+    a = ask(analyzer, text)
+    assert (a.type, a.topic, a.fields) == ("report_text", topic, ())
+    assert a.keywords[0] in text and any(t.startswith("topic: ") for t in a.trace)
+
+
+def test_a_field_written_as_long_as_a_topic_term_stays_a_field(analyzer):
+    # 会计师事务所 is a field and a topic term: a lookup, as 主营业务收入 (longer than the topic 主营业务) is one.
+    auditor = ask(analyzer, "综艺股份2020年的会计师事务所是哪家?")
+    revenue = ask(analyzer, "综艺股份2020年的主营业务收入是多少元?")
+    assert (auditor.type, auditor.fields, auditor.topic) == ("lookup", ("会计师事务所",), "")
+    assert (revenue.type, revenue.fields, revenue.topic) == ("lookup", ("营业收入",), "")
