@@ -90,7 +90,7 @@ SCHEMAS: dict[str, dict] = {
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
         # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
-        layouts=_section(statement=PATTERN, joiners=PATTERN, counting=PATTERN, counts=_COUNTS),
+        layouts=_section(statement=PATTERN, joiners=PATTERN, joined=TEXT, counting=PATTERN, counts=_COUNTS),
     ),
     # qa/topics.py: the report sections text questions are about, how questions write them, their headings.
     "topics": _section(name_labels=WORDS, topics={"type": "array", "minItems": 1, "items": {

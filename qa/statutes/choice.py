@@ -313,7 +313,7 @@ class ChoiceAnswerer:
         options = []
         for letter, marks in layout.options.items():
             goodness = sum(by_mark[m].goodness for m in marks) / len(marks)
-            options.append(Judged(letter, "・".join(marks), Alignment(None, goodness, ()), goodness))
+            options.append(Judged(letter, _STATUTES["layouts"]["joined"].join(marks), Alignment(None, goodness, ()), goodness))
         ranked = sorted(options, key=lambda j: j.goodness, reverse=not negative)
         return ranked[0], "rules:combination"
 
