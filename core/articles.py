@@ -9,6 +9,7 @@ article's text into its paragraphs and items.
 >>> arabic_articles("第百九十三条の二第一項"), kanji_articles("第5条第6項")
 ('第193条の2第1項', '第五条第六項')
 """
+
 from __future__ import annotations
 
 import re
@@ -53,6 +54,7 @@ def _numbers(text: str, convert) -> str:
 
 def arabic_articles(text: str) -> str:
     """Article, paragraph and item numbers in Arabic digits: 第二十四条の二第一項 -> 第24条の2第1項."""
+
     def arabic(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: str(cjk_number(n)) if n else "")
         return f"{_ORDINAL}{cjk_number(match.group(1))}{match.group(2)}{branches}"
@@ -62,6 +64,7 @@ def arabic_articles(text: str) -> str:
 
 def kanji_articles(text: str) -> str:
     """Article, paragraph and item numbers as statutes write them: 第24条の2第1項 -> 第二十四条の二第一項."""
+
     def kanji(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: kanji_number(cjk_number(n)) if n else "")
         return f"{_ORDINAL}{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
@@ -95,14 +98,20 @@ def provisions(text: str, two_column: re.Pattern | None = None) -> list[Provisio
     for line in (raw.strip() for raw in text.splitlines()):
         if not line:
             continue
-        if out and (line.startswith(tuple(_WORDS["continuations"])) or (out[-1].item and _PERIOD_COLUMN.match(line))
-                    or (second and not line.endswith(end) and not _NEW_PARAGRAPH.match(line))):
+        if out and (
+            line.startswith(tuple(_WORDS["continuations"]))
+            or (out[-1].item and _PERIOD_COLUMN.match(line))
+            or (second and not line.endswith(end) and not _NEW_PARAGRAPH.match(line))
+        ):
             joiner = _WORDS["column_joiner"] if _PERIOD_COLUMN.match(line) or second else ""
             out[-1] = Provision(out[-1].paragraph, out[-1].item, out[-1].text + joiner + line)
             second = False
             continue
-        sentence_like = (line.endswith(end) and any(mark in line for mark in _WORDS["topic_marks"])
-                         and not line.endswith(tuple(_WORDS["clause_endings"])))
+        sentence_like = (
+            line.endswith(end)
+            and any(mark in line for mark in _WORDS["topic_marks"])
+            and not line.endswith(tuple(_WORDS["clause_endings"]))
+        )
         if listing and not _NEW_PARAGRAPH.match(line) and not sentence_like:
             item += 1
             out.append(Provision(paragraph, item, line))

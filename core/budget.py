@@ -9,12 +9,13 @@ with 0 seconds, there is no limit. The error should be a BaseException that
 is not an Exception (as KeyboardInterrupt is): the parsers keep going past a
 failing table or page with `except Exception`, and must not swallow it.
 """
+
 from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 
 @contextmanager
@@ -37,5 +38,7 @@ def time_limit(seconds: float, error: Callable[[], BaseException]) -> Iterator[N
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    if expired:  # raised where it was lost (in a destructor, which Python only reports): the budget still holds
+    if (
+        expired
+    ):  # raised where it was lost (in a destructor, which Python only reports): the budget still holds
         raise error()

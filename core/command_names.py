@@ -7,15 +7,22 @@ sys.argv[0] with the module's file), so the module, and the processes it starts,
 >>> command_name("parser.ingest", run_as="finqa"), command_name("parser.ingest", run_as="")
 ('finqa ingest', 'python -m parser.ingest')
 """
+
 from __future__ import annotations
 
 import os
 
 FINQA = "finqa"
 # module -> its finqa command (finqa/cli.py COMMANDS maps them the other way)
-FINQA_COMMANDS = {"parser.ingest": "ingest", "ingestion.cli": "ingest", "qa.run": "ask",
-                  "eval.score": "score",
-                  "qa.rules": "check", "eval.bench": "bench", "qa.llm.pull": "model"}
+FINQA_COMMANDS = {
+    "parser.ingest": "ingest",
+    "ingestion.cli": "ingest",
+    "qa.run": "ask",
+    "eval.score": "score",
+    "qa.rules": "check",
+    "eval.bench": "bench",
+    "qa.llm.pull": "model",
+}
 
 
 RUN_AS = "FINQA_RUN_AS"  # the environment variable finqa/cli.py sets

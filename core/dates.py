@@ -3,6 +3,7 @@
 >>> iso_date("1964年12月13日 生"), western_year("令和", 3), explicit_year("令和3年3月期")
 ('1964-12-13', 2021, 2021)
 """
+
 from __future__ import annotations
 
 import re
@@ -15,7 +16,10 @@ from core.vocabulary import vocabulary
 
 _WORDS = vocabulary("numbers")  # rules/numbers.yaml
 # The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
-_ERAS_SCHEMA = {"type": "object", "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}}}
+_ERAS_SCHEMA = {
+    "type": "object",
+    "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}},
+}
 
 _MONTH_FOLLOWS = re.compile(_WORDS["month_follows"])
 _UNTIL = tuple(_WORDS["range_until"])
@@ -67,8 +71,11 @@ def iso_date(text: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _year_regex() -> re.Pattern:
-    return re.compile(_WORDS["era_year"].replace("{eras}", era_pattern())
-                      + r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])|" + _WORDS["roc_year"])
+    return re.compile(
+        _WORDS["era_year"].replace("{eras}", era_pattern())
+        + r"|(?<![\d.,])(?P<y>(?:19|20)\d{2})(?![\d,])|"
+        + _WORDS["roc_year"]
+    )
 
 
 def explicit_year(label: str) -> int | None:
@@ -104,7 +111,7 @@ def _years(label: str) -> list[tuple[int, int, bool]]:
             year = number + 1911 if 50 <= number <= 200 else None
         if year is None or not 1900 <= year <= 2100:
             continue
-        rest = text[match.end():]
+        rest = text[match.end() :]
         month = bool(_MONTH_FOLLOWS.match(rest))
         found.append((year, match.start(), month))
     until = max(text.rfind(mark) for mark in _UNTIL)

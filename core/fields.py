@@ -10,12 +10,14 @@ expression), shared with the company register.
 >>> [m.field for m in fields.find("2019年四方科技的總負債和营业收入是多少?")]
 ['负债合计', '营业收入']
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Iterable, TypeVar
+from typing import Generic, TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -50,17 +52,6 @@ FIELDS_SCHEMA = {
         }
     },
 }
-
-
-
-
-
-
-
-
-
-
-
 
 
 @dataclass(frozen=True)
@@ -107,7 +98,7 @@ class PhraseMatcher(Generic[V]):
         found = []
         starts, singles, match = self._starts, self._singles, self._regex.match
         for i in range(len(text)):
-            if text[i:i + 2] in starts or text[i] in singles:
+            if text[i : i + 2] in starts or text[i] in singles:
                 m = match(text, i)
                 if m and m.end() > i:
                     found.append((i, m.end()))
@@ -170,23 +161,33 @@ def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef],
     owner: dict[str, tuple[str, int]] = {}
     for i, item in enumerate(rules.data["fields"]):
         line = rules.line("fields", i)
-        defs.append(FieldDef(item["name"], tuple(item.get("synonyms", ())), item["statement"],
-                             item.get("unit", ""), item["kind"], line))
+        defs.append(
+            FieldDef(
+                item["name"],
+                tuple(item.get("synonyms", ())),
+                item["statement"],
+                item.get("unit", ""),
+                item["kind"],
+                line,
+            )
+        )
         for j, word in enumerate([item["name"], *item.get("synonyms", ())]):
             at = ("fields", i, "name") if j == 0 else ("fields", i, "synonyms", j - 1)
             key = fold_field(word)
             if not key:
-                errors.append(rules.error(f"{word!r} is empty once spaces and {field_particles()} are removed", *at))
+                errors.append(
+                    rules.error(f"{word!r} is empty once spaces and {field_particles()} are removed", *at)
+                )
             elif key in owner and owner[key][0] != item["name"]:
                 other, other_line = owner[key]
-                errors.append(rules.error(f"{word!r} of {item['name']} is also listed under {other} (line {other_line})", *at))
+                errors.append(
+                    rules.error(
+                        f"{word!r} of {item['name']} is also listed under {other} (line {other_line})", *at
+                    )
+                )
             elif key not in owner:
                 owner[key] = (item["name"], rules.line(*at))
     return rules, defs, errors
-
-
-
-
 
 
 class FieldDictionary:
@@ -222,7 +223,7 @@ class FieldDictionary:
         self._fuzzy_choices = {fold_field(f.name): f.name for f in fields if len(f.name) >= fuzzy_min_chars}
 
     @classmethod
-    def load(cls, path: Path | None = None, **settings) -> "FieldDictionary":
+    def load(cls, path: Path | None = None, **settings) -> FieldDictionary:
         """Read rules/fields.yaml; InputError (file:line) on a schema error or a synonym collision."""
         _, defs, errors = load_field_file(path)
         if errors:
@@ -250,16 +251,28 @@ class FieldDictionary:
     def find(self, text: str) -> list[FieldMatch]:
         """Fields named in the text, in order, by exact dictionary match (longest first)."""
         folded, offsets = fold_field_with_offsets(text)
-        return [FieldMatch(m.values[0], text[offsets[m.start]:offsets[m.end - 1] + 1], offsets[m.start], offsets[m.end - 1] + 1)
-                for m in self._matcher.find(folded)]
+        return [
+            FieldMatch(
+                m.values[0],
+                text[offsets[m.start] : offsets[m.end - 1] + 1],
+                offsets[m.start],
+                offsets[m.end - 1] + 1,
+            )
+            for m in self._matcher.find(folded)
+        ]
 
     def find_fuzzy(self, text: str, threshold: int | None = None) -> list[FieldMatch]:
         """The best canonical field by rapidfuzz partial ratio, if it reaches the threshold."""
         folded = fold_field(text)
         if len(folded) < self.fuzzy_min_chars:
             return []
-        best = process.extractOne(folded, list(self._fuzzy_choices), scorer=fuzz.partial_ratio,
-                                  processor=None, score_cutoff=threshold or self.fuzzy_threshold)
+        best = process.extractOne(
+            folded,
+            list(self._fuzzy_choices),
+            scorer=fuzz.partial_ratio,
+            processor=None,
+            score_cutoff=threshold or self.fuzzy_threshold,
+        )
         if not best:
             return []
         key, score = best[0], round(best[1])

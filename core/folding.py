@@ -9,6 +9,7 @@ characters meets its dictionary entry.
 >>> opencc("t2s").convert("營業收入")
 '营业收入'
 """
+
 from __future__ import annotations
 
 import re
@@ -42,8 +43,11 @@ def fold_with_offsets(text: str, drop: str = "()") -> tuple[str, list[int]]:
     normalized = unicodedata.normalize("NFKC", text).lower()
     if len(normalized) == len(text):  # the usual case: one character for one
         dropper = _dropper(drop)
-        kept = [i for i, c in enumerate(normalized) if c not in drop and not c.isspace()] if dropper.search(normalized) \
+        kept = (
+            [i for i, c in enumerate(normalized) if c not in drop and not c.isspace()]
+            if dropper.search(normalized)
             else range(len(normalized))
+        )
         return dropper.sub("", normalized), kept
     out: list[str] = []
     offsets: list[int] = []

@@ -24,6 +24,7 @@ documents name with confidence, looked for in the text by their core name).
 >>> finder.find(["聯華電子股份有限公司及子公司\\n合併資產負債表\\n民國一一二年九月三十日"]).period
 '2023Q3'
 """
+
 from __future__ import annotations
 
 import re
@@ -40,16 +41,33 @@ from core.vocabulary import vocabulary
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
 SURE_PERIOD = 0.75  # a period read this surely overrides the cover's year (not the sidecar's or file name's)
-PERIOD_GROUPS = {"year", "year2", "end_year", "era", "era_year", "start_month", "end_month", "quarter", "half", "fiscal",
-                 "approved_month", "previous"}
+PERIOD_GROUPS = {
+    "year",
+    "year2",
+    "end_year",
+    "era",
+    "era_year",
+    "start_month",
+    "end_month",
+    "quarter",
+    "half",
+    "fiscal",
+    "approved_month",
+    "previous",
+}
 _COMPANY_GROUPS = {"company", "short_name", "code"}
 
 _PATTERN = {
     "type": "object",
-    "properties": {"pattern": {"type": "string", "minLength": 1}, "confidence": {"type": "number"},
-                   "era": {"type": "string"}, "name": {"type": "string"}, "top_lines": {"type": "integer"},
-                   "next_line": {"type": "string", "minLength": 1},
-                   "date": {"type": "boolean"}},
+    "properties": {
+        "pattern": {"type": "string", "minLength": 1},
+        "confidence": {"type": "number"},
+        "era": {"type": "string"},
+        "name": {"type": "string"},
+        "top_lines": {"type": "integer"},
+        "next_line": {"type": "string", "minLength": 1},
+        "date": {"type": "boolean"},
+    },
     "required": ["pattern", "confidence"],
     "additionalProperties": False,
 }
@@ -135,7 +153,7 @@ class IdentityRules:
     figures_confidence: float = 0.6
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "IdentityRules":
+    def load(cls, path: Path | None = None) -> IdentityRules:
         rule_file = RuleFile.load(path or RULES_DIR / "documents.yaml", SCHEMA)
         data = rule_file.data
         section = data["identity"]
@@ -151,25 +169,48 @@ class IdentityRules:
                     raise rule_file.error(f"bad regex: {exc}", "identity", name, i, "pattern") from None
                 unknown = set(regex.groupindex) - allowed
                 if unknown:
-                    raise rule_file.error(f"unknown group(s) {', '.join(sorted(unknown))}; allowed: "
-                                          f"{', '.join(sorted(allowed))}", "identity", name, i, "pattern")
+                    raise rule_file.error(
+                        f"unknown group(s) {', '.join(sorted(unknown))}; allowed: "
+                        f"{', '.join(sorted(allowed))}",
+                        "identity",
+                        name,
+                        i,
+                        "pattern",
+                    )
                 if not 0 < item["confidence"] <= 1:
                     raise rule_file.error("confidence must be in (0, 1]", "identity", name, i, "confidence")
                 era = item.get("era", "")
                 if era and era not in eras:
                     raise rule_file.error(f"era {era!r} is not listed under eras", "identity", name, i, "era")
-                out.append(_Rule(regex, float(item["confidence"]), era, int(item.get("top_lines", 0)),
-                                 date=bool(item.get("date", False)), next_line=next_line))
+                out.append(
+                    _Rule(
+                        regex,
+                        float(item["confidence"]),
+                        era,
+                        int(item.get("top_lines", 0)),
+                        date=bool(item.get("date", False)),
+                        next_line=next_line,
+                    )
+                )
             return tuple(out)
 
         kinds = {k: tuple(v) for k, v in section["kinds"].items()}
         unknown = set(kinds) - set(KINDS)
         if unknown:
-            raise rule_file.error(f"unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(KINDS)}",
-                                  "identity", "kinds")
-        return cls(compile_list("company", _COMPANY_GROUPS), compile_list("period", PERIOD_GROUPS), kinds, eras,
-                   int(section.get("pages", 400)), float(section.get("register_confidence", 0.5)),
-                   float(section.get("figures_confidence", 0.6)))
+            raise rule_file.error(
+                f"unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(KINDS)}",
+                "identity",
+                "kinds",
+            )
+        return cls(
+            compile_list("company", _COMPANY_GROUPS),
+            compile_list("period", PERIOD_GROUPS),
+            kinds,
+            eras,
+            int(section.get("pages", 400)),
+            float(section.get("register_confidence", 0.5)),
+            float(section.get("figures_confidence", 0.6)),
+        )
 
 
 def normalise_dates(text: str) -> str:
@@ -180,8 +221,9 @@ def normalise_dates(text: str) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     text = _SPACE_BETWEEN_CJK.sub("", text)
-    text = _DATE_NUMERAL.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)),
-                             text)
+    text = _DATE_NUMERAL.sub(
+        lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)), text
+    )
     text = _ORDINAL.sub(lambda m: f"{_DATES['ordinal']}{cjk_number(m.group(1))}", text)
     return _SPACE_IN_DATE.sub("", text)
 
@@ -204,7 +246,9 @@ class IdentityFinder:
         codes: dict[str, list[Finding]] = defaultdict(list)
         short_names: dict[str, list[Finding]] = defaultdict(list)
         periods: list[tuple[float, _Period, str]] = []
-        dates: list[tuple[float, _Period, str, bool]] = []  # and whether the date is its line (a title's date)
+        dates: list[
+            tuple[float, _Period, str, bool]
+        ] = []  # and whether the date is its line (a title's date)
         kind_words: Counter[str] = Counter()
         for number, page in enumerate(pages[: self.rules.pages], start=1):
             page = normalise_dates(page)
@@ -217,11 +261,15 @@ class IdentityFinder:
                     for match in rule.regex.finditer(line):
                         groups = {k: v.strip() for k, v in match.groupdict().items() if v and v.strip()}
                         if "company" in groups:
-                            companies[groups["company"]].append(Finding(groups["company"], rule.confidence, where))
+                            companies[groups["company"]].append(
+                                Finding(groups["company"], rule.confidence, where)
+                            )
                         if "code" in groups:
                             codes[groups["code"]].append(Finding(groups["code"], rule.confidence, where))
                         if "short_name" in groups:
-                            short_names[groups["short_name"]].append(Finding(groups["short_name"], rule.confidence, where))
+                            short_names[groups["short_name"]].append(
+                                Finding(groups["short_name"], rule.confidence, where)
+                            )
                 for rule in self.rules.period:
                     if not rule.applies(lines, position):
                         continue
@@ -253,14 +301,21 @@ class IdentityFinder:
             findings["kind"] = kind
         chosen = period[0] if period else None
         return Identity(
-            company=str(company.value) if company else "", short_name=str(short.value) if short else "",
-            code=str(code.value) if code else "", year=chosen.year if chosen else None,
-            quarter=chosen.quarter if chosen else 0, period=chosen.label if chosen else "",
-            kind=str(kind.value) if kind else "", findings=findings)
+            company=str(company.value) if company else "",
+            short_name=str(short.value) if short else "",
+            code=str(code.value) if code else "",
+            year=chosen.year if chosen else None,
+            quarter=chosen.quarter if chosen else 0,
+            period=chosen.label if chosen else "",
+            kind=str(kind.value) if kind else "",
+            findings=findings,
+        )
 
     def _period(self, match: re.Match, rule: _Rule) -> _Period | None:
         groups = {k: v for k, v in match.groupdict().items() if v}
-        year = _year_number(groups.get("year"), groups.get("era") or rule.era, groups.get("era_year"), self.rules.eras)
+        year = _year_number(
+            groups.get("year"), groups.get("era") or rule.era, groups.get("era_year"), self.rules.eras
+        )
         second = _year_number(groups.get("year2"), groups.get("era") or rule.era, None, self.rules.eras)
         if year is None:
             return None
@@ -300,8 +355,9 @@ class IdentityFinder:
         return _Period(year, quarter, f"{year}Q{quarter}")
 
     @staticmethod
-    def _choose_period(periods: list[tuple[float, _Period, str]],
-                       dates: list[tuple[float, _Period, str, bool]]) -> tuple[_Period, Finding] | None:
+    def _choose_period(
+        periods: list[tuple[float, _Period, str]], dates: list[tuple[float, _Period, str, bool]]
+    ) -> tuple[_Period, Finding] | None:
         candidates = []
         if periods:
             top = max(c for c, _, _ in periods)
@@ -314,7 +370,9 @@ class IdentityFinder:
         if repeated:
             chosen = max(repeated, key=lambda p: (p.year, p.quarter))
             confidence, where = next((c, w) for c, p, w, _ in dates if p == chosen)
-            candidates.append((round(confidence if counts[chosen] >= 2 else confidence * 2 / 3, 2), 0, chosen, where))
+            candidates.append(
+                (round(confidence if counts[chosen] >= 2 else confidence * 2 / 3, 2), 0, chosen, where)
+            )
         if not candidates:
             return None
         confidence, _, period, where = max(candidates, key=lambda c: (c[0], c[1]))
@@ -348,7 +406,9 @@ def _year_number(written: str | None, era: str, era_year: str | None, eras: dict
     if number is None:
         return None
     if not 1900 <= number <= 2100 and len(written) == 4 and written.isdigit():
-        number = int(written[1:])  # a year run into the number before it (…174,121111年): its last three digits
+        number = int(
+            written[1:]
+        )  # a year run into the number before it (…174,121111年): its last three digits
     if number < 200:  # a bare short year in a Chinese report counts from 民國 (rules/documents.yaml eras)
         base = eras.get(era) if era else eras.get(_NUMBERS["bare_era"])
         if base is None:
@@ -406,8 +466,10 @@ def document_pages(path: Path, chunks, limit: int, known: Sequence[str | None] =
     pages = pdf_page_texts(path, limit, known) if path.suffix.lower() == ".pdf" else []
     if not pages:
         return ["\n".join(by_page[number]) for number in sorted(by_page)][:limit]
-    return [text if len(text.strip()) >= 20 else "\n".join(by_page.get(number, []))
-            for number, text in enumerate(pages, start=1)]
+    return [
+        text if len(text.strip()) >= 20 else "\n".join(by_page.get(number, []))
+        for number, text in enumerate(pages, start=1)
+    ]
 
 
 COVER_CONFIDENCE = {"company": 0.8, "period": 0.3}  # a cover pattern's first match (parser/metadata.py)
@@ -418,12 +480,19 @@ def findings_of(meta: DocumentMeta, identity: Identity, fixed: dict | None = Non
     file name (confidence 1) or the cover (COVER_CONFIDENCE), so a weak cover year moves ranking little."""
     fixed = fixed or {}
     findings = identity.report()
-    for name, value, own, key in (("company", meta.company, identity.company, "company"),
-                                  ("period", meta.period, identity.period, "year")):
+    for name, value, own, key in (
+        ("company", meta.company, identity.company, "company"),
+        ("period", meta.period, identity.period, "year"),
+    ):
         if value and value != own:
             sure = key in fixed
-            findings[name] = asdict(Finding(value, 1.0 if sure else COVER_CONFIDENCE[name],
-                                            "sidecar or file name" if sure else "cover"))
+            findings[name] = asdict(
+                Finding(
+                    value,
+                    1.0 if sure else COVER_CONFIDENCE[name],
+                    "sidecar or file name" if sure else "cover",
+                )
+            )
     return findings
 
 
@@ -435,13 +504,22 @@ def with_identity(meta: DocumentMeta, identity: Identity, fixed: dict | None = N
     catch dates in running text (an effective date 民國113年1月1日); the cover comes before the rest.
     """
     fixed = fixed or {}
-    sure = identity.year is not None and identity.findings.get("period", Finding("", 0, "")).confidence >= SURE_PERIOD
+    sure = (
+        identity.year is not None
+        and identity.findings.get("period", Finding("", 0, "")).confidence >= SURE_PERIOD
+    )
     year = fixed.get("year") or (identity.year if sure else None) or meta.year or identity.year
     same_year = identity.year is not None and identity.year == year
-    return replace(meta, company=meta.company or identity.company, short_name=meta.short_name or identity.short_name,
-                   code=meta.code or identity.code, year=year, quarter=meta.quarter or (identity.quarter if same_year else 0),
-                   period=meta.period or (identity.period if same_year else (str(year) if year else "")),
-                   kind=meta.kind or identity.kind)
+    return replace(
+        meta,
+        company=meta.company or identity.company,
+        short_name=meta.short_name or identity.short_name,
+        code=meta.code or identity.code,
+        year=year,
+        quarter=meta.quarter or (identity.quarter if same_year else 0),
+        period=meta.period or (identity.period if same_year else (str(year) if year else "")),
+        kind=meta.kind or identity.kind,
+    )
 
 
 class IdentityBook:
@@ -457,7 +535,7 @@ class IdentityBook:
         self.documents: dict[str, dict] = documents or {}
 
     @classmethod
-    def load(cls, path: Path) -> "IdentityBook":
+    def load(cls, path: Path) -> IdentityBook:
         import json
 
         path = Path(path)
@@ -470,8 +548,15 @@ class IdentityBook:
 
     def record(self, meta: DocumentMeta, findings: dict) -> None:
         self.documents[meta.doc_id] = {
-            "company": meta.company, "short_name": meta.short_name, "code": meta.code, "year": meta.year,
-            "quarter": meta.quarter, "period": meta.period, "kind": meta.kind, "findings": findings}
+            "company": meta.company,
+            "short_name": meta.short_name,
+            "code": meta.code,
+            "year": meta.year,
+            "quarter": meta.quarter,
+            "period": meta.period,
+            "kind": meta.kind,
+            "findings": findings,
+        }
 
     def forget(self, doc_id: str) -> None:
         self.documents.pop(doc_id, None)

@@ -11,6 +11,7 @@ small).
 >>> read_layout(path)[0].text
 '电子信箱：ir@example-tech.cn'
 """
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ def write_layout(path: Path, boxes: list[Box]) -> None:
         return
     rows = [[b.page, b.kind, b.text, *(round(v, 1) for v in (b.x0, b.top, b.x1, b.bottom))] for b in boxes]
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, json.dumps({"version": VERSION, "boxes": rows}, ensure_ascii=False,
-                                       separators=(",", ":")))
+    atomic_write_text(
+        path, json.dumps({"version": VERSION, "boxes": rows}, ensure_ascii=False, separators=(",", ":"))
+    )
 
 
 def read_layout(path: Path) -> list[Box]:
@@ -55,7 +57,8 @@ def read_layout(path: Path) -> list[Box]:
                 raise ValueError
             boxes.append(Box(page, kind, text, float(x0), float(top), float(x1), float(bottom)))
         except (TypeError, ValueError):
-            raise StoreError(f"damaged layout file (box {number} is not "
-                             "[page, kind, text, x0, top, x1, bottom])",
-                             str(path)) from None
+            raise StoreError(
+                f"damaged layout file (box {number} is not [page, kind, text, x0, top, x1, bottom])",
+                str(path),
+            ) from None
     return boxes

@@ -10,6 +10,7 @@ command's stdout stays its output (JSON lines, a report).
 >>> level(ap.parse_args([])), level(ap.parse_args(["-v"])), level(ap.parse_args(["-vv"])), level(ap.parse_args(["-q"]))
 (30, 20, 10, 40)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,16 @@ PACKAGES = ("core", "parser", "search", "ingestion", "qa", "eval", "serve", "fin
 def add_verbosity(ap: argparse.ArgumentParser) -> None:
     """-v (repeatable) and -q on a command's parser."""
     group = ap.add_mutually_exclusive_group()
-    group.add_argument("-v", "--verbose", action="count", default=0,
-                       help="say more on stderr: -v what each step does, -vv details")
-    group.add_argument("-q", "--quiet", action="store_true", help="errors only on stderr (no warnings, no summary)")
+    group.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="say more on stderr: -v what each step does, -vv details",
+    )
+    group.add_argument(
+        "-q", "--quiet", action="store_true", help="errors only on stderr (no warnings, no summary)"
+    )
 
 
 def level(args: argparse.Namespace) -> int:

@@ -9,9 +9,11 @@ reads were read by an earlier one), so a store keeps what it read, up to a size 
 >>> sorted(seen.keys())
 ['a', 'c']
 """
+
 from __future__ import annotations
 
-from typing import Generic, Hashable, KeysView, TypeVar
+from collections.abc import Hashable, KeysView
+from typing import Generic, TypeVar
 
 from core.errors import InputError
 

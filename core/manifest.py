@@ -16,17 +16,19 @@ server backend the manifest lives on the server next to the data (a
 >>> manifest.record(ManifestEntry("finance/12", "finance/12.pdf", sha, size, inputs_key="9f2c..."))
 >>> manifest.save()
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
-from core.errors import InputError, StoreError, disk_error
+from core.errors import StoreError, disk_error
 
 VERSION = 1
 
@@ -39,7 +41,9 @@ class ManifestEntry:
     path: str  # relative to the corpus, "/"-separated
     sha256: str
     size: int
-    inputs_key: str = ""  # what the content depends on besides the bytes: settings, rules, sidecar row, group cover
+    inputs_key: str = (
+        ""  # what the content depends on besides the bytes: settings, rules, sidecar row, group cover
+    )
     mtime_ns: int = 0  # modification time when hashed: same size and time, same hash
     pages: int = 0
     chunks: int = 0
@@ -65,13 +69,15 @@ class Manifest:
     entries: dict[str, ManifestEntry] = field(default_factory=dict)
     stores: dict[str, str] = field(default_factory=dict)  # store name -> generation id the entries are in
     corpus: str = ""  # the server-side name of the corpus (Elasticsearch index prefix), "" when embedded
-    root: str = ""  # the corpus folder's absolute path at the last ingest (`finqa serve` reads documents there)
+    root: str = (
+        ""  # the corpus folder's absolute path at the last ingest (`finqa serve` reads documents there)
+    )
     mirror: ManifestMirror | None = None
     _changed: set[str] = field(default_factory=set, repr=False)
     _removed: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
-    def load(cls, path: Path, mirror: ManifestMirror | None = None) -> "Manifest":
+    def load(cls, path: Path, mirror: ManifestMirror | None = None) -> Manifest:
         """The manifest (from `mirror` when given, else the file at `path`), or an empty one when there is none
         yet; InputError when damaged."""
         path = Path(path)
@@ -88,12 +94,22 @@ class Manifest:
                 return cls(path, mirror=mirror)
             if data.get("version") != VERSION:
                 raise ValueError(f"version {data.get('version')!r}, expected {VERSION}")
-            entries = {doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()}
-            return cls(path, entries, dict(data.get("stores", {})), data.get("corpus", ""),
-                       data.get("root", ""), mirror)
+            entries = {
+                doc_id: ManifestEntry(doc_id=doc_id, **values) for doc_id, values in data["documents"].items()
+            }
+            return cls(
+                path,
+                entries,
+                dict(data.get("stores", {})),
+                data.get("corpus", ""),
+                data.get("root", ""),
+                mirror,
+            )
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise StoreError(f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR "
-                             f"(this one is kept)", where) from None
+            raise StoreError(
+                f"damaged ingest manifest ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
+                where,
+            ) from None
 
     @staticmethod
     def read_cache(path: Path) -> dict:
@@ -138,15 +154,22 @@ class Manifest:
     def save(self) -> None:
         """Write the mirror (what changed), then the file atomically: a crash leaves either the old or the
         new manifest, never half of one."""
-        header = {"version": VERSION, "stores": dict(sorted(self.stores.items())), "corpus": self.corpus,
-                  "root": self.root}
+        header = {
+            "version": VERSION,
+            "stores": dict(sorted(self.stores.items())),
+            "corpus": self.corpus,
+            "root": self.root,
+        }
         if self.mirror is not None:
-            self.mirror.save(header, {d: _values(self.entries[d]) for d in sorted(self._changed)},
-                             sorted(self._removed))
+            self.mirror.save(
+                header, {d: _values(self.entries[d]) for d in sorted(self._changed)}, sorted(self._removed)
+            )
         self._changed.clear()
         self._removed.clear()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = dict(header, documents={doc_id: _values(entry) for doc_id, entry in sorted(self.entries.items())})
+        data = dict(
+            header, documents={doc_id: _values(entry) for doc_id, entry in sorted(self.entries.items())}
+        )
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1))
 
 

@@ -1,4 +1,5 @@
 """Numbers written with Chinese numerals, as reports, questions and statutes write them."""
+
 from __future__ import annotations
 
 import unicodedata
@@ -13,7 +14,7 @@ _KANJI_UNITS = tuple((value, unit) for value, unit in _WORDS["written_units"])
 
 
 def cjk_number(text: str) -> int | None:
-    """"112", "１１２", "一一二", "一百一十二", "二〇一九", "十二", "千二百", "两", "元" (an era's first year) -> int; else None.
+    """ "112", "１１２", "一一二", "一百一十二", "二〇一九", "十二", "千二百", "两", "元" (an era's first year) -> int; else None.
 
     >>> cjk_number("一百一十二"), cjk_number("二〇一九"), cjk_number("千二百三"), cjk_number("前")
     (112, 2019, 1203, None)

@@ -12,10 +12,12 @@ is fine.
 >>> nested_quantifier(r"(?:第[一二三四五六七八九十]+[章节])")
 ''
 """
+
 from __future__ import annotations
 
 try:  # Python 3.11+
-    from re import _constants as sre_constants, _parser as sre_parse
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
 except ImportError:  # pragma: no cover - Python < 3.11
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]

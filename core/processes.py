@@ -1,4 +1,5 @@
 """Worker processes that do not outlive the process that started them."""
+
 from __future__ import annotations
 
 import os

@@ -8,12 +8,13 @@ are read by `figures()` twice a second from a thread, so they move while the cou
 >>> progress.count
 1
 """
+
 from __future__ import annotations
 
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 TICK_SECONDS = 0.5  # how often the figures are read and a bar redrawn
 LINE_SECONDS = 10.0  # how often a progress line is written without a terminal
@@ -24,8 +25,15 @@ class Progress:
 
     `show`: True always, False never (-q), None on a terminal as a bar and elsewhere as lines."""
 
-    def __init__(self, desc: str, unit: str, total: int | None = None, show: bool | None = None,
-                 figures: Callable[[], dict[str, object]] = dict, line_seconds: float = LINE_SECONDS):
+    def __init__(
+        self,
+        desc: str,
+        unit: str,
+        total: int | None = None,
+        show: bool | None = None,
+        figures: Callable[[], dict[str, object]] = dict,
+        line_seconds: float = LINE_SECONDS,
+    ):
         self.desc, self.unit, self.total, self.figures = desc, unit, total, figures
         self.count = 0
         self.line_seconds = line_seconds
@@ -36,7 +44,7 @@ class Progress:
         self._thread: threading.Thread | None = None
         self._started = time.monotonic()
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         if not self.shown:
             return self
         if self.terminal:

@@ -4,6 +4,7 @@ Everything downstream (search/, qa/) reads these types; nothing downstream
 reads PDFs or HTML. Keep them small and plain so they pickle cheaply across
 the ingestion process pool.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -134,7 +135,7 @@ class ParsedDocument:
     chunks: list[Chunk] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     reports: list[ReportYear] = field(default_factory=list)
-    table_list: list["Table"] = field(default_factory=list)  # for the per-document Excel workbook
+    table_list: list[Table] = field(default_factory=list)  # for the per-document Excel workbook
     pages: int = 0
     tables: int = 0
     ocr_pages: int = 0
@@ -192,10 +193,12 @@ class Table:
 
     table_id: str  # "p12t1" (page 12, table 1) or the HTML table id
     page: int
-    frame: "pandas.DataFrame"
+    frame: pandas.DataFrame
     title: str = ""  # nearest heading or caption above the table
     titles: tuple[str, ...] = ()  # heading path at the table
-    cell_ids: "pandas.DataFrame | None" = None
+    cell_ids: pandas.DataFrame | None = None
     unit: str = ""  # unit stated above the table (单位：元 / 単位：百万円)
-    statement: str = ""  # kind and scope read from titles and first rows (core/statements.py), set by add_tables
+    statement: str = (
+        ""  # kind and scope read from titles and first rows (core/statements.py), set by add_tables
+    )
     scope: str = ""

@@ -8,6 +8,7 @@ checks (a bad regex, a duplicate id) can point to `file:line`.
 >>> rules.line("levels", 0, "pattern")      # -> 7
 >>> raise rules.error("bad regex", "levels", 0, "pattern")   # InputError "rules/headings.yaml:7: bad regex"
 """
+
 from __future__ import annotations
 
 import importlib.resources
@@ -61,12 +62,14 @@ class RuleFile:
     lines: dict[tuple, int]  # path of keys/indices -> 1-based line
 
     @classmethod
-    def load(cls, path: Path, schema: dict | None = None) -> "RuleFile":
+    def load(cls, path: Path, schema: dict | None = None) -> RuleFile:
         """Parse and (optionally) validate against a JSON schema; InputError on any problem."""
         path = Path(path)
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
-                raise RuleError(f"larger than {MAX_FILE_BYTES // 1_000_000} MB, far more than a rule file", str(path))
+                raise RuleError(
+                    f"larger than {MAX_FILE_BYTES // 1_000_000} MB, far more than a rule file", str(path)
+                )
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise RuleError(f"cannot read: {exc}", str(path)) from None
@@ -84,8 +87,11 @@ class RuleFile:
             raise RuleError(str(exc), str(path), exc.line) from None
         except yaml.YAMLError as exc:  # a tag no safe loader builds (!!python/name:...)
             mark = getattr(exc, "problem_mark", None)
-            raise RuleError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", str(path),
-                           mark.line + 1 if mark else None) from None
+            raise RuleError(
+                f"invalid YAML: {getattr(exc, 'problem', None) or exc}",
+                str(path),
+                mark.line + 1 if mark else None,
+            ) from None
         except RecursionError:
             raise RuleError("invalid YAML: nested too deeply", str(path)) from None
         rule_file = cls(path, data, lines)
@@ -98,9 +104,13 @@ class RuleFile:
                 at = list(err.absolute_path)
                 if err.validator == "additionalProperties" and isinstance(err.instance, dict):
                     known = err.schema.get("properties", {})
-                    at += [next(key for key in err.instance if key not in known)]  # the line of the key itself
+                    at += [
+                        next(key for key in err.instance if key not in known)
+                    ]  # the line of the key itself
                 where = "/".join(str(p) for p in err.absolute_path)
-                message = err.message if len(err.message) <= 300 else f"{err.message[:120]} … {err.message[-80:]}"
+                message = (
+                    err.message if len(err.message) <= 300 else f"{err.message[:120]} … {err.message[-80:]}"
+                )
                 raise rule_file.error(f"{where + ': ' if where else ''}{message}", *at)
         return rule_file
 
@@ -126,8 +136,10 @@ def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int], budget: list
     lines[at] = node.start_mark.line + 1
     budget[0] -= 1
     if budget[0] < 0:
-        raise _BadValue(f"more than {MAX_VALUES:,} values once its aliases are expanded (an alias bomb?)",
-                        node.start_mark.line + 1)
+        raise _BadValue(
+            f"more than {MAX_VALUES:,} values once its aliases are expanded (an alias bomb?)",
+            node.start_mark.line + 1,
+        )
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
@@ -135,7 +147,9 @@ def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int], budget: list
             try:
                 hash(key)
             except TypeError:
-                raise _BadValue("a key must be a plain value, not a list or mapping", key_node.start_mark.line + 1)
+                raise _BadValue(
+                    "a key must be a plain value, not a list or mapping", key_node.start_mark.line + 1
+                ) from None
             if key in out:
                 raise _BadValue(f"duplicate key {key!r}", key_node.start_mark.line + 1)
             out[key] = _construct(value_node, at + (key,), lines, budget)

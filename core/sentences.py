@@ -7,6 +7,7 @@ closing quotes or brackets that follow.
 >>> join_text("要保人於保險單送達的翌日起算十日內，", "得以書面撤銷本契約。")
 '要保人於保險單送達的翌日起算十日內，得以書面撤銷本契約。'
 """
+
 from __future__ import annotations
 
 import re
@@ -110,5 +111,3 @@ def _page_at(marks: list[tuple[int, int]], offset: int) -> int:
             break
         page = mark_page
     return page
-
-

@@ -16,6 +16,7 @@ kind (a statement printed with its name in its first row). A primary statement w
 titles name no scope is the parent company's where the consolidated statements always
 say so (Japanese: 連結), else the scope stays unknown ("").
 """
+
 from __future__ import annotations
 
 import re
@@ -34,21 +35,44 @@ SCOPES = ("consolidated", "parent")
 PERIOD_KINDS = ("ytd", "quarter", "half", "change")
 
 _WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-_BY_LANGUAGE = {"type": "object", "additionalProperties": False, "minProperties": 1,
-                "properties": {language: _WORDS for language in LANGUAGES}}
+_BY_LANGUAGE = {
+    "type": "object",
+    "additionalProperties": False,
+    "minProperties": 1,
+    "properties": {language: _WORDS for language in LANGUAGES},
+}
 SCHEMA = {
     "type": "object",
     "required": ["kinds", "scopes", "periods"],
     "additionalProperties": False,
     "properties": {
-        "kinds": {"type": "object", "propertyNames": {"enum": list(KINDS)}, "additionalProperties": _BY_LANGUAGE},
-        "scopes": {"type": "object", "propertyNames": {"enum": list(SCOPES)}, "additionalProperties": _BY_LANGUAGE},
+        "kinds": {
+            "type": "object",
+            "propertyNames": {"enum": list(KINDS)},
+            "additionalProperties": _BY_LANGUAGE,
+        },
+        "scopes": {
+            "type": "object",
+            "propertyNames": {"enum": list(SCOPES)},
+            "additionalProperties": _BY_LANGUAGE,
+        },
         "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
-        "periods": {"type": "object", "propertyNames": {"enum": list(PERIOD_KINDS)}, "additionalProperties": _WORDS},
+        "periods": {
+            "type": "object",
+            "propertyNames": {"enum": list(PERIOD_KINDS)},
+            "additionalProperties": _WORDS,
+        },
         "asked_parent": _WORDS,
         "period_end": _WORDS,
-        "search_titles": {"type": "object", "propertyNames": {"enum": list(STATEMENTS)}, "additionalProperties": {
-            "type": "object", "additionalProperties": False, "properties": {"zh": _WORDS, "ja": _WORDS}}},
+        "search_titles": {
+            "type": "object",
+            "propertyNames": {"enum": list(STATEMENTS)},
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"zh": _WORDS, "ja": _WORDS},
+            },
+        },
     },
 }
 
@@ -75,7 +99,7 @@ class StatementRules:
     period_end: tuple[re.Pattern, ...] = ()
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "StatementRules":
+    def load(cls, path: Path | None = None) -> StatementRules:
         """Read and validate the file (InputError "file:line: …" when it is wrong, a bad regex too)."""
         rules = RuleFile.load(path or RULES_DIR / "statements.yaml", SCHEMA)
         data = rules.data
@@ -88,44 +112,65 @@ class StatementRules:
                 raise rules.error(f"bad regex in {section}: {exc}", section, *where) from None
 
         def by_language(section: str) -> tuple[tuple[str, re.Pattern], ...]:
-            return tuple((name, compiled(section, [w for lang in LANGUAGES for w in words.get(lang, ())], name))
-                         for name, words in data[section].items())
+            return tuple(
+                (name, compiled(section, [w for lang in LANGUAGES for w in words.get(lang, ())], name))
+                for name, words in data[section].items()
+            )
 
         periods = tuple((name, compiled("periods", words, name)) for name, words in data["periods"].items())
-        search_titles = {statement: {lang: tuple(titles) for lang, titles in by_lang.items()}
-                         for statement, by_lang in data.get("search_titles", {}).items()}
+        search_titles = {
+            statement: {lang: tuple(titles) for lang, titles in by_lang.items()}
+            for statement, by_lang in data.get("search_titles", {}).items()
+        }
         asked_parent = tuple(data.get("asked_parent", ()))
         try:
             period_end = tuple(re.compile(p) for p in data.get("period_end", ()))
         except re.error as exc:
             raise rules.error(f"bad regex in period_end: {exc}", "period_end") from None
-        return cls(by_language("kinds"), by_language("scopes"), periods, frozenset(data.get("parent_when_bare", ())),
-                   search_titles, asked_parent, period_end)
+        return cls(
+            by_language("kinds"),
+            by_language("scopes"),
+            periods,
+            frozenset(data.get("parent_when_bare", ())),
+            search_titles,
+            asked_parent,
+            period_end,
+        )
 
-    def classify(self, titles: tuple[str, ...], first_rows: tuple[str, ...] = (), language: str = "",
-                 headers: tuple[str, ...] = ()) -> TableKind:
+    def classify(
+        self,
+        titles: tuple[str, ...],
+        first_rows: tuple[str, ...] = (),
+        language: str = "",
+        headers: tuple[str, ...] = (),
+    ) -> TableKind:
         """Kind and scope of a table from its titles (outermost first, the table's own title last) and first rows.
 
         The scope is read from the table's own title, then from the headers over its value columns (`headers`:
         a bank heads them 本集团 / 本行), then from the headings above it, nearest first."""
         inner = [nfkc(t) for t in reversed(titles) if t]
         statement = _first(self.kinds, inner) or _first(self.kinds, [nfkc(r) for r in first_rows]) or "other"
-        scope = _first(self.scopes, inner[:1]) or _first(self.scopes, [nfkc(h) for h in headers]) \
-            or _first(self.scopes, inner[1:]) or ""
+        scope = (
+            _first(self.scopes, inner[:1])
+            or _first(self.scopes, [nfkc(h) for h in headers])
+            or _first(self.scopes, inner[1:])
+            or ""
+        )
         bare = not scope and language in self.parent_when_bare
         if bare and (statement in STATEMENTS or self._names_statement(inner)):
             scope = "parent"  # a bare statement, or a note about one ((損益計算書関係)), is the parent's
         return TableKind(statement, scope)
 
     def _names_statement(self, texts: list[str]) -> bool:
-        return any(name in STATEMENTS and pattern.search(text) for text in texts for name, pattern in self.kinds)
+        return any(
+            name in STATEMENTS and pattern.search(text) for text in texts for name, pattern in self.kinds
+        )
 
     def period_kind(self, label: str) -> str:
-        """"ytd" (前三季, 1月1日至9月30日), "quarter" (第三季, 7月1日至9月30日), "half" or "change" for a column
+        """ "ytd" (前三季, 1月1日至9月30日), "quarter" (第三季, 7月1日至9月30日), "half" or "change" for a column
         label that is not a full year's figure; "" otherwise (a full year or a point in time)."""
         text = nfkc(label)
         return next((name for name, pattern in self.periods if pattern.search(text)), "")
-
 
     def quarter_end(self, label: str) -> int:
         """The quarter (1-4) a column's period ends in (第三季, Q3, 至9月30日, 9月30日), 0 when the label does not say.

@@ -12,12 +12,13 @@ Quantity(number=Decimal('-4187000000'), unit='円', raw='△ 4,187', stated_unit
 >>> plain(Decimal("4500000.0"))
 '4500000'
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Iterable
 
 from core.folding import nfkc
 from core.vocabulary import vocabulary
@@ -93,7 +94,7 @@ def scale_of(unit: str) -> tuple[Decimal, str] | None:
         return Decimal(1), text
     for prefix, factor in _MULTIPLIERS:
         if text.startswith(prefix):
-            rest = text[len(prefix):]
+            rest = text[len(prefix) :]
             if rest == "" or rest in BASE_UNITS:
                 return Decimal(factor), rest
     return None
@@ -180,8 +181,11 @@ def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterab
     for cell in cells:
         flat = nfkc(str(cell)).strip()
         signed = signed or (flat[:1] in _MINUS and _NUMBER.match(flat[1:].strip()) is not None)
-        bracketed = bracketed or (flat[:1] in _OPENING and flat[-1:] in _CLOSING
-                                  and _NUMBER.fullmatch(flat[1:-1].strip()) is not None)
+        bracketed = bracketed or (
+            flat[:1] in _OPENING
+            and flat[-1:] in _CLOSING
+            and _NUMBER.fullmatch(flat[1:-1].strip()) is not None
+        )
     return bracketed and not signed
 
 
@@ -211,7 +215,7 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     match = _NUMBER.match(flat)
     if not match:
         return None
-    suffix = flat[match.end():].strip()
+    suffix = flat[match.end() :].strip()
     if _SECONDARY_FIGURE.fullmatch(suffix):
         suffix = ""  # "19,154 [ 672 ]": the figure, then a secondary one in brackets
     if suffix:

@@ -11,6 +11,7 @@ carries the cell it sits in, so an answer's evidence can name the workbook, shee
 >>> table_place("finance/12", "p3t1", "C5"), table_place("S100IXUZ/0105010", "tab89", "tab89-r25c9")
 (('tables/finance/12.xlsx', 'p3t1'), ('', ''))
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -12,6 +12,7 @@ ahead (下一年度的经营计划) name what a report says, not which report, s
 >>> extract_years("2021年营业收入与上年相比增长了多少?").years
 (2021, 2020)
 """
+
 from __future__ import annotations
 
 import re
@@ -48,7 +49,9 @@ class YearMatch:
     written: tuple[str, ...] = ()  # each year expression as written
     quarter: int = 0  # 1-4 when a quarter is named (2023年第1季)
     quarter_written: str = ""  # the quarter as written after its year (第1季), "" when none
-    period: str = ""  # what kind of period: "quarter" (one quarter), "ytd" (前三季), "half" (上半年), "" a full year
+    period: str = (
+        ""  # what kind of period: "quarter" (one quarter), "ytd" (前三季), "half" (上半年), "" a full year
+    )
     impossible: str = ""  # a period no year has, as written (第五季度), "" when none
     is_range: bool = False  # a range was named (2019-2021年): every year of it is asked
     unresolved: tuple[str, ...] = ()  # relative expressions with no year to count from
@@ -127,4 +130,6 @@ def extract_years(text: str, reference_year: int | None = None) -> YearMatch:
             found.append((position, base + offset, written))
     years = tuple(dict.fromkeys(y for _, y, _ in sorted(found, key=lambda f: f[0])))
     written = tuple(dict.fromkeys(w for _, _, w in sorted(found, key=lambda f: f[0])))
-    return YearMatch(years, written, quarter, quarter_written, period, impossible, is_range, tuple(unresolved))
+    return YearMatch(
+        years, written, quarter, quarter_written, period, impossible, is_range, tuple(unresolved)
+    )

@@ -11,6 +11,7 @@ the same string as the task's official `normalize_text` for every input:
 >>> flat_text(" 1，234 元"), as_number("1,234.5")
 ('1234元', 1234.5)
 """
+
 from __future__ import annotations
 
 import re

@@ -65,6 +65,7 @@ do not have: it is reported as not computed. The "bigram F1" column (best
 character-bigram F1 against the references) is a lexical stand-in for it, kept
 apart from the official figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,13 +75,14 @@ import re
 import sys
 import unicodedata
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from core.command_names import command_name
 from core.errors import InputError
 from core.logs import add_verbosity, configure
-from core.command_names import command_name
 from eval.normalize import as_number, flat_text, ntcir_value
 from qa.io.questions import JsonFile, read_json
 
@@ -180,7 +182,9 @@ def load_predictions(path: Path) -> dict[str, Prediction]:
     predictions: dict[str, Prediction] = {}
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or "id" not in row:
-            raise source.error(f'prediction {index + 1}: expected an object with an "id" (qa.run output)', index)
+            raise source.error(
+                f'prediction {index + 1}: expected an object with an "id" (qa.run output)', index
+            )
         qid = str(row["id"])
         if qid in predictions:
             raise source.error(f"prediction {index + 1}: id {qid!r} appears twice", index)
@@ -216,8 +220,17 @@ def _score_aicup(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
         prediction = predictions.get(qid)
         top = prediction.documents[0] if prediction and prediction.documents else ""
         hit = top in (wanted, retrieve) or top.endswith(f"/{wanted}")
-        judgements.append(Judgement(qid, category or "?", {metric.key: (float(hit), 1.0)}, hit, wanted,
-                                    top if prediction else MISSING, _pred_type(prediction)))
+        judgements.append(
+            Judgement(
+                qid,
+                category or "?",
+                {metric.key: (float(hit), 1.0)},
+                hit,
+                wanted,
+                top if prediction else MISSING,
+                _pred_type(prediction),
+            )
+        )
     return _report("aicup", (metric,), judgements, predictions)
 
 
@@ -242,10 +255,22 @@ def _score_ntcir(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
             cell = prediction.cell_ids[0] if prediction.cell_ids else ""
             value_ok = ntcir_value(predicted) == ntcir_value(gold_value)
         cell_ok = bool(gold_cell) and cell == gold_cell
-        scores = {value_metric.key: (float(value_ok), 1.0), cell_metric.key: (float(cell_ok), 1.0) if gold_cell else None}
+        scores = {
+            value_metric.key: (float(value_ok), 1.0),
+            cell_metric.key: (float(cell_ok), 1.0) if gold_cell else None,
+        }
         report_id = gold_cell.split("-")[0] if gold_cell else "?"
-        judgements.append(Judgement(str(qid), report_id, scores, value_ok, f"{gold_value} [{gold_cell}]",
-                                    predicted if prediction is None else f"{predicted} [{cell}]", _pred_type(prediction)))
+        judgements.append(
+            Judgement(
+                str(qid),
+                report_id,
+                scores,
+                value_ok,
+                f"{gold_value} [{gold_cell}]",
+                predicted if prediction is None else f"{predicted} [{cell}]",
+                _pred_type(prediction),
+            )
+        )
     return _report("ntcir", (value_metric, cell_metric), judgements, predictions)
 
 
@@ -276,8 +301,11 @@ def _score_exact(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
             predicted = prediction.value if prediction.value is not None else prediction.answer
             ok = answers_match(predicted, wanted) or answers_match(prediction.answer, wanted)
         group = str(row.get("type") or row.get("category") or "all")
-        judgements.append(Judgement(qid, group, {metric.key: (float(ok), 1.0)}, ok, wanted, predicted,
-                                    _pred_type(prediction)))
+        judgements.append(
+            Judgement(
+                qid, group, {metric.key: (float(ok), 1.0)}, ok, wanted, predicted, _pred_type(prediction)
+            )
+        )
     return _report("exact", (metric,), judgements, predictions)
 
 
@@ -285,16 +313,23 @@ def _choice_rows(gold: JsonFile) -> list[tuple[str, str, str]]:
     """(id, letter, group) of each gold question, whatever form the file has."""
     data = gold.data
     if isinstance(data, dict) and isinstance(data.get("samples"), list):
-        rows = [(str(r.get("ファイル名", i + 1)), r.get("output"), r.get("ファイル名", "")) for i, r in
-                enumerate(data["samples"]) if isinstance(r, dict)]
+        rows = [
+            (str(r.get("ファイル名", i + 1)), r.get("output"), r.get("ファイル名", ""))
+            for i, r in enumerate(data["samples"])
+            if isinstance(r, dict)
+        ]
     elif isinstance(data, dict):
         rows = [(str(k), v.get("answer"), v.get("file", "")) for k, v in data.items() if isinstance(v, dict)]
     else:
-        rows = [(str(r.get("id")), r.get("answer"), r.get("category", "")) for r in data if isinstance(r, dict)]
+        rows = [
+            (str(r.get("id")), r.get("answer"), r.get("category", "")) for r in data if isinstance(r, dict)
+        ]
     out = []
     for index, (qid, letter, where) in enumerate(rows):
         if not isinstance(letter, str) or not letter.strip():
-            raise gold.error(f"gold entry {index + 1} ({qid!r}): no answer letter", index if gold.is_lines else None)
+            raise gold.error(
+                f"gold entry {index + 1} ({qid!r}): no answer letter", index if gold.is_lines else None
+            )
         group = "which article" if "根拠条文" in where else ("related law" if "関連法令" in where else "all")
         out.append((qid, unicodedata.normalize("NFKC", letter).strip().lower(), group))
     return out
@@ -305,10 +340,17 @@ def _score_choice(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
     judgements = []
     for qid, wanted, group in _choice_rows(gold):
         prediction = predictions.get(qid)
-        predicted = MISSING if prediction is None else unicodedata.normalize("NFKC", prediction.value or "").strip().lower()
+        predicted = (
+            MISSING
+            if prediction is None
+            else unicodedata.normalize("NFKC", prediction.value or "").strip().lower()
+        )
         ok = predicted == wanted
-        judgements.append(Judgement(qid, group, {metric.key: (float(ok), 1.0)}, ok, wanted, predicted,
-                                    _pred_type(prediction)))
+        judgements.append(
+            Judgement(
+                qid, group, {metric.key: (float(ok), 1.0)}, ok, wanted, predicted, _pred_type(prediction)
+            )
+        )
     return _report("choice", (metric,), judgements, predictions)
 
 
@@ -331,12 +373,14 @@ class FinglmGold:
     negative_words: tuple[str, ...] = ()  # non-empty: a negative question
 
     @classmethod
-    def from_row(cls, row: dict) -> "FinglmGold":
+    def from_row(cls, row: dict) -> FinglmGold:
         prompt = row.get("prompt") or {}
         qtype, references = str(row["type"]), tuple(str(a) for a in row.get("answer") or ())
         key_word = str(prompt.get("key_word") or "")
         if "|" in key_word:
-            return cls(str(row["id"]), qtype, references, negative_words=tuple(w for w in key_word.split("|") if w))
+            return cls(
+                str(row["id"]), qtype, references, negative_words=tuple(w for w in key_word.split("|") if w)
+            )
         values: tuple[str, ...] = ()
         if qtype == "1-2":
             values = tuple(str(v) for k, v in prompt.items() if k not in _PROMPT_META)
@@ -357,7 +401,11 @@ class FinglmGold:
     def describe(self) -> str:
         if self.negative_words:
             return "(a negative answer)"
-        shown = " / ".join(self.key_values) if self.key_values else _clip(self.references[0] if self.references else "")
+        shown = (
+            " / ".join(self.key_values)
+            if self.key_values
+            else _clip(self.references[0] if self.references else "")
+        )
         return shown + (f"  [key words: {'、'.join(self.key_words)}]" if self.key_words else "")
 
 
@@ -366,7 +414,9 @@ def contains_value(answer: str, value: str) -> bool:
     flat_answer, flat_value = flat_text(answer), flat_text(value)
     if not flat_value:
         return False
-    before = r"(?<![\d.\-])" if flat_value[0].isdigit() else (r"(?<![不否])" if _is_cjk(flat_value[0]) else "")
+    before = (
+        r"(?<![\d.\-])" if flat_value[0].isdigit() else (r"(?<![不否])" if _is_cjk(flat_value[0]) else "")
+    )
     after = r"(?!\.?\d)" if flat_value[-1].isdigit() else ""
     return re.search(before + re.escape(flat_value) + after, flat_answer) is not None
 
@@ -377,7 +427,7 @@ def _is_cjk(char: str) -> bool:
 
 def _bigrams(text: str) -> Counter:
     flat = flat_text(text)
-    return Counter(flat[i:i + 2] for i in range(len(flat) - 1))
+    return Counter(flat[i : i + 2] for i in range(len(flat) - 1))
 
 
 def bigram_f1(answer: str, references: tuple[str, ...]) -> float:
@@ -409,7 +459,11 @@ def judge_finglm(gold: FinglmGold, answer: str | None) -> dict[str, Score | None
         value_ok = met if gold.has_value else None
         words_ok: bool | None = met
     else:
-        value_ok = all(contains_value(text, v) for v in gold.key_values) and bool(gold.key_values) if gold.has_value else None
+        value_ok = (
+            all(contains_value(text, v) for v in gold.key_values) and bool(gold.key_values)
+            if gold.has_value
+            else None
+        )
         words_ok = all(flat_text(w) in flat_text(text) for w in gold.key_words) if gold.key_words else None
         if answer is None:
             value_ok = False if value_ok is not None else None
@@ -433,18 +487,31 @@ def _score_finglm(gold: JsonFile, predictions: dict[str, Prediction]) -> Report:
     rows = gold.data if isinstance(gold.data, list) else [gold.data]
     judgements = []
     for index, row in enumerate(rows):
-        if not isinstance(row, dict) or not {"id", "type", "prompt", "answer"} <= row.keys() \
-                or not isinstance(row["prompt"], dict):
-            raise gold.error(f'answer row {index + 1}: expected {{"id", "question", "prompt": {{...}}, "answer", "type"}}',
-                             index)
+        if (
+            not isinstance(row, dict)
+            or not {"id", "type", "prompt", "answer"} <= row.keys()
+            or not isinstance(row["prompt"], dict)
+        ):
+            raise gold.error(
+                f'answer row {index + 1}: expected {{"id", "question", "prompt": {{...}}, "answer", "type"}}',
+                index,
+            )
         expected = FinglmGold.from_row(row)
         prediction = predictions.get(expected.id)
         answer = prediction.answer if prediction else None
         scores = judge_finglm(expected, answer)
         correct = all(scores[k] is None or scores[k][0] == scores[k][1] for k in ("value", "key_words"))
-        judgements.append(Judgement(expected.id, expected.type, scores, correct and prediction is not None,
-                                    expected.describe(), MISSING if answer is None else _clip(answer),
-                                    _pred_type(prediction)))
+        judgements.append(
+            Judgement(
+                expected.id,
+                expected.type,
+                scores,
+                correct and prediction is not None,
+                expected.describe(),
+                MISSING if answer is None else _clip(answer),
+                _pred_type(prediction),
+            )
+        )
     notes = (
         "official part = 0.25 key value + 0.25 key words and year (0 when the value is wrong), "
         "as a share of the points attainable without the semantic part (0.5 per question with a value, "
@@ -464,19 +531,32 @@ def _pred_type(prediction: Prediction | None) -> str:
 
 def _clip(text: str, width: int = 80) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[:width - 1] + "…"
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def _report(task: str, metrics: tuple[Metric, ...], judgements: list[Judgement],
-            predictions: dict[str, Prediction], notes: tuple[str, ...] = ()) -> Report:
+def _report(
+    task: str,
+    metrics: tuple[Metric, ...],
+    judgements: list[Judgement],
+    predictions: dict[str, Prediction],
+    notes: tuple[str, ...] = (),
+) -> Report:
     gold_ids = {j.id for j in judgements}
-    return Report(task, metrics, judgements,
-                  missing=[j.id for j in judgements if j.pred_type == MISSING],
-                  unknown=[qid for qid in predictions if qid not in gold_ids], notes=notes)
+    return Report(
+        task,
+        metrics,
+        judgements,
+        missing=[j.id for j in judgements if j.pred_type == MISSING],
+        unknown=[qid for qid in predictions if qid not in gold_ids],
+        notes=notes,
+    )
 
 
 _SCORERS: dict[str, Callable[[JsonFile, dict[str, Prediction]], Report]] = {
-    "aicup": _score_aicup, "ntcir": _score_ntcir, "exact": _score_exact, "finglm": _score_finglm,
+    "aicup": _score_aicup,
+    "ntcir": _score_ntcir,
+    "exact": _score_exact,
+    "finglm": _score_finglm,
     "choice": _score_choice,
 }
 
@@ -491,8 +571,11 @@ def detect_task(gold: JsonFile) -> str:
         return "finglm"
     if isinstance(data, dict) and data and all(isinstance(v, dict) and "cell_id" in v for v in data.values()):
         return "ntcir"
-    if isinstance(data, dict) and (isinstance(data.get("samples"), list) or data and all(
-            isinstance(v, dict) and "answer" in v and "law_ids" in v for v in data.values())):
+    if isinstance(data, dict) and (
+        isinstance(data.get("samples"), list)
+        or data
+        and all(isinstance(v, dict) and "answer" in v and "law_ids" in v for v in data.values())
+    ):
         return "choice"
     return "exact"
 
@@ -521,10 +604,14 @@ def _cell(metric: Metric, total: dict[str, float] | None) -> str:
     return f"{total['score']:.3f}"
 
 
-def _table(report: Report, title: str, groups: dict[str, list[Judgement]], metrics: tuple[Metric, ...]) -> list[str]:
+def _table(
+    report: Report, title: str, groups: dict[str, list[Judgement]], metrics: tuple[Metric, ...]
+) -> list[str]:
     header = [title, "n", *(m.label for m in metrics)]
-    body = [[name, str(len(rows)), *(_cell(m, report.totals(rows)[m.key]) for m in metrics)]
-            for name, rows in groups.items()]
+    body = [
+        [name, str(len(rows)), *(_cell(m, report.totals(rows)[m.key]) for m in metrics)]
+        for name, rows in groups.items()
+    ]
     body.append(["all", str(len(report.judgements)), *(_cell(m, report.totals()[m.key]) for m in metrics)])
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -534,12 +621,21 @@ def _table(report: Report, title: str, groups: dict[str, list[Judgement]], metri
     return [line(header), *(line(r) for r in body)]
 
 
-GROUP_TITLES = {"aicup": "category", "ntcir": "report", "exact": "group", "finglm": "type", "choice": "question kind"}
+GROUP_TITLES = {
+    "aicup": "category",
+    "ntcir": "report",
+    "exact": "group",
+    "finglm": "type",
+    "choice": "question kind",
+}
 
 
 def format_report(report: Report, show_errors: int = 0) -> str:
-    lines = [f"{report.task}: {len(report.judgements)} questions, {sum(j.correct for j in report.judgements)} "
-             "fully correct", ""]
+    lines = [
+        f"{report.task}: {len(report.judgements)} questions, {sum(j.correct for j in report.judgements)} "
+        "fully correct",
+        "",
+    ]
     lines += _table(report, GROUP_TITLES[report.task], report.groups(lambda j: j.group), report.metrics)
     lines += ["", "by the engine's question type:"]
     lines += _table(report, "predicted type", report.groups(lambda j: j.pred_type), report.metrics[:1])
@@ -558,16 +654,25 @@ def format_report(report: Report, show_errors: int = 0) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=command_name("eval.score"),
-                                 description="Score answers (the JSON lines finqa ask wrote) against a labelled "
-                                             "data set's right answers, by question type.")
-    ap.add_argument("--gold", type=Path, required=True,
-                    help="the right answers: a labelled file of FinGLM, AI CUP, NTCIR or lawqa_jp, "
-                         "or JSON lines of {id, answer}")
-    ap.add_argument("--pred", type=Path, required=True,
-                    help="the answers to score: the JSON lines finqa ask wrote")
+    ap = argparse.ArgumentParser(
+        prog=command_name("eval.score"),
+        description="Score answers (the JSON lines finqa ask wrote) against a labelled "
+        "data set's right answers, by question type.",
+    )
+    ap.add_argument(
+        "--gold",
+        type=Path,
+        required=True,
+        help="the right answers: a labelled file of FinGLM, AI CUP, NTCIR or lawqa_jp, "
+        "or JSON lines of {id, answer}",
+    )
+    ap.add_argument(
+        "--pred", type=Path, required=True, help="the answers to score: the JSON lines finqa ask wrote"
+    )
     ap.add_argument("--task", choices=TASKS, help="scoring rules (default: told from the gold file)")
-    ap.add_argument("--show-errors", type=int, default=0, metavar="N", help="list the first N wrong questions")
+    ap.add_argument(
+        "--show-errors", type=int, default=0, metavar="N", help="list the first N wrong questions"
+    )
     ap.add_argument("--json", type=Path, metavar="OUT", help="also write the figures as JSON")
     return ap
 
@@ -581,7 +686,9 @@ def main(argv: list[str] | None = None) -> int:
         report = score(args.gold, args.pred, args.task)
         if args.json:
             try:
-                args.json.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+                args.json.write_text(
+                    json.dumps(report.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+                )
             except OSError as exc:
                 raise InputError(f"cannot write: {exc}", str(args.json)) from None
     except InputError as exc:

@@ -12,6 +12,7 @@ re-exported so one import does. They load on first use: importing finqa stays ch
 packages below may import finqa (for its data folders) without a cycle.
 The data finqa ships (rules/, formulas/, examples/) sits in this package: see core.rulefile.data_dir.
 """
+
 from __future__ import annotations
 
 import importlib

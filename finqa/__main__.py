@@ -1,4 +1,5 @@
 """`python -m finqa COMMAND ...`: the `finqa` console script without the installed launcher."""
+
 import sys
 
 from finqa.cli import main

@@ -7,6 +7,7 @@ says more about each command. Every command is also a module: `finqa ingest` is 
 --rules and --formulas choose your own rule folders for any command, as FINQA_RULES_DIR and FINQA_FORMULAS_DIR
 do (the option wins over the variable).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,19 +42,36 @@ EXAMPLES = "examples"  # finqa's own command: where the bundled examples are
 
 
 def build_parser() -> argparse.ArgumentParser:
-    purposes = {**{name: command.purpose for name, command in COMMANDS.items()},
-                EXAMPLES: "print where the bundled example corpus and questions are"}
+    purposes = {
+        **{name: command.purpose for name, command in COMMANDS.items()},
+        EXAMPLES: "print where the bundled example corpus and questions are",
+    }
     described = "\n".join(f"  {name:<9}{purpose}" for name, purpose in purposes.items())
-    ap = argparse.ArgumentParser(prog="finqa",
-                                 usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
-                                 description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog=f"commands:\n{described}\n\n{__doc__.split(chr(10) * 2)[1]}")
-    ap.add_argument("--rules", type=Path, metavar="DIR", help="rules folder (default: $FINQA_RULES_DIR, else the bundled one)")
-    ap.add_argument("--formulas", type=Path, metavar="DIR",
-                    help="formulas folder (default: $FINQA_FORMULAS_DIR, else the bundled one)")
-    ap.add_argument("command", choices=[*COMMANDS, EXAMPLES], metavar="COMMAND", help="one of the commands below")
-    ap.add_argument("args", nargs=argparse.REMAINDER, help="the command's own arguments (see finqa COMMAND --help)")
+    ap = argparse.ArgumentParser(
+        prog="finqa",
+        usage="finqa [--rules DIR] [--formulas DIR] COMMAND [ARGS ...]",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"commands:\n{described}\n\n{__doc__.split(chr(10) * 2)[1]}",
+    )
+    ap.add_argument(
+        "--rules",
+        type=Path,
+        metavar="DIR",
+        help="rules folder (default: $FINQA_RULES_DIR, else the bundled one)",
+    )
+    ap.add_argument(
+        "--formulas",
+        type=Path,
+        metavar="DIR",
+        help="formulas folder (default: $FINQA_FORMULAS_DIR, else the bundled one)",
+    )
+    ap.add_argument(
+        "command", choices=[*COMMANDS, EXAMPLES], metavar="COMMAND", help="one of the commands below"
+    )
+    ap.add_argument(
+        "args", nargs=argparse.REMAINDER, help="the command's own arguments (see finqa COMMAND --help)"
+    )
     return ap
 
 
@@ -88,6 +106,8 @@ def show_examples() -> int:
     from core.rulefile import data_dir
 
     examples = data_dir("examples")
-    print(f"corpus:    {examples / 'corpus'}\nquestions: {examples / 'questions.json'}\n"
-          f"try:       finqa ask {examples / 'questions.json'}")
+    print(
+        f"corpus:    {examples / 'corpus'}\nquestions: {examples / 'questions.json'}\n"
+        f"try:       finqa ask {examples / 'questions.json'}"
+    )
     return 0

@@ -25,6 +25,7 @@ loses its excerpts to one whose reports share the auditor's wording), and a wron
 >>> attribute_companies(book, index, rules)
 {'spelling': 1, 'figures': 2, 'mentions': 3, 'unknown': 5}
 """
+
 from __future__ import annotations
 
 import re
@@ -36,15 +37,19 @@ from core.vocabulary import vocabulary
 from search.backend import SearchQuery, TextIndex
 
 DOCUMENT_CHUNKS = 2000  # chunks read from a document to count the names in it
-SHORT_NAME_USES = 2  # a short name counts once this many of a company's own reports write it (all, when fewer)
+SHORT_NAME_USES = (
+    2  # a short name counts once this many of a company's own reports write it (all, when fewer)
+)
 SPELLING_RATIO = 2  # a name is read as a one-character-apart name that this many times more documents write
 FIGURE_RUN = 3  # amounts in a row that two documents write alike: the same statement or note
 FIGURE_DIGITS = 5  # an amount counts from 10,000 (smaller ones recur by chance: 1,000, 2,500)
 _FIGURE = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")  # as printed, with thousands separators
 _WORDS = vocabulary("companies")  # rules/companies.yaml
 # A legal form after a name, and a title's group suffix, in folded Simplified text ((股)公司 folds to 股公司).
-_LEGAL_FORM = "|".join(re.escape(opencc("t2s").convert(fold(suffix)))
-                       for suffix in (*LEGAL_SUFFIXES, *_WORDS["abbreviated_suffixes"]))
+_LEGAL_FORM = "|".join(
+    re.escape(opencc("t2s").convert(fold(suffix)))
+    for suffix in (*LEGAL_SUFFIXES, *_WORDS["abbreviated_suffixes"])
+)
 _GROUP = opencc("t2s").convert(_WORDS["group_suffix"])
 _HOLDING = "|".join(re.escape(opencc("t2s").convert(word)) for word in _WORDS["holding_words"])
 # How this module's findings start (similar text: an earlier version's).
@@ -94,8 +99,13 @@ def _correct_spelling(book: IdentityBook) -> int:
         name = row.get("company", "")
         if not name:
             continue
-        close = [a for a, n in written.items() if n >= max(2, SPELLING_RATIO * written[name]) and len(a) == len(name)
-                 and sum(x != y for x, y in zip(a, name)) == 1]
+        close = [
+            a
+            for a, n in written.items()
+            if n >= max(2, SPELLING_RATIO * written[name])
+            and len(a) == len(name)
+            and sum(x != y for x, y in zip(a, name)) == 1
+        ]
         if len(close) == 1:
             row["company"] = close[0]
             row["findings"]["company"]["read_as"] = close[0]
@@ -112,7 +122,9 @@ class _Texts:
 
     def text(self, doc_id: str) -> str:
         if doc_id not in self.written:
-            chunks = self.index.search(SearchQuery(doc_ids=(doc_id,), kinds=("text", "table"), limit=DOCUMENT_CHUNKS))
+            chunks = self.index.search(
+                SearchQuery(doc_ids=(doc_id,), kinds=("text", "table"), limit=DOCUMENT_CHUNKS)
+            )
             self.written[doc_id] = "\n".join(h.chunk.text for h in chunks)
         return self.written[doc_id]
 
@@ -141,7 +153,9 @@ class _FigureRuns:
             for doc_id, row in book.documents.items():
                 if row.get("company"):
                     continue
-                shared: dict[str, set] = defaultdict(set)  # company -> the runs its documents share with this one
+                shared: dict[str, set] = defaultdict(
+                    set
+                )  # company -> the runs its documents share with this one
                 documents: dict[str, Counter] = defaultdict(Counter)  # company -> document -> runs shared
                 for run in self.runs[doc_id]:
                     for other in self.writers[run] & named.keys():
@@ -161,8 +175,11 @@ class _FigureRuns:
 def _figure_runs(text: str) -> set[tuple[str, ...]]:
     """Every FIGURE_RUN amounts written in a row (of FIGURE_DIGITS digits or more, all different)."""
     figures = [f for f in _FIGURE.findall(text) if len(f.replace(",", "")) >= FIGURE_DIGITS]
-    return {run for i in range(len(figures) - FIGURE_RUN + 1)
-            if len(set(run := tuple(figures[i:i + FIGURE_RUN]))) == FIGURE_RUN}
+    return {
+        run
+        for i in range(len(figures) - FIGURE_RUN + 1)
+        if len(set(run := tuple(figures[i : i + FIGURE_RUN]))) == FIGURE_RUN
+    }
 
 
 def _short_names(book: IdentityBook, texts: _Texts, register: dict[str, str]) -> dict[str, set[str]]:
@@ -181,15 +198,20 @@ def _short_names(book: IdentityBook, texts: _Texts, register: dict[str, str]) ->
         text = texts.folded(doc_id)
         for short in {s for shorts in candidates.values() for s in shorts if s in text}:
             writers[short][company] += 1
-    return {company: {s for s in shorts if set(writers[s]) == {company}
-                      and writers[s][company] >= min(SHORT_NAME_USES, reports[company])}
-            for company, shorts in candidates.items()}
+    return {
+        company: {
+            s
+            for s in shorts
+            if set(writers[s]) == {company} and writers[s][company] >= min(SHORT_NAME_USES, reports[company])
+        }
+        for company, shorts in candidates.items()
+    }
 
 
 def _abbreviations(core: str) -> set[str]:
     """The two- and three-character names whose characters stand in order in `core`, from its first."""
     rest = core[1:]
-    pairs = {core[0] + rest[i] + b for i in range(len(rest)) for b in rest[i + 1:]}
+    pairs = {core[0] + rest[i] + b for i in range(len(rest)) for b in rest[i + 1 :]}
     return ({core[0] + a for a in rest} | pairs) - {core}
 
 

@@ -11,15 +11,16 @@ directory, INDEX_DIR a file or read-only, locked or damaged index, unreachable
 server), 130 when interrupted. A traceback is never the message: a parser bug
 on one file is a one-line reason in its report row.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
+from core.command_names import command_name
 from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure
-from core.command_names import command_name
 from ingestion.pipeline import (
     DEFAULT_MAX_FILE_MB,
     EXIT_INTERRUPTED,
@@ -42,45 +43,82 @@ LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """"2/4" -> (2, 4); InputError on anything else."""
+    """ "2/4" -> (2, 4); InputError on anything else."""
     part, _, parts = text.partition("/")
     if not (part.strip().isdigit() and parts.strip().isdigit()):
         raise InputError(f"--shard takes I/N, such as 1/2, got {text!r}")
     return int(part), int(parts)
 
 
-DESCRIPTION = ("Read a folder of documents into an index: each document's text for search, its tables as "
-               "an Excel workbook under INDEX_DIR/tables/, and every figure as a fact. Run it again after "
-               "changes: only what changed is redone. Exit 0 all ingested, 3 some files failed (the rest are "
-               "kept), 2 bad usage.")
+DESCRIPTION = (
+    "Read a folder of documents into an index: each document's text for search, its tables as "
+    "an Excel workbook under INDEX_DIR/tables/, and every figure as a fact. Run it again after "
+    "changes: only what changed is redone. Exit 0 all ingested, 3 some files failed (the rest are "
+    "kept), 2 bad usage."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog=command_name("parser.ingest"), description=DESCRIPTION)
-    ap.add_argument("corpus", type=Path, metavar="CORPUS_DIR", nargs="?",
-                    help="the folder of your documents (PDF, HTML, text, facts .xlsx/.csv, law XML), "
-                         "read recursively")
-    ap.add_argument("--index", type=Path, required=True, metavar="INDEX_DIR",
-                    help="where the index goes (made if absent; only what changed is redone on the next run)")
-    ap.add_argument("--backend", default="embedded",
-                    help=f"one of {', '.join(BACKENDS)} (default: embedded, files under INDEX_DIR)")
-    ap.add_argument("--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
-    ap.add_argument("--es-index", metavar="NAME", default="",
-                    help="the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest "
-                         "(default: the name recorded in INDEX_DIR, else CORPUS_DIR's folder name)")
-    ap.add_argument("--delete", action="store_true",
-                    help="delete the corpus instead: its data and manifest on the server and INDEX_DIR's files")
-    ap.add_argument("--workers", type=int, default=default_workers(), help="parser processes (default: cores)")
-    ap.add_argument("--max-file-mb", type=float, default=DEFAULT_MAX_FILE_MB,
-                    help=f"larger files are reported failed (default: {DEFAULT_MAX_FILE_MB:g})")
+    ap.add_argument(
+        "corpus",
+        type=Path,
+        metavar="CORPUS_DIR",
+        nargs="?",
+        help="the folder of your documents (PDF, HTML, text, facts .xlsx/.csv, law XML), read recursively",
+    )
+    ap.add_argument(
+        "--index",
+        type=Path,
+        required=True,
+        metavar="INDEX_DIR",
+        help="where the index goes (made if absent; only what changed is redone on the next run)",
+    )
+    ap.add_argument(
+        "--backend",
+        default="embedded",
+        help=f"one of {', '.join(BACKENDS)} (default: embedded, files under INDEX_DIR)",
+    )
+    ap.add_argument(
+        "--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)"
+    )
+    ap.add_argument(
+        "--es-index",
+        metavar="NAME",
+        default="",
+        help="the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest "
+        "(default: the name recorded in INDEX_DIR, else CORPUS_DIR's folder name)",
+    )
+    ap.add_argument(
+        "--delete",
+        action="store_true",
+        help="delete the corpus instead: its data and manifest on the server and INDEX_DIR's files",
+    )
+    ap.add_argument(
+        "--workers", type=int, default=default_workers(), help="parser processes (default: cores)"
+    )
+    ap.add_argument(
+        "--max-file-mb",
+        type=float,
+        default=DEFAULT_MAX_FILE_MB,
+        help=f"larger files are reported failed (default: {DEFAULT_MAX_FILE_MB:g})",
+    )
     ap.add_argument("--batch", type=int, default=20, help="documents per commit (default: 20)")
-    ap.add_argument("--shard", default="1/1", metavar="I/N",
-                    help="ingest only the I-th of N disjoint parts of the corpus (N processes or machines, one "
-                         "Elasticsearch corpus; default 1/1)")
+    ap.add_argument(
+        "--shard",
+        default="1/1",
+        metavar="I/N",
+        help="ingest only the I-th of N disjoint parts of the corpus (N processes or machines, one "
+        "Elasticsearch corpus; default 1/1)",
+    )
     limits = ap.add_argument_group("limits per file (each hit is reported on its file)")
     for name, kind, help_ in LIMIT_OPTIONS:
-        limits.add_argument(f"--{name.replace('_', '-')}", type=kind, default=getattr(ParseSettings, name),
-                            help=f"{help_} (default: {getattr(ParseSettings, name)})")
+        limits.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=kind,
+            default=getattr(ParseSettings, name),
+            help=f"{help_} (default: {getattr(ParseSettings, name)})",
+        )
     add_verbosity(ap)
     args = ap.parse_args(argv)
     configure(args)
@@ -91,15 +129,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.delete:
             print(delete_index(settings))
             return EXIT_OK
-        options = IngestOptions(workers=args.workers, max_file_mb=args.max_file_mb, batch_size=args.batch,
-                                shard=parse_shard(args.shard), progress=False if args.quiet else None)
+        options = IngestOptions(
+            workers=args.workers,
+            max_file_mb=args.max_file_mb,
+            batch_size=args.batch,
+            shard=parse_shard(args.shard),
+            progress=False if args.quiet else None,
+        )
         parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("interrupted: committed batches are kept; run the same command again to resume", file=sys.stderr)
+        print(
+            "interrupted: committed batches are kept; run the same command again to resume", file=sys.stderr
+        )
         return EXIT_INTERRUPTED
     except OSError as exc:  # a full disk or a read-only file system, met where no store explained it
         if disk_error(exc) is None:
@@ -121,7 +166,9 @@ def delete_index(settings: IndexSettings) -> str:
         done.append(f"deleted {', '.join(delete_corpus(settings)) or 'nothing'} on {settings.es_url}")
     if settings.index_dir.is_dir():
         if not settings.manifest_path.exists():
-            raise InputError("not an index directory (no manifest.json): left as it is", str(settings.index_dir))
+            raise InputError(
+                "not an index directory (no manifest.json): left as it is", str(settings.index_dir)
+            )
         for path in (settings.text_dir, settings.tables_dir):
             shutil.rmtree(path, ignore_errors=True)
         for path in (settings.facts_path, settings.manifest_path, settings.report_path):

@@ -25,6 +25,7 @@ How a run goes:
 >>> summary.counts
 {'ingested': 12, 'unchanged': 0, 'failed': 1, 'removed': 0}
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -48,7 +49,14 @@ from core.records import FileReport
 from core.rulefile import RULES_DIR
 from ingestion.sources import Source, find_sources
 from ingestion.workers import PARSE_RULES, Outcome, ParserPool, page_count
-from ingestion.writer import BatchWriter, Job, check_index_dir, failed_report, open_manifest_mirror, verify_stores
+from ingestion.writer import (
+    BatchWriter,
+    Job,
+    check_index_dir,
+    failed_report,
+    open_manifest_mirror,
+    verify_stores,
+)
 from parser.metadata import MetadataFinder
 from parser.settings import ParseSettings
 from search.ingest_lock import ingest_running
@@ -98,10 +106,6 @@ class IngestOptions:
         return parts == 1 or int(hashlib.sha256(doc_id.encode()).hexdigest()[:12], 16) % parts == part - 1
 
 
-
-
-
-
 @dataclass
 class IngestSummary:
     """What a run did, file by file, with totals."""
@@ -110,7 +114,9 @@ class IngestSummary:
     seconds: float
     report_path: Path
     ignored: dict[str, int] = field(default_factory=dict)  # other file types found, by extension
-    warnings: list[str] = field(default_factory=list)  # about the run as a whole (stores rebuilt, index skipped)
+    warnings: list[str] = field(
+        default_factory=list
+    )  # about the run as a whole (stores rebuilt, index skipped)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -142,13 +148,17 @@ class IngestSummary:
             f"{self.total('facts')} facts",
         ]
         if self.total("facts_without_company"):
-            lines[0] += (f" ({self.total('facts_without_company')} without a company, kept with their "
-                         f"documents: see 'facts_without_company' in the report)")
+            lines[0] += (
+                f" ({self.total('facts_without_company')} without a company, kept with their "
+                f"documents: see 'facts_without_company' in the report)"
+            )
         lines += [f"warning: {w}" for w in self.warnings]
         partial = [f for f in self.files if f.status == "ingested" and f.errors]
         if partial:
-            lines.append(f"{len(partial)} files ingested with warnings (limits hit, pages or tables skipped): "
-                         f"see 'errors' in the report")
+            lines.append(
+                f"{len(partial)} files ingested with warnings (limits hit, pages or tables skipped): "
+                f"see 'errors' in the report"
+            )
         lines += [f"failed: {f.path}: {'; '.join(f.errors)}" for f in self.failed]
         lines += [f"rejected row: {row}" for row in self.rejected]
         if self.ignored:
@@ -158,14 +168,6 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-
-
-
-
-
-
-
-
 # -- the worker side ---------------------------------------------------------------------------------
 
 _worker_finder: MetadataFinder | None = None
@@ -173,33 +175,7 @@ _worker_settings: ParseSettings | None = None
 _worker_identity: IdentityFinder | None = None
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 # -- the main side -----------------------------------------------------------------------------------
-
-
 
 
 class Ingester:
@@ -212,8 +188,13 @@ class Ingester:
     {'ingested': 5, 'unchanged': 0, 'failed': 0, 'removed': 0}
     """
 
-    def __init__(self, corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(),
-                 options: IngestOptions | None = None):
+    def __init__(
+        self,
+        corpus: Path,
+        settings: IndexSettings,
+        parse: ParseSettings = ParseSettings(),
+        options: IngestOptions | None = None,
+    ):
         corpus = Path(corpus)
         if not corpus.is_dir():
             raise InputError("corpus directory not found", str(corpus))
@@ -231,7 +212,9 @@ class Ingester:
         sources, reports, ignored = find_sources(self.corpus, exclude=[settings.index_dir])
         warnings = []
         if settings.index_dir.resolve().is_relative_to(self.corpus.resolve()):
-            warnings.append(f"the index directory {settings.index_dir} is inside the corpus: its files are skipped")
+            warnings.append(
+                f"the index directory {settings.index_dir} is inside the corpus: its files are skipped"
+            )
         finder = MetadataFinder.for_corpus(self.corpus, {s.doc_id: s.path for s in sources})
         settings.index_dir.mkdir(parents=True, exist_ok=True)
         with ingest_running(settings.index_dir):  # qa.run warns while the stores change
@@ -245,15 +228,25 @@ class Ingester:
                 if mirror is not None:
                     mirror.close()
 
-    def _run(self, started: float, sources: list[Source], reports: list[FileReport], ignored: dict[str, int],
-             warnings: list[str], finder: MetadataFinder, manifest: Manifest) -> IngestSummary:
+    def _run(
+        self,
+        started: float,
+        sources: list[Source],
+        reports: list[FileReport],
+        ignored: dict[str, int],
+        warnings: list[str],
+        finder: MetadataFinder,
+        manifest: Manifest,
+    ) -> IngestSummary:
         settings = self.settings
         fingerprint = _settings_fingerprint(self.parse)
         owns = self.options.owns
         sources = [s for s in sources if owns(s.doc_id)]
         reports = [r for r in reports if owns(r.doc_id)]  # each path problem is reported by one shard
         present = {s.doc_id for s in sources}
-        removed = [entry for doc_id, entry in manifest.entries.items() if owns(doc_id) and doc_id not in present]
+        removed = [
+            entry for doc_id, entry in manifest.entries.items() if owns(doc_id) and doc_id not in present
+        ]
         lost = verify_stores(settings, manifest)
         if lost:
             warnings.append(f"{'; '.join(lost)}: every document is ingested again")
@@ -264,20 +257,39 @@ class Ingester:
             try:
                 stat = source.path.stat()
                 if stat.st_size > self.options.max_bytes:
-                    reports.append(failed_report(source, [f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
-                                                    f"{self.options.max_file_mb:g} MB (--max-file-mb)"], manifest))
+                    reports.append(
+                        failed_report(
+                            source,
+                            [
+                                f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
+                                f"{self.options.max_file_mb:g} MB (--max-file-mb)"
+                            ],
+                            manifest,
+                        )
+                    )
                     continue
                 # same size and modification time as when indexed: the recorded hash stands (as git does)
-                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(source.path)
+                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(
+                    source.path
+                )
             except OSError as exc:
                 reports.append(failed_report(source, [f"cannot read the file: {exc.strerror}"], manifest))
                 continue
             key = hashlib.sha256(f"{fingerprint}|{finder.key(source.doc_id)}".encode()).hexdigest()[:24]
             if manifest.is_current(source.doc_id, sha, key):
                 entry = manifest.entries[source.doc_id]
-                reports.append(FileReport(source.rel, source.doc_id, "unchanged", pages=entry.pages,
-                                          tables=entry.tables, chunks=entry.chunks, facts=entry.facts,
-                                          ocr_pages=entry.ocr_pages))
+                reports.append(
+                    FileReport(
+                        source.rel,
+                        source.doc_id,
+                        "unchanged",
+                        pages=entry.pages,
+                        tables=entry.tables,
+                        chunks=entry.chunks,
+                        facts=entry.facts,
+                        ocr_pages=entry.ocr_pages,
+                    )
+                )
             else:
                 pages = page_count(source.path) if source.kind == "pdf" else 0
                 todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns, pages))
@@ -299,13 +311,19 @@ class Ingester:
                 report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
             writer.finish()
 
-        summary = IngestSummary(sorted(reports, key=lambda r: r.path), time.perf_counter() - started,
-                                settings.report_path, ignored, warnings)
+        summary = IngestSummary(
+            sorted(reports, key=lambda r: r.path),
+            time.perf_counter() - started,
+            settings.report_path,
+            ignored,
+            warnings,
+        )
         _write_report(summary, self.corpus, settings, self.options)
         return summary
 
-    def _parse_all(self, todo: list["Job"], pool: ParserPool, writer: "BatchWriter",
-                   manifest: Manifest) -> list[FileReport]:
+    def _parse_all(
+        self, todo: list[Job], pool: ParserPool, writer: BatchWriter, manifest: Manifest
+    ) -> list[FileReport]:
         reports: list[FileReport] = []
         jobs = {job.source.doc_id: job for job in todo}
         batch: list[tuple[Outcome, Job]] = []
@@ -335,22 +353,6 @@ class Ingester:
         return reports
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 PAGE_BYTES = 2048  # a file other than a PDF counts as one page per this many bytes, when jobs are ordered
 
 
@@ -360,6 +362,7 @@ def _longest_first(todo: list[Job]) -> list[Job]:
     The pool then ends on short files: no worker idles while another parses a
     long report alone, and the last batch the main process writes is small.
     """
+
     def pages(job: Job) -> float:
         return job.pages if job.source.kind == "pdf" else job.size / PAGE_BYTES
 
@@ -376,7 +379,9 @@ def _settings_fingerprint(parse: ParseSettings) -> str:
     return digest.hexdigest()[:16]
 
 
-def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings, options: IngestOptions) -> None:
+def _write_report(
+    summary: IngestSummary, corpus: Path, settings: IndexSettings, options: IngestOptions
+) -> None:
     report = {
         "corpus": str(corpus),
         "index_dir": str(settings.index_dir),
@@ -386,8 +391,10 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
         "workers": options.workers,
         "shard": "/".join(map(str, options.shard)),
         "counts": summary.counts,
-        "totals": {name: summary.total(name) for name in ("pages", "ocr_pages", "tables", "chunks", "facts",
-                                                          "facts_without_company")},
+        "totals": {
+            name: summary.total(name)
+            for name in ("pages", "ocr_pages", "tables", "chunks", "facts", "facts_without_company")
+        },
         "ignored": summary.ignored,
         "warnings": summary.warnings,
         "files": [dataclasses.asdict(f) for f in summary.files],
@@ -395,9 +402,17 @@ def _write_report(summary: IngestSummary, corpus: Path, settings: IndexSettings,
     atomic_write_text(settings.report_path, json.dumps(report, ensure_ascii=False, indent=1))
 
 
-def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSettings(), workers: int | None = None,
-           *, max_file_mb: float = DEFAULT_MAX_FILE_MB, batch_size: int = 20,
-           progress: bool | None = None, shard: tuple[int, int] = (1, 1)) -> IngestSummary:
+def ingest(
+    corpus: Path,
+    settings: IndexSettings,
+    parse: ParseSettings = ParseSettings(),
+    workers: int | None = None,
+    *,
+    max_file_mb: float = DEFAULT_MAX_FILE_MB,
+    batch_size: int = 20,
+    progress: bool | None = None,
+    shard: tuple[int, int] = (1, 1),
+) -> IngestSummary:
     """Ingest `corpus` into the index `settings` names, doing only what changed since the last run.
 
     >>> import tempfile
@@ -406,6 +421,11 @@ def ingest(corpus: Path, settings: IndexSettings, parse: ParseSettings = ParseSe
     ...     ingest(data_dir("examples") / "corpus", IndexSettings(Path(index)), workers=1).exit_code
     0
     """
-    options = IngestOptions(workers=workers or default_workers(), max_file_mb=max_file_mb, batch_size=batch_size,
-                            progress=progress, shard=shard)
+    options = IngestOptions(
+        workers=workers or default_workers(),
+        max_file_mb=max_file_mb,
+        batch_size=batch_size,
+        progress=progress,
+        shard=shard,
+    )
     return Ingester(corpus, settings, parse, options).run()

@@ -4,19 +4,28 @@ A document's id is its path relative to the corpus without the extension
 ("finance/12"); a `metadata.csv` is the user's sidecar, not a document. A path
 that cannot be read fails alone, as a FileReport row.
 """
+
 from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from core.records import FileReport
 from parser.metadata import SIDECAR_NAME
 
-DOCUMENT_KINDS = {".pdf": "pdf", ".html": "html", ".htm": "html", ".txt": "text", ".md": "text",
-                  ".xlsx": "facts", ".csv": "facts", ".xml": "statute"}
+DOCUMENT_KINDS = {
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".txt": "text",
+    ".md": "text",
+    ".xlsx": "facts",
+    ".csv": "facts",
+    ".xml": "statute",
+}
 
 
 @dataclass(frozen=True)
@@ -29,7 +38,9 @@ class Source:
     kind: str  # pdf | html | text | facts | statute
 
 
-def find_sources(corpus: Path, exclude: Iterable[Path] = ()) -> tuple[list[Source], list[FileReport], dict[str, int]]:
+def find_sources(
+    corpus: Path, exclude: Iterable[Path] = ()
+) -> tuple[list[Source], list[FileReport], dict[str, int]]:
     """Document files under `corpus` in path order, files that cannot be documents (with the reason), and
     ignored types.
 
@@ -57,13 +68,24 @@ def find_sources(corpus: Path, exclude: Iterable[Path] = ()) -> tuple[list[Sourc
             continue
         doc_id = rel[: -len(path.suffix)]
         if _printable(rel) != rel:
-            problems.append(FileReport(_printable(rel), _printable(doc_id), "failed",
-                                       errors=["the file name is not valid UTF-8 (a document id must be text); "
-                                               "rename the file"]))
+            problems.append(
+                FileReport(
+                    _printable(rel),
+                    _printable(doc_id),
+                    "failed",
+                    errors=["the file name is not valid UTF-8 (a document id must be text); rename the file"],
+                )
+            )
             continue
         if doc_id in taken:
-            problems.append(FileReport(rel, doc_id, "failed",
-                                       errors=[f"document id {doc_id!r} is already used by {taken[doc_id]}; rename one"]))
+            problems.append(
+                FileReport(
+                    rel,
+                    doc_id,
+                    "failed",
+                    errors=[f"document id {doc_id!r} is already used by {taken[doc_id]}; rename one"],
+                )
+            )
             continue
         taken[doc_id] = rel
         sources.append(Source(path, rel, doc_id, kind))
@@ -105,5 +127,3 @@ def _walk(folder: Path, excluded: list[Path], seen: set[Path]) -> Iterator[tuple
             yield path, ""
         elif entry.is_symlink():
             yield path, "a symlink to nothing (its target is missing)"
-
-

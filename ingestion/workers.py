@@ -3,6 +3,7 @@
 A worker that dies (a segfault in a native library) or runs out of time fails
 only its file; a parser bug is a one-line reason in that file's report row.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,11 +13,11 @@ import os
 import time
 import traceback
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from core.budget import time_limit
 from core.errors import InputError
@@ -36,7 +37,12 @@ from parser.text import parse_text
 from parser.workbook import read_facts_workbook
 
 # Rules the parsers read: a change to one of them re-parses every document.
-PARSE_RULES = ("documents.yaml", "headings.yaml", "fields.yaml", "statements.yaml")  # fields.yaml: tokenizer words
+PARSE_RULES = (
+    "documents.yaml",
+    "headings.yaml",
+    "fields.yaml",
+    "statements.yaml",
+)  # fields.yaml: tokenizer words
 
 
 @dataclass
@@ -65,8 +71,9 @@ class FileTimeout(BaseException):
     """Parsing a file ran past ParseSettings.max_file_seconds (a BaseException: see core/budget.py)."""
 
 
-def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings,
-                 identity: IdentityFinder | None = None) -> Outcome:
+def parse_source(
+    source: Source, finder: MetadataFinder, settings: ParseSettings, identity: IdentityFinder | None = None
+) -> Outcome:
     """Parse one file into a ParsedDocument; any problem becomes a one-line reason, never an exception.
 
     In a worker process (the main thread there) the parse runs under a timer: past
@@ -81,14 +88,17 @@ def parse_source(source: Source, finder: MetadataFinder, settings: ParseSettings
             outcome.errors.append(problem)
         else:
             with time_limit(settings.max_file_seconds, FileTimeout):
-                outcome.document = _parse(source, finder, settings,
-                                          identity or IdentityFinder(IdentityRules.load()))
+                outcome.document = _parse(
+                    source, finder, settings, identity or IdentityFinder(IdentityRules.load())
+                )
     except FileTimeout:
         # Raised at the block's end when the timer went off where it was swallowed (a destructor): the parse may
         # have finished, but the file is over its budget all the same.
         outcome.document = None
-        outcome.errors.append(f"parsing took longer than {settings.max_file_seconds:g} s, the limit per file "
-                              f"(--max-file-seconds)")
+        outcome.errors.append(
+            f"parsing took longer than {settings.max_file_seconds:g} s, the limit per file "
+            f"(--max-file-seconds)"
+        )
     except RecursionError:
         outcome.errors.append("the document is nested too deeply to read")
     except InputError as exc:
@@ -115,7 +125,7 @@ def _without_path(error: InputError, path: Path) -> str:
     """The error without the file's own path (the report row names it), keeping a line number."""
     text = str(error)
     if error.path == str(path):
-        text = text[len(error.path) + 1:].lstrip()
+        text = text[len(error.path) + 1 :].lstrip()
         if error.line is not None:
             text = text.removeprefix(f"{error.line}:").lstrip()
             return f"line {error.line}: {text}"
@@ -158,12 +168,15 @@ def page_count(path: Path) -> int:
         document.close()
 
 
-def _parse(source: Source, finder: MetadataFinder, settings: ParseSettings,
-           identity: IdentityFinder) -> ParsedDocument:
+def _parse(
+    source: Source, finder: MetadataFinder, settings: ParseSettings, identity: IdentityFinder
+) -> ParsedDocument:
     if source.kind == "facts":
         return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
     if source.kind == "statute" or (source.path.suffix.lower() == ".md" and looks_like_statute(source.path)):
-        return parse_statute(source.path, finder.find(source.doc_id))  # a law has no company or year to complete
+        return parse_statute(
+            source.path, finder.find(source.doc_id)
+        )  # a law has no company or year to complete
     parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
     return _complete(parse(source.path, finder.find(source.doc_id), settings), finder, identity, source.path)
 
@@ -176,13 +189,16 @@ def _canonical_field():
     return FieldDictionary.load().canonical
 
 
-def _complete(document: ParsedDocument, finder: MetadataFinder, identity: IdentityFinder,
-              path: Path) -> ParsedDocument:
+def _complete(
+    document: ParsedDocument, finder: MetadataFinder, identity: IdentityFinder, path: Path
+) -> ParsedDocument:
     """Fill metadata the cover lacked from the parsed text (an OCR'd cover) and from the identity
     any page gives (core/identity.py), stamp it on the chunks, add the company-year."""
     meta = document.meta
     if not (meta.company and meta.year and meta.language):
-        first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [c.text for c in document.chunks[:5]]
+        first = [c.text for c in document.chunks if c.page_start <= 1][:20] or [
+            c.text for c in document.chunks[:5]
+        ]
         meta = finder.complete(meta, "\n".join(first))
     found = identity.find(document_pages(path, document.chunks, identity.rules.pages, document.page_texts))
     document.page_texts = []  # read here only: not sent back to the main process
@@ -191,14 +207,26 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
     document.identity = findings_of(meta, found, fixed)
     if meta != document.meta:
         document.meta = meta
-        document.chunks = [c if (c.company and c.year and c.period) else
-                           dataclasses.replace(c, company=c.company or meta.company, year=c.year or meta.year,
-                                               period=c.period or meta.period)
-                           for c in document.chunks]
-        document.facts = [f if (f.company and f.year) else
-                          dataclasses.replace(f, company=f.company or meta.company, year=f.year or meta.year,
-                                              short_name=f.short_name or meta.short_name, code=f.code or meta.code)
-                          for f in document.facts]
+        document.chunks = [
+            c
+            if (c.company and c.year and c.period)
+            else dataclasses.replace(
+                c, company=c.company or meta.company, year=c.year or meta.year, period=c.period or meta.period
+            )
+            for c in document.chunks
+        ]
+        document.facts = [
+            f
+            if (f.company and f.year)
+            else dataclasses.replace(
+                f,
+                company=f.company or meta.company,
+                year=f.year or meta.year,
+                short_name=f.short_name or meta.short_name,
+                code=f.code or meta.code,
+            )
+            for f in document.facts
+        ]
     document.facts = by_fiscal_end(document.facts, document.table_list, meta)
     # A fact whose company is unknown stays with its document (its doc_id, period and scope answer questions
     # that name the document); one without a year has no period to be asked by.
@@ -206,8 +234,11 @@ def _complete(document: ParsedDocument, finder: MetadataFinder, identity: Identi
     if unplaced:
         document.facts = [f for f in document.facts if f.year]
         document.warnings.append(f"{len(unplaced)} facts without a year were left out")
-    if meta.company and meta.year and not any(r.company == meta.company and r.year == meta.year
-                                              for r in document.reports):
+    if (
+        meta.company
+        and meta.year
+        and not any(r.company == meta.company and r.year == meta.year for r in document.reports)
+    ):
         document.reports.append(ReportYear(meta.company, meta.year, meta.short_name, meta.code, meta.doc_id))
     return document
 
@@ -233,7 +264,7 @@ class ParserPool:
         self.pages_read = self._context.Value("q", 0)  # PDF pages the workers read (parser/pages_read.py)
         self._pool: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> "ParserPool":
+    def __enter__(self) -> ParserPool:
         self._pool = self._start()
         return self
 
@@ -243,8 +274,12 @@ class ParserPool:
             self._pool = None
 
     def _start(self) -> ProcessPoolExecutor:
-        pool = ProcessPoolExecutor(self.workers, mp_context=self._context, initializer=_init_worker,
-                                   initargs=(self.finder, self.settings, os.getpid(), self.pages_read))
+        pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=self._context,
+            initializer=_init_worker,
+            initargs=(self.finder, self.settings, os.getpid(), self.pages_read),
+        )
         pool.submit(os.getpid).result()  # forks every worker now
         return pool
 
@@ -262,15 +297,22 @@ class ParserPool:
                 running[self._pool.submit(_work, source)] = source
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             crashed = False
-            for future in [f for f in running if f in done]:  # those done together, in the order they were given
+            for future in [
+                f for f in running if f in done
+            ]:  # those done together, in the order they were given
                 source = running.pop(future)
                 try:
                     outcome = future.result()
                 except BrokenProcessPool:
                     crashed = True
                     if alone:
-                        yield Outcome(source, errors=["the parser crashed on this file (its worker process died: "
-                                                      "a fault in a native library, or out of memory)"])
+                        yield Outcome(
+                            source,
+                            errors=[
+                                "the parser crashed on this file (its worker process died: "
+                                "a fault in a native library, or out of memory)"
+                            ],
+                        )
                     else:
                         suspects.append(source)
                     continue
@@ -280,5 +322,3 @@ class ParserPool:
                 running.clear()
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = self._start()
-
-

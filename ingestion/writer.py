@@ -4,6 +4,7 @@ layouts, then the manifest.
 The manifest is written last, so an interrupted run re-does at most one batch;
 verify_stores notices a lost or emptied store so every document is ingested again.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,7 +30,9 @@ def check_index_dir(index_dir: Path) -> None:
     if index_dir.exists() and not index_dir.is_dir():
         raise InputError("INDEX_DIR is an existing file, not a directory; name a directory", str(index_dir))
     if index_dir.is_dir() and not os.access(index_dir, os.W_OK):
-        raise InputError("INDEX_DIR is read-only: cannot ingest into it (nothing was changed)", str(index_dir))
+        raise InputError(
+            "INDEX_DIR is read-only: cannot ingest into it (nothing was changed)", str(index_dir)
+        )
 
 
 def open_manifest_mirror(settings: IndexSettings):
@@ -54,14 +57,18 @@ def verify_stores(settings: IndexSettings, manifest: Manifest) -> list[str]:
     from search.stores import open_fact_store, open_text_index
 
     problems = []
-    for key, name, unit, opener in (("text", "the text index", "chunks", open_text_index),
-                                    ("facts", "the facts store", "facts", open_fact_store)):
+    for key, name, unit, opener in (
+        ("text", "the text index", "chunks", open_text_index),
+        ("facts", "the facts store", "facts", open_fact_store),
+    ):
         store = opener(settings)
         try:
             recorded, expected = manifest.stores.get(key), manifest.expected(unit)
             if recorded and store.generation() != recorded:
-                problems.append(f"{name} is not the one the manifest describes (it was deleted, emptied or made "
-                                f"again since the last ingest)")
+                problems.append(
+                    f"{name} is not the one the manifest describes (it was deleted, emptied or made "
+                    f"again since the last ingest)"
+                )
             elif expected and store.count() == 0:
                 problems.append(f"{name} is empty, but the manifest lists {expected} {unit}")
         finally:
@@ -115,7 +122,7 @@ class BatchWriter:
         """Save the manifest once more: the stores' generations and the corpus name even when nothing changed."""
         self.manifest.save()
 
-    def __enter__(self) -> "BatchWriter":
+    def __enter__(self) -> BatchWriter:
         return self
 
     def __exit__(self, *_) -> None:
@@ -151,21 +158,46 @@ class BatchWriter:
             facts = self.facts.add(document.facts, document.reports)
             errors = list(document.warnings)
             # the parsers hand the tables themselves over as `table_list` (see the report: a field to add)
-            errors += self._write_tables(source.doc_id, document.table_list, document.facts, document.meta.language)
+            errors += self._write_tables(
+                source.doc_id, document.table_list, document.facts, document.meta.language
+            )
             write_layout(self.settings.layout_path(source.doc_id), document.layout)
             self.laws.write(source.doc_id, document.law)
-            reports.append(FileReport(source.rel, source.doc_id, "ingested", pages=document.pages,
-                                      tables=document.tables, chunks=chunks, facts=facts,
-                                      ocr_pages=document.ocr_pages, seconds=round(outcome.seconds, 3),
-                                      errors=errors, rejected=list(document.rejected),
-                                      facts_without_company=sum(not f.company for f in document.facts),
-                                      identity=document.identity))
+            reports.append(
+                FileReport(
+                    source.rel,
+                    source.doc_id,
+                    "ingested",
+                    pages=document.pages,
+                    tables=document.tables,
+                    chunks=chunks,
+                    facts=facts,
+                    ocr_pages=document.ocr_pages,
+                    seconds=round(outcome.seconds, 3),
+                    errors=errors,
+                    rejected=list(document.rejected),
+                    facts_without_company=sum(not f.company for f in document.facts),
+                    identity=document.identity,
+                )
+            )
             self.identities.record(document.meta, document.identity)
             if document.rejected:  # read again next run, so its bad rows are reported until they are fixed
                 continue
-            self.manifest.record(ManifestEntry(source.doc_id, source.rel, job.sha256, job.size, job.inputs_key,
-                                               mtime_ns=job.mtime_ns, pages=document.pages, chunks=chunks, facts=facts,
-                                               tables=document.tables, ocr_pages=document.ocr_pages))
+            self.manifest.record(
+                ManifestEntry(
+                    source.doc_id,
+                    source.rel,
+                    job.sha256,
+                    job.size,
+                    job.inputs_key,
+                    mtime_ns=job.mtime_ns,
+                    pages=document.pages,
+                    chunks=chunks,
+                    facts=facts,
+                    tables=document.tables,
+                    ocr_pages=document.ocr_pages,
+                )
+            )
         self.index.commit()
         self.facts.commit()
         self.identities.save()

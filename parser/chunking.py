@@ -17,9 +17,10 @@ heading.
 >>> chunks[0].chunk_id, chunks[0].titles, chunks[0].text
 ('insurance/1#t0', ('第三條 契約撤銷權',), '要保人於保險單送達的翌日起算十日內，得以書面檢同保險單向本公司撤銷本契約。')
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from core.errors import InputError
 from core.records import Chunk, DocumentMeta, Line
@@ -81,7 +82,7 @@ class _ChunkBuilder:
         for sentence in sentences:
             if current and len(_joined(current + [sentence])) > limit:
                 groups.append(current)
-                current = current[len(current) - overlap:] if overlap else []
+                current = current[len(current) - overlap :] if overlap else []
                 while current and len(_joined(current + [sentence])) > limit:
                     current = current[1:]
             current.append(sentence)
@@ -91,17 +92,19 @@ class _ChunkBuilder:
     def _add(self, prefix: str, kind: str, titles: tuple[str, ...], sentences: list[Sentence]) -> None:
         n = self._counts[prefix]
         self._counts[prefix] += 1
-        self.chunks.append(Chunk(
-            chunk_id=f"{self.meta.doc_id}#{prefix}{n}",
-            doc_id=self.meta.doc_id,
-            text=_joined(sentences),
-            titles=titles,
-            page_start=min(s.page_start for s in sentences),
-            page_end=max(s.page_end for s in sentences),
-            company=self.meta.company,
-            year=self.meta.year,
-            kind=kind,
-        ))
+        self.chunks.append(
+            Chunk(
+                chunk_id=f"{self.meta.doc_id}#{prefix}{n}",
+                doc_id=self.meta.doc_id,
+                text=_joined(sentences),
+                titles=titles,
+                page_start=min(s.page_start for s in sentences),
+                page_end=max(s.page_end for s in sentences),
+                company=self.meta.company,
+                year=self.meta.year,
+                kind=kind,
+            )
+        )
 
 
 def _joined(sentences: list[Sentence]) -> str:

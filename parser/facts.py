@@ -16,6 +16,7 @@ A row chunk's titles are the table's heading path, then the heading rows above
 it (a label and no values) that no total row has closed yet: "その他" under
 "流動負債" gets (..., "①【貸借対照表】", "負債の部", "流動負債").
 """
+
 from __future__ import annotations
 
 import re
@@ -140,8 +141,9 @@ def _label_column(frame) -> int:
         cells = [str(v) for v in frame.iloc[:, j] if str(v)]
         if not cells:
             continue
-        wordy = sum(1 for v in cells if parse_quantity(v) is None and not is_dash(v)
-                    and re.search(_WORDS["wordy"], v))
+        wordy = sum(
+            1 for v in cells if parse_quantity(v) is None and not is_dash(v) and re.search(_WORDS["wordy"], v)
+        )
         if wordy * 2 >= len(cells):
             return j
     return 0
@@ -250,8 +252,7 @@ def by_fiscal_end(facts: list[Fact], tables: list[Table], meta: DocumentMeta) ->
     Call it once `meta.year` is known (ingestion reads it from any page after parsing)."""
     if not named_by_start(tables, meta):
         return facts
-    return [replace(f, year=f.year + 1) if f.year and _fiscal_year(f.period) == f.year else f
-            for f in facts]
+    return [replace(f, year=f.year + 1) if f.year and _fiscal_year(f.period) == f.year else f for f in facts]
 
 
 def _fiscal_year(label: str) -> int | None:
@@ -266,13 +267,19 @@ def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
     report_year = current_year(tables)
     rules = shared_statement_rules()
     for table in tables:
-        kind = rules.classify(tuple(table.titles) + (table.title,), _first_rows(table), doc.meta.language,
-                              tuple(str(c) for c in table.frame.columns[1:]))
+        kind = rules.classify(
+            tuple(table.titles) + (table.title,),
+            _first_rows(table),
+            doc.meta.language,
+            tuple(str(c) for c in table.frame.columns[1:]),
+        )
         table.statement, table.scope = kind.statement, kind.scope
         try:
             facts, chunks = table_facts(table, doc.meta, report_year)
         except Exception as exc:  # noqa: BLE001 - the document's other tables still count
-            doc.warnings.append(f"page {table.page}: no facts from table {table.table_id} ({type(exc).__name__}: {exc})")
+            doc.warnings.append(
+                f"page {table.page}: no facts from table {table.table_id} ({type(exc).__name__}: {exc})"
+            )
             continue
         doc.facts += facts
         doc.chunks += chunks
@@ -286,7 +293,9 @@ def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
     return tuple(" ".join(str(v) for v in frame.iloc[i] if str(v)) for i in range(min(rows, len(frame))))
 
 
-def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None) -> tuple[list[Fact], list[Chunk]]:
+def table_facts(
+    table: Table, meta: DocumentMeta, report_year: int | None = None
+) -> tuple[list[Fact], list[Chunk]]:
     """Long-form facts of every value cell, and one search chunk of sentences per row that has values.
 
     `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for. Every fact carries the
@@ -306,11 +315,19 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
     row_pages = frame.attrs.get("row_pages")
     language = "ja" if meta.language == "ja" else "zh"
     bracketed_negative = parentheses_negative(
-        language, (str(frame.iat[i, c.index]) for i in range(len(frame)) for c in value_cols
-                   if not _secondary_row(str(frame.iat[i, label_col]))),
-        (table.unit, header_unit, *(c.unit for c in value_cols)))
+        language,
+        (
+            str(frame.iat[i, c.index])
+            for i in range(len(frame))
+            for c in value_cols
+            if not _secondary_row(str(frame.iat[i, label_col]))
+        ),
+        (table.unit, header_unit, *(c.unit for c in value_cols)),
+    )
     title_year = period_year(table.title, this_year) if table.title else None
-    chunk_titles = tuple(table.titles) + ((table.title,) if table.title and table.title not in table.titles else ())
+    chunk_titles = tuple(table.titles) + (
+        (table.title,) if table.title and table.title not in table.titles else ()
+    )
     label_header = clean_field(column_period(str(frame.columns[label_col])))
     # In a table of mostly words (役職名 | 氏名 | 略歴 ...) the row labels are values too.
     label_facts = bool(label_header) and _mostly_text(frame, value_cols)
@@ -333,7 +350,9 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         unit_above = unit_above if stated in (DITTO, "") else stated
         texts = [t for t in (nfkc(str(frame.iat[i, c.index])).strip() for c in value_cols) if t]
         if len(texts) == 1 and is_unit(texts[0]):
-            unit_row = texts[0]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
+            unit_row = texts[
+                0
+            ]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
         row_unit = unit_above or unit_row or find_unit(label)
         per_share = is_per_share(label)
         if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
@@ -356,9 +375,22 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         if label_facts and label and not (label_id and label_id in seen_ids):
             seen_ids.add(label_id)
             value, _, _, _ = _fact_value(label, "", bracketed_negative)
-            row_facts.append(Fact(company=meta.company, year=title_year or this_year or 0, field=label_header,
-                                  value=value, raw=label, short_name=meta.short_name, code=meta.code,
-                                  doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=label_id, **where))
+            row_facts.append(
+                Fact(
+                    company=meta.company,
+                    year=title_year or this_year or 0,
+                    field=label_header,
+                    value=value,
+                    raw=label,
+                    short_name=meta.short_name,
+                    code=meta.code,
+                    doc_id=meta.doc_id,
+                    page=page,
+                    table=table.table_id,
+                    cell_id=label_id,
+                    **where,
+                )
+            )
         for column in value_cols:
             text = str(frame.iat[i, column.index])
             if not text:
@@ -380,19 +412,42 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
             if opening and year:
                 year -= 1  # an opening balance is the balance at the end of the year before
             # One year column's header stating the unit states it for the other years' columns.
-            unit = _cell_unit(row_unit, column, table.unit or (header_unit if explicit_year(column.period) else ""),
-                              per_share)
+            unit = _cell_unit(
+                row_unit,
+                column,
+                table.unit or (header_unit if explicit_year(column.period) else ""),
+                per_share,
+            )
             value, number, unit, stated = _fact_value(text, unit, negative_brackets)
-            if deducted and number is not None and number < 0 and _EXPENSE.search(field) and \
-                    _deduction_mark(text, bracketed_negative):
+            if (
+                deducted
+                and number is not None
+                and number < 0
+                and _EXPENSE.search(field)
+                and _deduction_mark(text, bracketed_negative)
+            ):
                 number = -number
                 value = plain(number)
             if not fact_field:
                 continue
-            fact = Fact(company=meta.company, year=year or 0, field=fact_field, value=value, number=number,
-                        unit=unit, raw=text, period=period, short_name=meta.short_name, code=meta.code,
-                        doc_id=meta.doc_id, page=page, table=table.table_id, cell_id=cell_id, **where,
-                        period_kind=period_kinds[column.index])
+            fact = Fact(
+                company=meta.company,
+                year=year or 0,
+                field=fact_field,
+                value=value,
+                number=number,
+                unit=unit,
+                raw=text,
+                period=period,
+                short_name=meta.short_name,
+                code=meta.code,
+                doc_id=meta.doc_id,
+                page=page,
+                table=table.table_id,
+                cell_id=cell_id,
+                **where,
+                period_kind=period_kinds[column.index],
+            )
             row_facts.append(fact)
             shown = text if number is None else f"{text}{stated if stated not in text else ''}"
             sentences.append(_sentence(language, fact_field, period, shown))
@@ -400,19 +455,39 @@ def table_facts(table: Table, meta: DocumentMeta, report_year: int | None = None
         _close_heading(headings, clean_field(label))
         if sentences:
             end = _WORDS["sentence_joiner"]["ja" if language == "ja" else "zh"]
-            chunks.append(Chunk(
-                chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id,
-                text=end.join(sentences) + _WORDS["sentence_end"], titles=row_titles, page_start=page, page_end=page,
-                company=meta.company, year=meta.year, kind="table",
-                cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else "")))
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}",
+                    doc_id=meta.doc_id,
+                    text=end.join(sentences) + _WORDS["sentence_end"],
+                    titles=row_titles,
+                    page_start=page,
+                    page_end=page,
+                    company=meta.company,
+                    year=meta.year,
+                    kind="table",
+                    cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else ""),
+                )
+            )
     # A key-value table: its records replace the row sentences, which misread labels as periods. Tables with cell
     # ids (HTML reports) keep their rows: the table-cell route answers from them, cell by cell.
     records = record_rows(frame) if table.cell_ids is None else []
     if records:
         pages = [row_pages[0] if row_pages else table.page] * len(records)
-        chunks = [Chunk(chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}", doc_id=meta.doc_id, text=record_text(pairs),
-                        titles=chunk_titles, page_start=page, page_end=page, company=meta.company, year=meta.year,
-                        kind=RECORD_KIND) for i, (pairs, page) in enumerate(zip(records, pages))]
+        chunks = [
+            Chunk(
+                chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}",
+                doc_id=meta.doc_id,
+                text=record_text(pairs),
+                titles=chunk_titles,
+                page_start=page,
+                page_end=page,
+                company=meta.company,
+                year=meta.year,
+                kind=RECORD_KIND,
+            )
+            for i, (pairs, page) in enumerate(zip(records, pages))
+        ]
     return facts, chunks
 
 
@@ -459,7 +534,9 @@ def _deduction_mark(text: str, bracketed_negative: bool) -> bool:
     return flat[:1] in _TRIANGLES or (bracketed_negative and flat[:1] == "(" and flat[-1:] == ")")
 
 
-def _expenses_shown_deducted(frame, label_col: int, value_cols: list[_Column], bracketed_negative: bool) -> bool:
+def _expenses_shown_deducted(
+    frame, label_col: int, value_cols: list[_Column], bracketed_negative: bool
+) -> bool:
     """True when this table prints expense lines as deductions, with △ or in brackets (most of them are)."""
     marked = total = 0
     for i in range(len(frame)):

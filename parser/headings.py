@@ -15,6 +15,7 @@ True
 >>> stack.path
 ('第三节 管理层讨论与分析', '三、核心竞争力')
 """
+
 from __future__ import annotations
 
 import functools
@@ -75,7 +76,8 @@ _ORDINAL = re.compile(_LAYOUT["spaced_ordinal"])
 _CJK_VARIANTS = {
     code: unicodedata.normalize("NFKC", chr(code))
     for code in (*range(0x2E80, 0x2FE0), *range(0xF900, 0xFB00))
-    if len(unicodedata.normalize("NFKC", chr(code))) == 1 and unicodedata.normalize("NFKC", chr(code)) != chr(code)
+    if len(unicodedata.normalize("NFKC", chr(code))) == 1
+    and unicodedata.normalize("NFKC", chr(code)) != chr(code)
 }
 
 
@@ -98,7 +100,9 @@ def tidy_line(text: str) -> str:
     >>> tidy_line("合 併 資 產 負 債 表"), tidy_line("第 七 條 契約的終止")
     ('合併資產負債表', '第七條 契約的終止')
     """
-    text = _ORDINAL.sub(lambda m: _LAYOUT["ordinal_mark"] + m.group(1) + m.group(2), _SPACES.sub(" ", text).strip())
+    text = _ORDINAL.sub(
+        lambda m: _LAYOUT["ordinal_mark"] + m.group(1) + m.group(2), _SPACES.sub(" ", text).strip()
+    )
     gaps = len(_CJK_GAP.findall(text))
     if gaps >= 2 and gaps * 2 >= len(_CJK_CHAR.findall(text)) - 1:
         text = _CJK_GAP.sub("", text)
@@ -122,7 +126,7 @@ class HeadingRules:
     path: Path | None = None
 
     @classmethod
-    def load(cls, path: Path = RULES_DIR / "headings.yaml") -> "HeadingRules":
+    def load(cls, path: Path = RULES_DIR / "headings.yaml") -> HeadingRules:
         """Read and check the rule file; InputError naming file:line on a bad regex or schema error."""
         rules = RuleFile.load(path, HEADINGS_SCHEMA)
         default_max = rules.data.get("max_chars", 40)
@@ -145,7 +149,7 @@ class HeadingRules:
         return cls(levels=levels, reject=reject, path=Path(path))
 
     @classmethod
-    def shared(cls, path: Path = RULES_DIR / "headings.yaml") -> "HeadingRules":
+    def shared(cls, path: Path = RULES_DIR / "headings.yaml") -> HeadingRules:
         """`load`, read once per process and path (parsers call this for every document)."""
         return _shared(Path(path).resolve())
 

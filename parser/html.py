@@ -14,6 +14,7 @@ title is the nearest short caption above it ("前事業年度（自 2018年4月1
 >>> doc.table_list[0].table_id, doc.facts[0].cell_id, doc.facts[0].field, doc.facts[0].value
 ('S100IXUZ-0105010-tab85', 'S100IXUZ-0105010-tab85-r4c3', '売上収益', '367960000000')
 """
+
 from __future__ import annotations
 
 import re
@@ -55,8 +56,9 @@ class HtmlDocument:
     warnings: list[str] = field(default_factory=list)  # limits hit: tables skipped, nesting cut
 
 
-def parse_html(path: Path, meta: DocumentMeta, settings: ParseSettings,
-               rules: HeadingRules | None = None) -> ParsedDocument:
+def parse_html(
+    path: Path, meta: DocumentMeta, settings: ParseSettings, rules: HeadingRules | None = None
+) -> ParsedDocument:
     """Text chunks, table-row chunks and facts of one HTML file; InputError when it cannot be read.
 
     The tables themselves are on `ParsedDocument.table_list` for the tables workbook.
@@ -84,8 +86,9 @@ def read_html(path: Path, max_table_cells: int = ParseSettings.max_table_cells) 
     body = root.find("body")
     walker = _Walker(max_table_cells)
     if cut:
-        walker.warnings.append(f"the HTML is nested deeper than {_PARSER_DEPTH} levels: the parser dropped "
-                               f"what lies deeper")
+        walker.warnings.append(
+            f"the HTML is nested deeper than {_PARSER_DEPTH} levels: the parser dropped what lies deeper"
+        )
     walker.walk(body if body is not None else root)
     return HtmlDocument(walker.lines, walker.tables, walker.warnings)
 
@@ -99,7 +102,12 @@ def _load(path: Path) -> tuple:
     if not data.strip():
         raise InputError("empty file, not HTML", str(path))
     declared = _CHARSET.search(data[:4096])
-    encodings = ([declared.group(1).decode("ascii")] if declared else []) + ["utf-8", "cp932", "gb18030", "big5"]
+    encodings = ([declared.group(1).decode("ascii")] if declared else []) + [
+        "utf-8",
+        "cp932",
+        "gb18030",
+        "big5",
+    ]
     for encoding in encodings:
         try:
             data.decode(encoding)
@@ -194,10 +202,14 @@ class _Walker:
         self.captions = []
 
     def _table(self, element) -> None:
-        unit = next((find_unit(c) for c in reversed(self.captions) if find_unit(c) and len(c) <= MAX_CAPTION_CHARS),
-                    "")
-        caption = next((c for c in reversed(self.captions)
-                        if len(c) <= MAX_CAPTION_CHARS and not is_unit_statement(c)), "")
+        unit = next(
+            (find_unit(c) for c in reversed(self.captions) if find_unit(c) and len(c) <= MAX_CAPTION_CHARS),
+            "",
+        )
+        caption = next(
+            (c for c in reversed(self.captions) if len(c) <= MAX_CAPTION_CHARS and not is_unit_statement(c)),
+            "",
+        )
         path = self.headings.path
         table_id = element.get("table-id") or element.get("id") or f"t{len(self.tables) + 1}"
         grid = self._grid(element, table_id)
@@ -221,7 +233,9 @@ class _Walker:
         for nested in element.iterdescendants("table"):
             nested_id = nested.get("table-id") or nested.get("id") or f"t{len(self.tables) + 1}"
             grid = self._grid(nested, nested_id)
-            nested_table = build_table(grid, nested_id, 0, titles=path, with_ids=True) if grid is not None else None
+            nested_table = (
+                build_table(grid, nested_id, 0, titles=path, with_ids=True) if grid is not None else None
+            )
             if nested_table is not None:
                 self.tables.append(nested_table)
 
@@ -229,8 +243,10 @@ class _Walker:
         """The table's grid, or None (with a warning) when its spans expand past the cell limit."""
         cells = sum(_span(cell, "rowspan") * _span(cell, "colspan") for row in _rows(element) for cell in row)
         if cells > self.max_table_cells:
-            self.warnings.append(f"table {table_id}: skipped, its spans expand to {cells} cells, over the limit of "
-                                 f"{self.max_table_cells} (--max-table-cells)")
+            self.warnings.append(
+                f"table {table_id}: skipped, its spans expand to {cells} cells, over the limit of "
+                f"{self.max_table_cells} (--max-table-cells)"
+            )
             return None
         return _grid(element)
 

@@ -19,6 +19,7 @@ The language ("zh" or "ja") always comes from the text.
 >>> finder.find("finance/12")
 DocumentMeta(doc_id='finance/12', company='聯華電子股份有限公司', year=2023, language='zh', ...)
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,7 +46,11 @@ PRINTED_GROUP_BYTES = 1 << 20  # how much of a markup file is searched for the r
 
 _PATTERN = {
     "type": "object",
-    "properties": {"pattern": {"type": "string", "minLength": 1}, "era": {"type": "string"}, "name": {"type": "string"}},
+    "properties": {
+        "pattern": {"type": "string", "minLength": 1},
+        "era": {"type": "string"},
+        "name": {"type": "string"},
+    },
     "required": ["pattern"],
     "additionalProperties": False,
 }
@@ -104,7 +109,7 @@ class DocumentRules:
     printed_groups: tuple[_Pattern, ...] = ()
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "DocumentRules":
+    def load(cls, path: Path | None = None) -> DocumentRules:
         """Load and check the rules; InputError pointing to file:line on a bad regex or group name."""
         rule_file = RuleFile.load(path or RULES_DIR / "documents.yaml", SCHEMA)
         data = rule_file.data
@@ -121,35 +126,51 @@ class DocumentRules:
                 if unknown:
                     raise rule_file.error(
                         f"unknown group name(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}",
-                        *at, i, "pattern")
+                        *at,
+                        i,
+                        "pattern",
+                    )
                 missing = [n for n in need if n not in regex.groupindex]
                 if missing:
-                    raise rule_file.error(f"pattern needs the group(s) {', '.join(missing)}", *at, i, "pattern")
+                    raise rule_file.error(
+                        f"pattern needs the group(s) {', '.join(missing)}", *at, i, "pattern"
+                    )
                 era = item.get("era", "")
                 if era and era not in eras:
                     raise rule_file.error(f"era {era!r} is not listed under eras", *at, i, "era")
                 if "era_year" in regex.groupindex and not era and "era" not in regex.groupindex:
-                    raise rule_file.error("a pattern with era_year needs an era group or an era: key", *at, i, "pattern")
+                    raise rule_file.error(
+                        "a pattern with era_year needs an era group or an era: key", *at, i, "pattern"
+                    )
                 out.append(_Pattern(regex, era))
             return tuple(out)
 
         cover = data["cover"]
-        fields = {name: compile_list(items, "cover", "fields", name)
-                  for name, items in (cover.get("fields") or {}).items()}
+        fields = {
+            name: compile_list(items, "cover", "fields", name)
+            for name, items in (cover.get("fields") or {}).items()
+        }
         for name, patterns in fields.items():
             for i, pattern in enumerate(patterns):
                 wanted = {"year", "era_year"} if name == "year" else {name}
                 if not wanted & set(pattern.regex.groupindex):
-                    raise rule_file.error(f"a {name} pattern needs the group {' or '.join(sorted(wanted))}",
-                                          "cover", "fields", name, i, "pattern")
+                    raise rule_file.error(
+                        f"a {name} pattern needs the group {' or '.join(sorted(wanted))}",
+                        "cover",
+                        "fields",
+                        name,
+                        i,
+                        "pattern",
+                    )
         return cls(
             file_names=compile_list(data["file_names"], "file_names"),
             cover=fields,
             cover_chars=int(cover.get("chars", 3000)),
             eras=eras,
             groups=compile_list(data.get("groups"), "groups", allowed={"group"}, need=("group",)),
-            printed_groups=compile_list(data.get("printed_groups"), "printed_groups", allowed={"group"},
-                                        need=("group",)),
+            printed_groups=compile_list(
+                data.get("printed_groups"), "printed_groups", allowed={"group"}, need=("group",)
+            ),
         )
 
     def from_file_name(self, stem: str) -> dict:
@@ -228,7 +249,7 @@ def normalise_cover(text: str) -> str:
 
 
 def detect_language(text: str) -> str:
-    """"ja" when kana make up a visible share of the CJK characters, "zh" for other Han text, else ""."""
+    """ "ja" when kana make up a visible share of the CJK characters, "zh" for other Han text, else ""."""
     kana = len(_KANA.findall(text))
     han = len(_HAN.findall(text))
     if kana + han == 0:
@@ -248,7 +269,7 @@ class Sidecar:
     rows: dict[str, dict]
 
     @classmethod
-    def load(cls, corpus: Path) -> "Sidecar":
+    def load(cls, corpus: Path) -> Sidecar:
         rows: dict[str, dict] = {}
         for path in sorted(corpus.rglob(SIDECAR_NAME)):
             if any(part.startswith(".") for part in path.relative_to(corpus).parts):
@@ -274,7 +295,9 @@ def _read_sidecar(path: Path, folder: str):
     columns = [c.strip() for c in reader.fieldnames or []]
     unknown = [c for c in columns if c not in SIDECAR_COLUMNS]
     if unknown:
-        raise InputError(f"unknown column(s) {', '.join(unknown)}; known: {', '.join(SIDECAR_COLUMNS)}", str(path), 1)
+        raise InputError(
+            f"unknown column(s) {', '.join(unknown)}; known: {', '.join(SIDECAR_COLUMNS)}", str(path), 1
+        )
     if "doc_id" not in columns and "file" not in columns:
         raise InputError("needs a doc_id or file column", str(path), 1)
     for row in reader:
@@ -292,7 +315,9 @@ def _read_sidecar(path: Path, folder: str):
                 raise InputError(f"year {values['year']!r} is not a year", str(path), line)
             values["year"] = year
         if values.get("language", "zh") not in LANGUAGES:
-            raise InputError(f"language {values['language']!r} is not one of {', '.join(LANGUAGES)}", str(path), line)
+            raise InputError(
+                f"language {values['language']!r} is not one of {', '.join(LANGUAGES)}", str(path), line
+            )
         yield (f"{folder}/{key}" if folder else key), values
 
 
@@ -338,7 +363,9 @@ def _pdf_cover(path: Path, chars: int) -> str:
             parts.append(textpage.get_text_range())
             textpage.close()
             page.close()
-            if sum(len(part.strip()) for part in parts) >= 200:  # a real cover page; skip the slow second page
+            if (
+                sum(len(part.strip()) for part in parts) >= 200
+            ):  # a real cover page; skip the slow second page
                 break
         return "\n".join(parts)[:chars]
     finally:
@@ -405,7 +432,9 @@ class MetadataFinder:
         self._group_first = groups
 
     @classmethod
-    def for_corpus(cls, corpus: Path, documents: dict[str, Path], rules: DocumentRules | None = None) -> "MetadataFinder":
+    def for_corpus(
+        cls, corpus: Path, documents: dict[str, Path], rules: DocumentRules | None = None
+    ) -> MetadataFinder:
         return cls(rules or DocumentRules.load(), Sidecar.load(corpus), corpus, documents)
 
     def key(self, doc_id: str) -> str:

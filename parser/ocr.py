@@ -12,6 +12,7 @@ the page as having no text.
 >>> any("營業收入" in line for line in lines)
 True
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,7 +36,7 @@ _CJK_GAP = re.compile(rf"(?<=[{_CJK}])[ \t]+(?=[{_CJK}])")
 _DIGIT_GROUP_GAP = re.compile(r"(?<=\d,)[ \t]+(?=\d{3}(?!\d))")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def installed_languages(tesseract: str) -> frozenset[str]:
     """Language packs the given tesseract binary can load."""
     result = subprocess.run([tesseract, "--list-langs"], capture_output=True, text=True, timeout=60)
@@ -49,8 +50,10 @@ class PageOcr:
     def __init__(self, settings: ParseSettings, tesseract: str = "tesseract"):
         self.languages = tuple(settings.ocr_languages.split("+"))
         if not all(re.fullmatch(r"[A-Za-z_]+", lang) for lang in self.languages):
-            raise InputError(f"ocr_languages must be Tesseract language codes joined by '+', "
-                             f"got {settings.ocr_languages!r}")
+            raise InputError(
+                f"ocr_languages must be Tesseract language codes joined by '+', "
+                f"got {settings.ocr_languages!r}"
+            )
         self.dpi = settings.ocr_dpi
         self.max_pixels = settings.max_ocr_pixels
         self.binary = shutil.which(tesseract)
@@ -74,8 +77,21 @@ class PageOcr:
         # One thread per Tesseract: ingestion already runs one process per core.
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         result = subprocess.run(
-            [self.binary, "stdin", "stdout", "-l", "+".join(self.languages), "--dpi", str(self.dpi), "--psm", "6"],
-            input=png.getvalue(), capture_output=True, timeout=TIMEOUT_SECONDS, env=env,
+            [
+                self.binary,
+                "stdin",
+                "stdout",
+                "-l",
+                "+".join(self.languages),
+                "--dpi",
+                str(self.dpi),
+                "--psm",
+                "6",
+            ],
+            input=png.getvalue(),
+            capture_output=True,
+            timeout=TIMEOUT_SECONDS,
+            env=env,
         )
         if result.returncode != 0:
             message = result.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -103,8 +119,10 @@ def render_page(pdf_path: Path, page_index: int, dpi: int, max_pixels: int | Non
             width, height = page.get_size()
             pixels = width * height * (dpi / 72) ** 2
             if max_pixels is not None and pixels > max_pixels:
-                raise RuntimeError(f"the page is {width:.0f} x {height:.0f} pt, {pixels / 1e6:.0f}M pixels at {dpi} dpi, "
-                                   f"over the limit of {max_pixels / 1e6:g}M (--max-ocr-pixels)")
+                raise RuntimeError(
+                    f"the page is {width:.0f} x {height:.0f} pt, {pixels / 1e6:.0f}M pixels at {dpi} dpi, "
+                    f"over the limit of {max_pixels / 1e6:g}M (--max-ocr-pixels)"
+                )
             return page.render(scale=dpi / 72).to_pil()
         finally:
             page.close()

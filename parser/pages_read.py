@@ -8,6 +8,7 @@ The ingest makes the counter (a shared integer), each parser process is given it
 >>> counter.value
 2
 """
+
 from __future__ import annotations
 
 import multiprocessing  # noqa: F401 - the counter's type, and the example's

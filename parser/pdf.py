@@ -15,6 +15,7 @@ the lines are chunked (parser/chunking.py).
 >>> doc.pages, doc.chunks[0].titles
 (2, ('第十三條 滿期保險金的給付',))
 """
+
 from __future__ import annotations
 
 import collections
@@ -50,7 +51,9 @@ _PAGE_NUMBER = re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)  #
 _DIGITS = re.compile(r"\d+")
 _CID = re.compile(r"\(cid:\d+\)")
 READABLE_SHARE = 0.7  # below this share of characters in expected scripts, a text layer is unreadable
-_RIGHT_TO_LEFT = re.compile("[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic
+_RIGHT_TO_LEFT = re.compile(
+    "[\u0590-\u05ff\u0600-\u06ff\u0750-\u077f\ufb1d-\ufdff\ufe70-\ufeff]"
+)  # Hebrew, Arabic
 _EXPECTED_SCRIPT = re.compile(
     "[\u0020-\u007e\u00a0-\u00ff\u2000-\u206f\u2100-\u22ff\u2460-\u24ff\u2500-\u25ff"
     "\u3000-\u30ff\u3100-\u312f\u3200-\u33ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
@@ -79,8 +82,9 @@ class _Page:
     boxes: list[Box] = field(default_factory=list)  # where its lines and table words are (core/layout.py)
 
 
-def parse_pdf(path: Path, meta: DocumentMeta, settings: ParseSettings,
-              rules: HeadingRules | None = None) -> ParsedDocument:
+def parse_pdf(
+    path: Path, meta: DocumentMeta, settings: ParseSettings, rules: HeadingRules | None = None
+) -> ParsedDocument:
     """Chunks, tables' facts and page counts of one PDF; InputError when it cannot be opened."""
     return PdfParser(settings, rules).run(Path(path), meta)
 
@@ -120,13 +124,16 @@ class PdfParser:
             _join_wrapped(page)
         tables = merge_continued(self._title_tables(pages, furniture))
         # A table ends the paragraph before it: text on either side is not one sentence.
-        lines = [Line(item.text, item.page) if isinstance(item, _PageLine) else Line("", item.page)
-                 for page in pages for item in page.items]
+        lines = [
+            Line(item.text, item.page) if isinstance(item, _PageLine) else Line("", item.page)
+            for page in pages
+            for item in page.items
+        ]
         doc.chunks = self.chunker.run(meta, lines)
         add_tables(doc, tables)
         return doc
 
-    def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: "_PdfiumText") -> _Page:
+    def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: _PdfiumText) -> _Page:
         fast = reference.read(page)  # most pages: pdfium's characters and edges, without pdfminer
         if fast is not None:
             if self._scanned(fast.chars):
@@ -142,14 +149,17 @@ class PdfParser:
         if not (agrees and _readable(c["text"] for c in chars)):
             # pdfminer could not map the fonts to Unicode: "(cid:12)" codes or wrong characters
             if not agrees and pdfium_text and _readable(pdfium_text):
-                doc.warnings.append(f"page {number}: pdfminer misread the fonts; text taken from pdfium, tables skipped")
+                doc.warnings.append(
+                    f"page {number}: pdfminer misread the fonts; text taken from pdfium, tables skipped"
+                )
                 return _edges(_Page(number, [_PageLine(t, number) for t in _split_lines(pdfium_text)]))
             if agrees and _right_to_left(pdfium_text):
                 # Both readers see the same Arabic or Hebrew words: a real text layer, which OCR with the zh/ja
                 # models would turn into noise. pdfium gives it in reading order; pdfplumber's lines would run
                 # left to right.
-                doc.warnings.append(f"page {number}: right-to-left text, taken from pdfium as written "
-                                    "(tables skipped)")
+                doc.warnings.append(
+                    f"page {number}: right-to-left text, taken from pdfium as written (tables skipped)"
+                )
                 return _edges(_Page(number, [_PageLine(t, number) for t in _split_lines(pdfium_text)]))
             doc.warnings.append(f"page {number}: text layer has no readable Unicode")
             return self._ocr_page(path, number, doc)
@@ -170,16 +180,24 @@ class PdfParser:
         items: list[tuple[float, _PageLine | Table]] = []
         if kept:
             textmap = pdfplumber.utils.chars_to_textmap(
-                kept, layout_bbox=page.bbox, layout_width=page.width, layout_height=page.height)
+                kept, layout_bbox=page.bbox, layout_width=page.width, layout_height=page.height
+            )
             for line in textmap.extract_text_lines(strip=True, return_chars=False):
-                items.append((line["top"], _PageLine(line["text"], number, line["top"], line["bottom"],
-                                                     line["x0"], line["x1"])))
+                items.append(
+                    (
+                        line["top"],
+                        _PageLine(line["text"], number, line["top"], line["bottom"], line["x0"], line["x1"]),
+                    )
+                )
         items += [(bbox[1], table) for bbox, table in tables]
         items.sort(key=lambda pair: pair[0])
         visible = [c for c in chars if not c["text"].isspace()]
-        result = _Page(number, [item for _, item in items],
-                       text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)),
-                       boxes=_boxes(number, [item for _, item in items], in_tables))
+        result = _Page(
+            number,
+            [item for _, item in items],
+            text_box=(min(c["x0"] for c in visible), max(c["x1"] for c in visible)),
+            boxes=_boxes(number, [item for _, item in items], in_tables),
+        )
         height = float(page.height)
         for rank, line in enumerate(_lines(result)):
             if rank < EDGE_LINES and line.top < EDGE_SHARE * height:
@@ -212,8 +230,10 @@ class PdfParser:
         if doc.ocr_pages >= self.settings.max_ocr_pages:
             doc.no_text_pages += 1
             if not doc.warnings or not doc.warnings[-1].endswith("(--max-ocr-pages)"):
-                doc.warnings.append(f"page {number} on: no text layer, not OCR'd: over the limit of "
-                                    f"{self.settings.max_ocr_pages} OCR pages per file (--max-ocr-pages)")
+                doc.warnings.append(
+                    f"page {number} on: no text layer, not OCR'd: over the limit of "
+                    f"{self.settings.max_ocr_pages} OCR pages per file (--max-ocr-pages)"
+                )
             return _Page(number)
         doc.ocr_pages += 1
         try:
@@ -290,7 +310,7 @@ class _PdfiumText:
         self._document = None
         self.texts: dict[int, str] = {}  # by page index, the pages read so far
 
-    def __enter__(self) -> "_PdfiumText":
+    def __enter__(self) -> _PdfiumText:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -341,7 +361,7 @@ def _readable(texts) -> bool:
     """
     total = good = 0
     for text in texts:
-        for ch in ("\ufffd" if _CID.fullmatch(text) else text):
+        for ch in "\ufffd" if _CID.fullmatch(text) else text:
             if not ch.isspace():
                 total += 1
                 good += bool(_EXPECTED_SCRIPT.match(ch))
@@ -351,8 +371,11 @@ def _readable(texts) -> bool:
 def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict]) -> list[Box]:
     """The page's text lines and its tables' words with where they are printed, recorded as read (before
     running headers are dropped and wrapped lines joined) so that a highlight finds any line it shows."""
-    boxes = [Box(number, "line", item.text, item.x0, item.top, item.x1, item.bottom)
-             for item in items if isinstance(item, _PageLine)]
+    boxes = [
+        Box(number, "line", item.text, item.x0, item.top, item.x1, item.bottom)
+        for item in items
+        if isinstance(item, _PageLine)
+    ]
     # a table's words stand for its cells: a label or an amount is one word; unruled statements have no cells
     words = pdfplumber.utils.extract_words(table_chars) if table_chars else []
     return boxes + [Box(number, "cell", w["text"], w["x0"], w["top"], w["x1"], w["bottom"]) for w in words]
@@ -437,7 +460,9 @@ def _drop_headers_footers(pages: list[_Page], share: float, rules: HeadingRules)
         return True
 
     for page in pages:
-        page.items = [item for item in page.items if not (isinstance(item, _PageLine) and item.edge and furniture(item))]
+        page.items = [
+            item for item in page.items if not (isinstance(item, _PageLine) and item.edge and furniture(item))
+        ]
     return running
 
 
@@ -454,8 +479,13 @@ def _join_wrapped(page: _Page) -> None:
     joined: list[_PageLine | Table] = []
     for item in page.items:
         previous = joined[-1] if joined else None
-        if (isinstance(item, _PageLine) and isinstance(previous, _PageLine) and previous.x1 is not None
-                and item.x1 is not None and _wraps(previous, item, left, right)):
+        if (
+            isinstance(item, _PageLine)
+            and isinstance(previous, _PageLine)
+            and previous.x1 is not None
+            and item.x1 is not None
+            and _wraps(previous, item, left, right)
+        ):
             previous.text = join_text(previous.text, item.text)
             previous.x1, previous.bottom = item.x1, item.bottom
         else:
@@ -465,7 +495,9 @@ def _join_wrapped(page: _Page) -> None:
 
 def _wraps(line: _PageLine, following: _PageLine, left: float, right: float) -> bool:
     size = line.bottom - line.top
-    return (line.x1 >= right - 0.8 * size
-            and line.x1 - line.x0 >= 0.6 * (right - left)
-            and following.top - line.bottom < 1.5 * size
-            and line.text.rstrip()[-1:] not in SENTENCE_END)
+    return (
+        line.x1 >= right - 0.8 * size
+        and line.x1 - line.x0 >= 0.6 * (right - left)
+        and following.top - line.bottom < 1.5 * size
+        and line.text.rstrip()[-1:] not in SENTENCE_END
+    )

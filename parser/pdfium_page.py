@@ -29,6 +29,7 @@ compares characters, edges, lines and tables with pdfplumber's on real reports.
 >>> page = read_page(pdfium_page, pdfium_page.get_textpage(), plumber_page)  # None: read it with pdfminer
 >>> page.find_tables(PDF_TABLE_SETTINGS), page.extract_words()
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -61,7 +62,12 @@ class PdfiumPage:
 def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_page) -> PdfiumPage | None:
     """The page's characters and ruling from pdfium, or None when the page needs pdfminer (see the module doc)."""
     width, height = float(plumber_page.width), float(plumber_page.height)
-    if plumber_page.rotation or tuple(plumber_page.mediabox) != (0, 0, plumber_page.width, plumber_page.height):
+    if plumber_page.rotation or tuple(plumber_page.mediabox) != (
+        0,
+        0,
+        plumber_page.width,
+        plumber_page.height,
+    ):
         return None
     doctop = float(plumber_page.initial_doctop)
     edges = _edges(page, height, doctop)
@@ -82,7 +88,9 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
             if not _upright(a, b, c, d):
                 return None
             continue
-        ops: list[tuple[str, tuple[float, float]]] = []  # pdfminer's path: operator and end point, transformed
+        ops: list[
+            tuple[str, tuple[float, float]]
+        ] = []  # pdfminer's path: operator and end point, transformed
         count = pdfium_c.FPDFPath_CountSegments(obj)
         index = 0
         while index < count:
@@ -92,7 +100,10 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
                 index += 2
                 segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
             pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
-            point = (round(a * x.value + c * y.value + e, _DECIMALS), round(b * x.value + d * y.value + f, _DECIMALS))
+            point = (
+                round(a * x.value + c * y.value + e, _DECIMALS),
+                round(b * x.value + d * y.value + f, _DECIMALS),
+            )
             op = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}.get(step, "c")
             ops.append((op, point))
             if pdfium_c.FPDFPathSegment_GetClose(segment):
@@ -106,29 +117,45 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
     for pts in rects:
         edges += rect_to_edges(_object(pts, height, doctop))
     for pts in curves:
-        edges += curve_to_edges({**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]})
+        edges += curve_to_edges(
+            {**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]}
+        )
     return edges
 
 
 def _objects(page: pypdfium2.PdfPage):
     """(object, type, matrix to page space) of the page's paths and text, in drawing order, inside forms too."""
     matrix = pdfium_c.FS_MATRIX()
-    stack = [(pdfium_c.FPDFPage_CountObjects(page), lambda i: pdfium_c.FPDFPage_GetObject(page, i),
-              (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 0)]
+    stack = [
+        (
+            pdfium_c.FPDFPage_CountObjects(page),
+            lambda i: pdfium_c.FPDFPage_GetObject(page, i),
+            (1.0, 0.0, 0.0, 1.0, 0.0, 0.0),
+            0,
+        )
+    ]
     while stack:
         count, get, outer, index = stack.pop()
         while index < count:
             obj = get(index)
             index += 1
             kind = pdfium_c.FPDFPageObj_GetType(obj)
-            if kind not in (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_TEXT, pdfium_c.FPDF_PAGEOBJ_FORM):
+            if kind not in (
+                pdfium_c.FPDF_PAGEOBJ_PATH,
+                pdfium_c.FPDF_PAGEOBJ_TEXT,
+                pdfium_c.FPDF_PAGEOBJ_FORM,
+            ):
                 continue
             pdfium_c.FPDFPageObj_GetMatrix(obj, matrix)
             own = _times((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), outer)
             if kind == pdfium_c.FPDF_PAGEOBJ_FORM:  # the rest of this level after the form's own objects
                 stack.append((count, get, outer, index))
-                count, get, outer, index = (pdfium_c.FPDFFormObj_CountObjects(obj),
-                                            lambda i, form=obj: pdfium_c.FPDFFormObj_GetObject(form, i), own, 0)
+                count, get, outer, index = (
+                    pdfium_c.FPDFFormObj_CountObjects(obj),
+                    lambda i, form=obj: pdfium_c.FPDFFormObj_GetObject(form, i),
+                    own,
+                    0,
+                )
                 continue
             yield obj, kind, own
 
@@ -137,8 +164,14 @@ def _times(inner: tuple, outer: tuple) -> tuple:
     """The matrix applying `inner`, then `outer` (PDF's a b c d e f order)."""
     a, b, c, d, e, f = inner
     oa, ob, oc, od, oe, of = outer
-    return (a * oa + b * oc, a * ob + b * od, c * oa + d * oc, c * ob + d * od,
-            e * oa + f * oc + oe, e * ob + f * od + of)
+    return (
+        a * oa + b * oc,
+        a * ob + b * od,
+        c * oa + d * oc,
+        c * ob + d * od,
+        e * oa + f * oc + oe,
+        e * ob + f * od + of,
+    )
 
 
 def _paint(path: list[tuple[str, tuple[float, float]]], lines: list, rects: list, curves: list) -> None:
@@ -154,8 +187,10 @@ def _paint(path: list[tuple[str, tuple[float, float]]], lines: list, rects: list
         lines.append(pts[:2])
     elif shape in ("mlllh", "mllll"):
         (x0, y0), (x1, y1), (x2, y2), (x3, y3), _ = pts
-        if pts[0] == pts[4] and ((x0 == x1 and y1 == y2 and x2 == x3 and y3 == y0)
-                                 or (y0 == y1 and x1 == x2 and y2 == y3 and x3 == x0)):
+        if pts[0] == pts[4] and (
+            (x0 == x1 and y1 == y2 and x2 == x3 and y3 == y0)
+            or (y0 == y1 and x1 == x2 and y2 == y3 and x3 == x0)
+        ):
             rects.append([pts[0], pts[2]])
         else:
             curves.append(pts)
@@ -167,8 +202,17 @@ def _object(pts: list[tuple[float, float]], height: float, doctop: float) -> dic
     """The geometry pdfplumber gives a line, rectangle or curve through these points (PDF coordinates)."""
     x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
     y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
-    return {"x0": x0, "y0": y0, "x1": x1, "y1": y1, "width": x1 - x0, "height": y1 - y0,
-            "top": height - y1, "bottom": height - y0, "doctop": doctop + height - y1}
+    return {
+        "x0": x0,
+        "y0": y0,
+        "x1": x1,
+        "y1": y1,
+        "width": x1 - x0,
+        "height": y1 - y0,
+        "top": height - y1,
+        "bottom": height - y0,
+        "doctop": doctop + height - y1,
+    }
 
 
 def _upright(a: float, b: float, c: float, d: float) -> bool:
@@ -201,8 +245,18 @@ def _chars(textpage, height: float, doctop: float, page_number: int) -> list[dic
         size = round(pdfium_c.FPDFText_GetFontSize(textpage, index) * d, _DECIMALS)
         char_bottom = round(height - loose.bottom, _DECIMALS)
         x0 = round(origin_x.value, _DECIMALS)
-        chars.append({"text": text, "x0": x0, "x1": max(x0, round(loose.right, _DECIMALS)),
-                      "top": char_bottom - size, "bottom": char_bottom, "doctop": doctop + char_bottom - size,
-                      "size": size, "upright": True, "matrix": (a, b, c, d, matrix.e, matrix.f),
-                      "page_number": page_number})
+        chars.append(
+            {
+                "text": text,
+                "x0": x0,
+                "x1": max(x0, round(loose.right, _DECIMALS)),
+                "top": char_bottom - size,
+                "bottom": char_bottom,
+                "doctop": doctop + char_bottom - size,
+                "size": size,
+                "upright": True,
+                "matrix": (a, b, c, d, matrix.e, matrix.f),
+                "page_number": page_number,
+            }
+        )
     return chars

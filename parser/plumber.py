@@ -15,6 +15,7 @@ fails it. Other objects (images) go through pdfplumber's own code.
 ...     page = fast_chars(pdf.pages[0])
 ...     page.chars  # equal to pdfplumber's
 """
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,8 @@ def _resolved(value):
     if kind in _PLAIN:
         return value
     if (kind is tuple or kind is list) and all(
-            type(x) in _PLAIN or (type(x) is tuple and all(type(y) in _PLAIN for y in x)) for x in value):
+        type(x) in _PLAIN or (type(x) is tuple and all(type(y) in _PLAIN for y in x)) for x in value
+    ):
         return value if kind is tuple else list(value)
     return resolve_all(value)
 
@@ -67,7 +69,9 @@ def _process_object(page: Page, obj) -> dict:
                 attr[cs] = _COLOUR_SPACES[name] = resolve_and_decode(name)
     if isinstance(obj, LTChar):
         text = obj.get_text()
-        attr["text"] = text if page.pdf.unicode_norm is None else normalize_unicode(page.pdf.unicode_norm, text)
+        attr["text"] = (
+            text if page.pdf.unicode_norm is None else normalize_unicode(page.pdf.unicode_norm, text)
+        )
         state = obj.graphicstate
         attr["stroking_color"] = state.scolor if isinstance(state.scolor, tuple) else (state.scolor,)
         attr["non_stroking_color"] = state.ncolor if isinstance(state.ncolor, tuple) else (state.ncolor,)

@@ -23,6 +23,7 @@ columns are periods, are not records: they stay facts and row sentences.
 >>> record_rows(frame)
 [[('名称', '中国贵州茅台酒厂（集团）有限责任公司'), ('成立日期', '1998-01-24')]]
 """
+
 from __future__ import annotations
 
 import re
@@ -99,5 +100,9 @@ def _mostly_words(rows: list[list[str]]) -> bool:
 def _is_period(header: str) -> bool:
     """A column of a year or period (2021年, 本期, 当事業年度): its cells are figures of that period."""
     flat = nfkc(header).strip()
-    return bool(_PERIOD_LIKE.match(flat) or explicit_year(flat) is not None or CURRENT_PERIOD.search(flat)
-                or PRIOR_PERIOD.search(flat))
+    return bool(
+        _PERIOD_LIKE.match(flat)
+        or explicit_year(flat) is not None
+        or CURRENT_PERIOD.search(flat)
+        or PRIOR_PERIOD.search(flat)
+    )

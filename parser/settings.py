@@ -1,4 +1,5 @@
 """Parser settings: one place, validated on construction (like pdfplumber's TableSettings)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,7 +24,9 @@ class ParseSettings:
     min_text_chars: int = 20  # fewer extracted characters than this: the page has no text layer
     # Limits per file, so one hostile or broken file cannot take the machine (each hit is reported on the file):
     max_pages: int = 5000  # a PDF with more pages fails
-    max_ocr_pixels: int = 50_000_000  # a page that would render larger for OCR is not OCR'd (A0 at 200 dpi: 46M)
+    max_ocr_pixels: int = (
+        50_000_000  # a page that would render larger for OCR is not OCR'd (A0 at 200 dpi: 46M)
+    )
     max_ocr_pages: int = 500  # pages past this many are not OCR'd (5,000 blank pages take an hour)
     max_table_cells: int = 200_000  # an HTML table whose spans expand to more cells is skipped
     max_file_seconds: float = 1800.0  # parsing one file longer than this fails it (0: no limit)

@@ -12,6 +12,7 @@ the 編/章/節 path and the article label as the law writes it ("第二十四�
 "附則 第一条"), so a title query for "第24条" finds it (the tokenizer reads
 both numeral forms alike; core/articles.py gives one spelling for either form).
 """
+
 from __future__ import annotations
 
 import re
@@ -46,14 +47,6 @@ class Statute:
     articles: tuple[Article, ...]
 
 
-
-
-
-
-
-
-
-
 def looks_like_statute(path: Path) -> bool:
     """A Markdown file in the e-Gov conversion: a `# title` first, then a 法令番号 line or `## 第一条` headings."""
     try:
@@ -62,8 +55,14 @@ def looks_like_statute(path: Path) -> bool:
     except OSError:
         return False
     lines = [line.strip() for line in head if line.strip()]
-    return bool(lines) and lines[0].startswith("# ") and any(
-        _MD_FIELD.match(line) or line.startswith(("## " + _ORDINAL, "## " + _SUPPLEMENTARY)) for line in lines[1:])
+    return (
+        bool(lines)
+        and lines[0].startswith("# ")
+        and any(
+            _MD_FIELD.match(line) or line.startswith(("## " + _ORDINAL, "## " + _SUPPLEMENTARY))
+            for line in lines[1:]
+        )
+    )
 
 
 def parse_statute_markdown(text: str, source: str = "") -> Statute:
@@ -107,8 +106,12 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
     if not title:
         raise InputError("not a statute: no `# law title` line", source)
     names = _WORDS["markdown_fields"]
-    law = LawRecord(title=title, law_num=fields.get(names["law_num"], ""), law_id=fields.get(names["law_id"], ""),
-                    kind=fields.get(names["kind"], ""))
+    law = LawRecord(
+        title=title,
+        law_num=fields.get(names["law_num"], ""),
+        law_id=fields.get(names["law_id"], ""),
+        kind=fields.get(names["kind"], ""),
+    )
     return Statute(law, tuple(articles))
 
 
@@ -128,8 +131,13 @@ def _enter_part(parts: list[tuple[int, str]], name: str) -> list[tuple[int, str]
 
 # -- e-Gov XML ---------------------------------------------------------------------------------------
 
-_XML_PARTS = {"Part": "PartTitle", "Chapter": "ChapterTitle", "Section": "SectionTitle",
-              "Subsection": "SubsectionTitle", "Division": "DivisionTitle"}
+_XML_PARTS = {
+    "Part": "PartTitle",
+    "Chapter": "ChapterTitle",
+    "Section": "SectionTitle",
+    "Subsection": "SubsectionTitle",
+    "Division": "DivisionTitle",
+}
 _XML_ITEMS = ("Item", "Subitem1", "Subitem2", "Subitem3")
 
 
@@ -144,9 +152,15 @@ def parse_statute_xml(path: Path) -> Statute:
     title_node = root.find("./LawBody/LawTitle")
     if root.tag != "Law" or title_node is None:
         raise InputError("not an e-Gov law XML file (no <Law><LawBody><LawTitle>)", str(path))
-    abbreviations = tuple(a for a in re.split(_WORDS["abbreviation_separators"], title_node.get("Abbrev", "")) if a)
-    law = LawRecord(title=_text(title_node), law_num=_text(root.find("./LawNum")), kind=root.get("LawType", ""),
-                    abbreviations=abbreviations)
+    abbreviations = tuple(
+        a for a in re.split(_WORDS["abbreviation_separators"], title_node.get("Abbrev", "")) if a
+    )
+    law = LawRecord(
+        title=_text(title_node),
+        law_num=_text(root.find("./LawNum")),
+        kind=root.get("LawType", ""),
+        abbreviations=abbreviations,
+    )
     articles: list[Article] = []
     body = root.find("./LawBody")
     main = body.find("./MainProvision")
@@ -168,7 +182,9 @@ def _xml_articles(node: ET.Element, parts: tuple[str, ...], out: list[Article], 
             for paragraph in child.findall("Paragraph"):
                 lines += _xml_paragraph(paragraph)
             out.append(Article(prefix + _text(child.find("ArticleTitle")), parts, "\n".join(lines)))
-        elif child.tag == "Paragraph" and prefix:  # supplementary provisions without articles: one per paragraph
+        elif (
+            child.tag == "Paragraph" and prefix
+        ):  # supplementary provisions without articles: one per paragraph
             paragraphs += 1
             label = f"{prefix}{_ORDINAL}{kanji_number(paragraphs)}{_WORDS['article']}"
             out.append(Article(label, parts, "\n".join(_xml_paragraph(child))))
@@ -191,6 +207,7 @@ def _text(node: ET.Element | None) -> str:
 
 # -- chunks ------------------------------------------------------------------------------------------
 
+
 def parse_statute(path: Path, meta: DocumentMeta) -> ParsedDocument:
     """One chunk per article of a Markdown or e-Gov XML statute."""
     path = Path(path)
@@ -206,17 +223,19 @@ def parse_statute(path: Path, meta: DocumentMeta) -> ParsedDocument:
 def statute_document(statute: Statute, meta: DocumentMeta) -> ParsedDocument:
     law = statute.law
     meta = DocumentMeta(meta.doc_id, language="ja", title=law.title)
-    chunks = [Chunk(chunk_id=f"{meta.doc_id}#a{n}", doc_id=meta.doc_id, text=article.text or article.label,
-                    titles=(law.title, *article.parts, article.label), kind=ARTICLE_KIND)
-              for n, article in enumerate(statute.articles)]
+    chunks = [
+        Chunk(
+            chunk_id=f"{meta.doc_id}#a{n}",
+            doc_id=meta.doc_id,
+            text=article.text or article.label,
+            titles=(law.title, *article.parts, article.label),
+            kind=ARTICLE_KIND,
+        )
+        for n, article in enumerate(statute.articles)
+    ]
     expected = f"## {_ORDINAL}{kanji_number(1)}{_WORDS['article']}"
     warnings = [] if chunks else [f"no articles found (expected `{expected}` headings or <Article> elements)"]
     return ParsedDocument(meta=meta, chunks=chunks, law=law, warnings=warnings)
 
 
 # -- paragraphs and items of the Markdown form --------------------------------------------------------
-
-
-
-
-

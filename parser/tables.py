@@ -17,6 +17,7 @@ Layout facts `merge_continued` needs travel in `Table.frame.attrs`:
 "bbox" (x0, top, x1, bottom), "page_height", "header_rows", and after a merge
 "row_pages" (the page of every body row) and "end_page"/"end_bottom".
 """
+
 from __future__ import annotations
 
 import bisect
@@ -132,8 +133,12 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
             return i  # a label-only row ("流动资产：") opens the body
         if i > 0 and not _continues_header(row, rows[i - 1]):
             return i
-        if i == 0 and width == 2 and not _continues_header(row, [GridCell("")]) and not (
-                find_unit(row[1].text) and len(rows) > 1 and is_data_cell(rows[1][1].text)):
+        if (
+            i == 0
+            and width == 2
+            and not _continues_header(row, [GridCell("")])
+            and not (find_unit(row[1].text) and len(rows) > 1 and is_data_cell(rows[1][1].text))
+        ):
             # A two-column table starting with a key and its value has no header; one whose second column is
             # headed by a unit over numbers (セグメントの名称 | 研究開発費（億円）) has.
             return 0
@@ -163,8 +168,13 @@ def _continues_header(row: list[GridCell], above: list[GridCell]) -> bool:
     if not label or label == above[0].text or _HEADER_WORDS.match(label.replace(" ", "")):
         return True
     values = [c.text for c in row[1:] if c.text]
-    return all(explicit_year(v) is not None or CURRENT_PERIOD.search(v) or PRIOR_PERIOD.search(v)
-               or _NTH_PERIOD.match(v) for v in values)
+    return all(
+        explicit_year(v) is not None
+        or CURRENT_PERIOD.search(v)
+        or PRIOR_PERIOD.search(v)
+        or _NTH_PERIOD.match(v)
+        for v in values
+    )
 
 
 def _flatten(parts: list[str]) -> str:
@@ -175,12 +185,22 @@ def _flatten(parts: list[str]) -> str:
     return "/".join(kept)
 
 
-def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str = "",
-                titles: tuple[str, ...] = (), unit: str = "", with_ids: bool = False) -> Table | None:
+def build_table(
+    grid: list[list[GridCell]],
+    table_id: str,
+    page: int,
+    title: str = "",
+    titles: tuple[str, ...] = (),
+    unit: str = "",
+    with_ids: bool = False,
+) -> Table | None:
     """A Table from a span-expanded grid, or None when fewer than two rows or columns hold text."""
     width = max((len(row) for row in grid), default=0)
-    rows = [[GridCell(clean_cell(c.text), c.cell_id, c.origin) for c in row]
-            + [GridCell("", "", False)] * (width - len(row)) for row in grid]
+    rows = [
+        [GridCell(clean_cell(c.text), c.cell_id, c.origin) for c in row]
+        + [GridCell("", "", False)] * (width - len(row))
+        for row in grid
+    ]
     rows = [row for row in rows if any(c.text for c in row)]
     keep = [j for j in range(width) if any(row[j].text for row in rows)]
     rows = [[row[j] for j in keep] for row in rows]
@@ -189,7 +209,9 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
 
     # Above the first data row: unit statements ("（単位：百万円）") become Table.unit, and rows
     # holding one text only ("前連結会計年度", "合并资产负债表") before the header become the title.
-    body_start = next((i for i, row in enumerate(rows) if any(is_data_cell(c.text) for c in row[1:])), len(rows))
+    body_start = next(
+        (i for i, row in enumerate(rows) if any(is_data_cell(c.text) for c in row[1:])), len(rows)
+    )
     kept_rows: list[list[GridCell]] = []
     for i, row in enumerate(rows):
         if i < body_start:
@@ -204,15 +226,24 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
                 unit = find_unit(next(iter(texts))) or unit
                 continue
             last = max(j for j, c in enumerate(row) if c.text)
-            if not kept_rows and last == len(row) - 1 and len(texts) > 1 and is_unit_statement(row[last].text):
+            if (
+                not kept_rows
+                and last == len(row) - 1
+                and len(texts) > 1
+                and is_unit_statement(row[last].text)
+            ):
                 # "（百万円）" alone in the top right-hand corner states the table's unit.
                 unit = find_unit(row[last].text) or unit
                 row = row[:last] + [GridCell("", "", False)]
                 texts = {c.text for c in row if c.text}
             lone = next(iter(texts)) if len(texts) == 1 else ""
             dateline = lone and not row[0].text and explicit_year(lone) is not None  # "2020年3月31日現在"
-            if lone and (row[0].text or all(c.text for c in row) or dateline) and not kept_rows \
-                    and i + 1 < body_start:
+            if (
+                lone
+                and (row[0].text or all(c.text for c in row) or dateline)
+                and not kept_rows
+                and i + 1 < body_start
+            ):
                 title = f"{title} {lone}" if title and lone not in title else lone
                 continue
         kept_rows.append(row)
@@ -242,7 +273,9 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
     if not body:
         return None
     # Row labels (first column) repeat over the rows their merged cell spans; values are read once.
-    shown = [[c if (j == 0 or c.origin) else GridCell("", "", False) for j, c in enumerate(row)] for row in body]
+    shown = [
+        [c if (j == 0 or c.origin) else GridCell("", "", False) for j, c in enumerate(row)] for row in body
+    ]
     span = _label_span(shown, labels)
     if span > 1:
         shown = [[next((c for c in row[:span] if c.text), row[0]), *row[span:]] for row in shown]
@@ -252,11 +285,19 @@ def build_table(grid: list[list[GridCell]], table_id: str, page: int, title: str
     cell_ids = None
     if with_ids:
         cell_ids = pd.DataFrame([[c.cell_id for c in row] for row in shown], columns=columns, dtype=object)
-    return Table(table_id=table_id, page=page, frame=frame, title=title, titles=tuple(titles),
-                 cell_ids=cell_ids, unit=unit)
+    return Table(
+        table_id=table_id,
+        page=page,
+        frame=frame,
+        title=title,
+        titles=tuple(titles),
+        cell_ids=cell_ids,
+        unit=unit,
+    )
 
 
 # ---- PDF ----------------------------------------------------------------------------------------
+
 
 def find_pdf_tables(page, page_no: int, settings: ParseSettings) -> list[tuple[tuple, Table]]:
     """The ruled tables on a pdfplumber page, top to bottom, as (bbox, Table); ids "p{page}t{n}".
@@ -321,11 +362,13 @@ def _pdf_grid(plumber_table) -> list[list[GridCell]] | None:
         while i <= end:  # a block grows while its rows' merged cells reach further down
             end = max(end, block_end[i])
             i += 1
-        rows = filled[start:end + 1]
+        rows = filled[start : end + 1]
         stacked = any(len((c.text or "").splitlines()) > 1 for row in rows for c in row if c.origin)
         split = None
         if stacked:
-            split = _split_stacked(plumber_table.page, [o for r in range(start, end + 1) for o in origins[r]], len(xs))
+            split = _split_stacked(
+                plumber_table.page, [o for r in range(start, end + 1) for o in origins[r]], len(xs)
+            )
         out += split or rows
         start = end + 1
     return out
@@ -344,15 +387,19 @@ def _cell_texts(plumber_table) -> list[list[str | None]]:
     texts = []
     for row in plumber_table.rows:
         x0, top, x1, bottom = row.bbox
-        band = sorted(i for _, i in middles[bisect.bisect_left(keys, top):bisect.bisect_left(keys, bottom)])
+        band = sorted(i for _, i in middles[bisect.bisect_left(keys, top) : bisect.bisect_left(keys, bottom)])
         row_chars = [chars[i] for i in band if x0 <= (chars[i]["x0"] + chars[i]["x1"]) / 2 < x1]
         row_texts: list[str | None] = []
         for cell in row.cells:
             if cell is None:
                 row_texts.append(None)
                 continue
-            cell_chars = [c for c in row_chars if cell[0] <= (c["x0"] + c["x1"]) / 2 < cell[2]
-                          and cell[1] <= (c["top"] + c["bottom"]) / 2 < cell[3]]
+            cell_chars = [
+                c
+                for c in row_chars
+                if cell[0] <= (c["x0"] + c["x1"]) / 2 < cell[2]
+                and cell[1] <= (c["top"] + c["bottom"]) / 2 < cell[3]
+            ]
             row_texts.append(extract_text(cell_chars) if cell_chars else "")
         texts.append(row_texts)
     return texts
@@ -373,8 +420,15 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     if not origins:
         return None
     # Cells are cut from the block, not from the whole page: each crop scans only the block's characters.
-    block = cropped_chars(page.chars, (min(b[0] for _, b, _ in origins), min(b[1] for _, b, _ in origins),
-                                       max(b[2] for _, b, _ in origins), max(b[3] for _, b, _ in origins)))
+    block = cropped_chars(
+        page.chars,
+        (
+            min(b[0] for _, b, _ in origins),
+            min(b[1] for _, b, _ in origins),
+            max(b[2] for _, b, _ in origins),
+            max(b[3] for _, b, _ in origins),
+        ),
+    )
     for column, bbox, colspan in origins:
         for line in text_lines(cropped_chars(block, bbox), bbox):
             if line["text"].strip():
@@ -402,7 +456,11 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
         for column, colspan, line in sorted(band, key=lambda item: item[2]["x0"]):
             texts.setdefault(column, []).append(line["text"])
             spans[column] = colspan
-            if label_x is None and re.search(f"[{_CJK}A-Za-z]", line["text"]) and not _CODE.match(line["text"]):
+            if (
+                label_x is None
+                and re.search(f"[{_CJK}A-Za-z]", line["text"])
+                and not _CODE.match(line["text"])
+            ):
                 label_x = line["x0"]
         row = [GridCell("", "", False)] * width
         for column, parts in texts.items():
@@ -421,8 +479,14 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
             first, first_x = pending
             pending = None
             if has_values and label_x is not None and first_x is not None and first_x >= label_x - 2:
-                row = [GridCell(clean_cell(f"{a.text}\n{b.text}") if (a.text or b.text) else "", "",
-                                a.origin or b.origin) for a, b in zip(first, row)]
+                row = [
+                    GridCell(
+                        clean_cell(f"{a.text}\n{b.text}") if (a.text or b.text) else "",
+                        "",
+                        a.origin or b.origin,
+                    )
+                    for a, b in zip(first, row)
+                ]
             else:
                 merged.append(first)
         if not has_values and label_x is not None:
@@ -442,8 +506,10 @@ def cropped_chars(chars: list[dict], bbox: tuple) -> list[dict]:
     bounds test first leaves the clipping to the few that touch the box.
     """
     x0, top, x1, bottom = bbox
-    return crop_to_bbox([c for c in chars if c["x1"] >= x0 and c["x0"] <= x1 and c["bottom"] >= top
-                         and c["top"] <= bottom], bbox)
+    return crop_to_bbox(
+        [c for c in chars if c["x1"] >= x0 and c["x0"] <= x1 and c["bottom"] >= top and c["top"] <= bottom],
+        bbox,
+    )
 
 
 def text_lines(chars: list[dict], bbox: tuple) -> list[dict]:
@@ -473,8 +539,10 @@ def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
     if top <= 1:
         return "", ""
     above = (0, 0, float(page.width), top)
-    lines = [(line["top"], line["bottom"], clean_cell(line["text"]))
-             for line in text_lines(cropped_chars(page.chars, above), above)]
+    lines = [
+        (line["top"], line["bottom"], clean_cell(line["text"]))
+        for line in text_lines(cropped_chars(page.chars, above), above)
+    ]
     lines = [line for line in lines if line[2]]
     unit = next((find_unit(text) for _, _, text in reversed(lines) if find_unit(text)), "")
     title, below = "", top
@@ -482,8 +550,13 @@ def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
         if below - line_bottom > CAPTION_GAP:
             break
         below = line_top
-        if not find_unit(text) and len(text) <= 60 and not _ASIDE.match(text) \
-                and iso_date(text) is None and not _PERIOD_LIKE.match(text):
+        if (
+            not find_unit(text)
+            and len(text) <= 60
+            and not _ASIDE.match(text)
+            and iso_date(text) is None
+            and not _PERIOD_LIKE.match(text)
+        ):
             title = text
             break
     return title, unit
@@ -539,5 +612,12 @@ def _join(before: Table, after: Table) -> Table:
         ids_after = after.cell_ids.copy()
         ids_after.columns = before.cell_ids.columns
         cell_ids = pd.concat([before.cell_ids, ids_after], ignore_index=True)
-    return Table(table_id=before.table_id, page=before.page, frame=frame, title=before.title,
-                 titles=before.titles, cell_ids=cell_ids, unit=before.unit or after.unit)
+    return Table(
+        table_id=before.table_id,
+        page=before.page,
+        frame=frame,
+        title=before.title,
+        titles=before.titles,
+        cell_ids=cell_ids,
+        unit=before.unit or after.unit,
+    )

@@ -10,6 +10,7 @@ paragraph.
 >>> doc.chunks[0].titles
 ('公司简介', '一、公司信息')
 """
+
 from __future__ import annotations
 
 import re
@@ -26,8 +27,9 @@ _MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
-def parse_text(path: Path, meta: DocumentMeta, settings: ParseSettings,
-               rules: HeadingRules | None = None) -> ParsedDocument:
+def parse_text(
+    path: Path, meta: DocumentMeta, settings: ParseSettings, rules: HeadingRules | None = None
+) -> ParsedDocument:
     """Chunks of one .txt or .md file; InputError when it is not text in a known encoding."""
     path = Path(path)
     text = read_text(path)
@@ -56,7 +58,9 @@ def read_text(path: Path) -> str:
         line = data[: utf8_error.start].count(b"\n") + 1
         raise InputError(
             f"not UTF-8 (byte 0x{data[utf8_error.start]:02x}) and not GB18030, Big5 or Shift_JIS either",
-            str(path), line)
+            str(path),
+            line,
+        )
     return str(best)
 
 

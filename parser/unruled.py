@@ -27,6 +27,7 @@ handles is never read twice or scrambled. The grid goes through
 >>> list(found[0][1].frame.columns)
 ['#0', '附注四', '本集团/2024年12月31日', '本集团/2023年12月31日']
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -63,11 +64,15 @@ class _Line:
         return " ".join(w["text"] for w in self.words)
 
 
-def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 1,
-                        settings: UnruledSettings = UnruledSettings()) -> list[tuple[tuple, Table]]:
+def find_unruled_tables(
+    page, page_no: int, taken: list[tuple], first_id: int = 1, settings: UnruledSettings = UnruledSettings()
+) -> list[tuple[tuple, Table]]:
     """Tables read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table)."""
-    words = [w for w in page.extract_words(keep_blank_chars=False, use_text_flow=False)
-             if not any(centre_inside(w, box) for box in taken)]
+    words = [
+        w
+        for w in page.extract_words(keep_blank_chars=False, use_text_flow=False)
+        if not any(centre_inside(w, box) for box in taken)
+    ]
     lines = _lines(words, settings)
     max_gap = _max_gap(lines, settings)
     found = []
@@ -77,9 +82,12 @@ def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 
         if len(columns) < settings.min_columns or 2 * sum(1 for line in body if line.values) < len(body):
             continue  # mostly label-only lines: wrapped prose beside a few numbers, not a statement
         value_left = columns[0][0]
-        while start > 0 and _section_name(lines[start - 1], settings) \
-                and all(w["x1"] <= value_left for w in lines[start - 1].words) \
-                and body[0].top - lines[start - 1].bottom <= max_gap:
+        while (
+            start > 0
+            and _section_name(lines[start - 1], settings)
+            and all(w["x1"] <= value_left for w in lines[start - 1].words)
+            and body[0].top - lines[start - 1].bottom <= max_gap
+        ):
             start -= 1  # "负债" above the first row belongs to the body
             body.insert(0, lines[start])
         label_right = max((w["x1"] for line in body for w in line.labels), default=value_left)
@@ -91,8 +99,12 @@ def find_unruled_tables(page, page_no: int, taken: list[tuple], first_id: int = 
         grid = [_header_row(line, columns, label_right) for line in header]
         grid += _body_rows(body, columns, label_right)
         block = header + body
-        bbox = (min(w["x0"] for line in block for w in line.words), block[0].top - 1,
-                max(w["x1"] for line in block for w in line.words), block[-1].bottom)
+        bbox = (
+            min(w["x0"] for line in block for w in line.words),
+            block[0].top - 1,
+            max(w["x1"] for line in block for w in line.words),
+            block[-1].bottom,
+        )
         title, unit = pdf_caption(page, bbox)
         table = build_table(grid, f"p{page_no}t{first_id + len(found)}", page_no, title=title, unit=unit)
         if table is None:
@@ -177,12 +189,15 @@ def _header(above: list[_Line], body_top: float, boundary: float, settings: Unru
     """The header lines right above a body: words right of the label/value `boundary`, none across it
     (a centred title or unit line crosses it)."""
     header: list[_Line] = []
-    for line in reversed(above[-settings.header_lines:]):
+    for line in reversed(above[-settings.header_lines :]):
         if body_top - line.top > settings.header_gap or is_unit_statement(line.text):
             break
         over = [w for w in line.words if w["x1"] > boundary]
-        if not over or any(w["x0"] < boundary < w["x1"] for w in line.words) \
-                or any(is_data_cell(nfkc(w["text"]).strip("()")) for w in over):  # "( 10,364,858)" split in two
+        if (
+            not over
+            or any(w["x0"] < boundary < w["x1"] for w in line.words)
+            or any(is_data_cell(nfkc(w["text"]).strip("()")) for w in over)
+        ):  # "( 10,364,858)" split in two
             break
         header.insert(0, line)
     return header
@@ -197,7 +212,9 @@ def _spanned(word: dict, columns: list[tuple[float, float]]) -> list[int]:
     """The run of grid columns a header word is centred over ("本集团" over its two years), 1-based."""
     centre = (word["x0"] + word["x1"]) / 2
     runs = [(a, b) for a in range(len(columns)) for b in range(a, len(columns))]
-    a, b = min(runs, key=lambda run: (abs((columns[run[0]][0] + columns[run[1]][1]) / 2 - centre), run[1] - run[0]))
+    a, b = min(
+        runs, key=lambda run: (abs((columns[run[0]][0] + columns[run[1]][1]) / 2 - centre), run[1] - run[0])
+    )
     return list(range(a + 1, b + 2))
 
 
@@ -219,7 +236,9 @@ def _header_row(line: _Line, columns: list[tuple[float, float]], boundary: float
     return row
 
 
-def _body_rows(body: list[_Line], columns: list[tuple[float, float]], label_right: float) -> list[list[GridCell]]:
+def _body_rows(
+    body: list[_Line], columns: list[tuple[float, float]], label_right: float
+) -> list[list[GridCell]]:
     """One grid row per body line; a label-only line reaching `label_right` joins the next value line."""
     char = min((w["x1"] - w["x0"]) / max(len(w["text"]), 1) for line in body for w in line.words)
     rows: list[list[GridCell]] = []

@@ -19,6 +19,7 @@ Field names pass through `field_names` (the ingest gives rules/fields.yaml's
 canonical names: 硕士员工人数 is stored as 硕士), so a workbook's wording is
 read like a question's.
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,8 +28,8 @@ import io
 import math
 import re
 import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import openpyxl
 import pandas as pd
@@ -44,7 +45,18 @@ from core.vocabulary import vocabulary
 
 INDEX_SHEET = "index"
 FACTS_SHEET = "facts"
-FACTS_SHEET_COLUMNS = ("company", "year", "field", "value", "unit", "raw", "period", "page", "table", "cell_id")
+FACTS_SHEET_COLUMNS = (
+    "company",
+    "year",
+    "field",
+    "value",
+    "unit",
+    "raw",
+    "period",
+    "page",
+    "table",
+    "cell_id",
+)
 REPORTS_SHEET = "reports"
 FACT_COLUMNS = ("company", "year", "field", "value")
 OPTIONAL_FACT_COLUMNS = ("unit", "short_name", "code", "source", "page")
@@ -63,7 +75,9 @@ MAX_ROW_CHARS = 100_000
 MAX_EXPANDED_BYTES = 200_000_000
 
 
-def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact] = (), language: str = "") -> None:
+def write_tables_workbook(
+    tables: list[Table], path: Path, facts: Sequence[Fact] = (), language: str = ""
+) -> None:
     """One sheet per table (named after its id, e.g. "p12t1"), an index sheet listing them (with each table's
     title, heading path, unit, statement kind and scope, and a link to its sheet), and a `facts` sheet.
 
@@ -85,31 +99,73 @@ def write_tables_workbook(tables: list[Table], path: Path, facts: Sequence[Fact]
     book = openpyxl.Workbook(write_only=True)
     index = book.create_sheet(INDEX_SHEET)
     index.freeze_panes = "A2"  # before the first row: a write-only sheet writes its view with it
-    index.append(["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows",
-                  "columns"])
+    index.append(
+        ["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows", "columns"]
+    )
     for row, (name, table) in enumerate(named, start=2):
         link = _cell(index, name)
         link = link if isinstance(link, Cell) else WriteOnlyCell(index, value=link)
         link.row, link.column = row, 1  # where the hyperlink points from
-        link.hyperlink = Hyperlink(ref=link.coordinate, location=f"'{name}'!A1")  # the sheet name opens the table
-        index.append(_own_cells(index, [link, *(_cell(index, v) for v in (
-            table.table_id, table.page, table.title, " > ".join(table.titles), table.unit, table.statement,
-            table.scope, len(table.frame), len(table.frame.columns)))]))
+        link.hyperlink = Hyperlink(
+            ref=link.coordinate, location=f"'{name}'!A1"
+        )  # the sheet name opens the table
+        index.append(
+            _own_cells(
+                index,
+                [
+                    link,
+                    *(
+                        _cell(index, v)
+                        for v in (
+                            table.table_id,
+                            table.page,
+                            table.title,
+                            " > ".join(table.titles),
+                            table.unit,
+                            table.statement,
+                            table.scope,
+                            len(table.frame),
+                            len(table.frame.columns),
+                        )
+                    ),
+                ],
+            )
+        )
     for name, table in named:
         sheet = book.create_sheet(name)
         sheet.freeze_panes = "A2"
         sheet.append(_own_cells(sheet, [_cell(sheet, str(c)) for c in table.frame.columns]))
-        bracketed_negative = parentheses_negative(language, table.frame.values.ravel(),
-                                                  (table.unit, *(find_unit(str(c)) for c in table.frame.columns)))
+        bracketed_negative = parentheses_negative(
+            language,
+            table.frame.values.ravel(),
+            (table.unit, *(find_unit(str(c)) for c in table.frame.columns)),
+        )
         for row in table.frame.itertuples(index=False, name=None):
             sheet.append(_own_cells(sheet, [_number_cell(sheet, v, bracketed_negative) for v in row]))
     sheet = book.create_sheet(FACTS_SHEET)
     sheet.freeze_panes = "A2"
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append(_own_cells(sheet, [_cell(sheet, v) for v in (
-            fact.company, fact.year, fact.field, _fact_number(fact), fact.unit, fact.raw, fact.period, fact.page,
-            fact.table, fact.cell_id)]))
+        sheet.append(
+            _own_cells(
+                sheet,
+                [
+                    _cell(sheet, v)
+                    for v in (
+                        fact.company,
+                        fact.year,
+                        fact.field,
+                        _fact_number(fact),
+                        fact.unit,
+                        fact.raw,
+                        fact.period,
+                        fact.page,
+                        fact.table,
+                        fact.cell_id,
+                    )
+                ],
+            )
+        )
     book.save(Path(path))
 
 
@@ -125,10 +181,15 @@ def _number_cell(sheet, value, bracketed_negative: bool = True):
     if isinstance(value, str):
         quantity = parse_quantity(value, "", parentheses_negative=bracketed_negative)
         # only a number: no unit, and every printed digit is the number's (a note mark ※1 is not)
-        if quantity is not None and not quantity.unit and _digits(value) == _digits(plain(abs(quantity.number))):
+        if (
+            quantity is not None
+            and not quantity.unit
+            and _digits(value) == _digits(plain(abs(quantity.number)))
+        ):
             number = quantity.number
-            cell = WriteOnlyCell(sheet, int(number) if number == number.to_integral_value()
-                                 else float(number))
+            cell = WriteOnlyCell(
+                sheet, int(number) if number == number.to_integral_value() else float(number)
+            )
             cell.number_format = _printed_format(nfkc(value).strip(), quantity.number < 0)
             return cell
     return _cell(sheet, value)
@@ -140,8 +201,10 @@ def _own_cells(sheet, values: list) -> list:
     its format and link with them."""
     if not any(isinstance(value, Cell) for value in values):
         return values
-    return [value if value is None or isinstance(value, Cell) else WriteOnlyCell(sheet, value=value)
-            for value in values]
+    return [
+        value if value is None or isinstance(value, Cell) else WriteOnlyCell(sheet, value=value)
+        for value in values
+    ]
 
 
 def _digits(text: str) -> str:
@@ -181,7 +244,7 @@ def _sheet_name(table_id: str, used: set[str]) -> str:
     n = 2
     while name.lower() in used:
         suffix = f"~{n}"
-        name = base[-(_SHEET_NAME_MAX - len(suffix)):] + suffix
+        name = base[-(_SHEET_NAME_MAX - len(suffix)) :] + suffix
         n += 1
     return name
 
@@ -193,8 +256,9 @@ def read_tables_workbook(path: Path) -> dict[str, pd.DataFrame]:
     return {row["table_id"]: sheets[row["sheet"]] for _, row in index.iterrows()}
 
 
-def read_facts_workbook(path: Path, doc_id: str,
-                        field_names: Callable[[str], str | None] | None = None) -> ParsedDocument:
+def read_facts_workbook(
+    path: Path, doc_id: str, field_names: Callable[[str], str | None] | None = None
+) -> ParsedDocument:
     """Facts (and covered company-years) from a user's .xlsx/.csv; bad rows are left out and listed in
     `rejected`; InputError naming file, sheet and row when no row is usable.
 
@@ -218,15 +282,25 @@ def read_facts_workbook(path: Path, doc_id: str,
     if report_sheet is None:
         seen = {}
         for fact in facts:
-            seen.setdefault((fact.company, fact.year), ReportYear(fact.company, fact.year, fact.short_name,
-                                                                   fact.code, doc_id))
+            seen.setdefault(
+                (fact.company, fact.year),
+                ReportYear(fact.company, fact.year, fact.short_name, fact.code, doc_id),
+            )
         reports = list(seen.values())
     companies = {f.company for f in facts} | {r.company for r in reports}
     years = {f.year for f in facts} | {r.year for r in reports}
-    meta = DocumentMeta(doc_id, company=next(iter(companies)) if len(companies) == 1 else "",
-                        year=next(iter(years)) if len(years) == 1 else None)
-    return ParsedDocument(meta=meta, facts=facts, reports=reports, rejected=[str(e) for e in rejected],
-                          warnings=conflicting_facts(facts, path))
+    meta = DocumentMeta(
+        doc_id,
+        company=next(iter(companies)) if len(companies) == 1 else "",
+        year=next(iter(years)) if len(years) == 1 else None,
+    )
+    return ParsedDocument(
+        meta=meta,
+        facts=facts,
+        reports=reports,
+        rejected=[str(e) for e in rejected],
+        warnings=conflicting_facts(facts, path),
+    )
 
 
 def _message(error: InputError) -> str:
@@ -241,8 +315,10 @@ def conflicting_facts(facts: list[Fact], path: Path) -> list[str]:
     for fact in facts:
         earlier = first.setdefault((fact.company, fact.year, fact.field), fact)
         if earlier is not fact and (earlier.value, earlier.unit) != (fact.value, fact.unit):
-            conflicts.append(f"conflicting duplicate facts for {fact.company} {fact.year} {fact.field}: "
-                             f"{_row_of(earlier, path)} says {earlier.raw!r}, {_row_of(fact, path)} says {fact.raw!r}")
+            conflicts.append(
+                f"conflicting duplicate facts for {fact.company} {fact.year} {fact.field}: "
+                f"{_row_of(earlier, path)} says {earlier.raw!r}, {_row_of(fact, path)} says {fact.raw!r}"
+            )
     return conflicts
 
 
@@ -262,25 +338,38 @@ def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFra
                     data.decode(encoding)
                 except UnicodeDecodeError:
                     continue
-                frame = pd.read_csv(io.StringIO(_bounded_lines(data.decode(encoding), path, rejected)), dtype=str,
-                                    keep_default_na=False, skipinitialspace=True)
+                frame = pd.read_csv(
+                    io.StringIO(_bounded_lines(data.decode(encoding), path, rejected)),
+                    dtype=str,
+                    keep_default_na=False,
+                    skipinitialspace=True,
+                )
                 return {"": frame}
-            raise InputError(f"cannot decode the text as {'/'.join(CSV_ENCODINGS)}; save it as UTF-8", str(path))
+            raise InputError(
+                f"cannot decode the text as {'/'.join(CSV_ENCODINGS)}; save it as UTF-8", str(path)
+            )
         if suffix in (".xlsx", ".xlsm"):
             with zipfile.ZipFile(path) as archive:  # checked before anything is expanded
                 expanded = sum(member.file_size for member in archive.infolist())
             if expanded > MAX_EXPANDED_BYTES:
-                raise InputError(f"expands to {expanded / 1e6:,.0f} MB, more than the {MAX_EXPANDED_BYTES / 1e6:,.0f} "
-                                 "MB a facts workbook may", str(path))
+                raise InputError(
+                    f"expands to {expanded / 1e6:,.0f} MB, more than the {MAX_EXPANDED_BYTES / 1e6:,.0f} "
+                    "MB a facts workbook may",
+                    str(path),
+                )
             return pd.read_excel(path, sheet_name=None, dtype=str, keep_default_na=False)
     except InputError:
         raise
     except (OSError, ValueError, KeyError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise InputError(f"cannot read the workbook: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                         str(path)) from None
+        raise InputError(
+            f"cannot read the workbook: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+            str(path),
+        ) from None
     except Exception as exc:  # openpyxl raises zipfile/XML errors of many types on damaged files
         raise InputError(f"damaged workbook ({type(exc).__name__})", str(path)) from None
-    raise InputError(f"not a facts workbook: expected .xlsx or .csv, got {suffix or 'no extension'}", str(path))
+    raise InputError(
+        f"not a facts workbook: expected .xlsx or .csv, got {suffix or 'no extension'}", str(path)
+    )
 
 
 def _bounded_lines(text: str, path: Path, rejected: list[InputError]) -> str:
@@ -288,8 +377,12 @@ def _bounded_lines(text: str, path: Path, rejected: list[InputError]) -> str:
     and added to `rejected`; InputError when the header is such a line or has too many columns."""
     lines = text.splitlines(keepends=True)
     if lines and (len(lines[0]) > MAX_ROW_CHARS or len(next(csv.reader(lines[:1]), [])) > MAX_COLUMNS):
-        raise InputError(f"the header row has more than {MAX_COLUMNS:,} columns or {MAX_ROW_CHARS:,} characters: "
-                         "not a facts table", str(path), 1)
+        raise InputError(
+            f"the header row has more than {MAX_COLUMNS:,} columns or {MAX_ROW_CHARS:,} characters: "
+            "not a facts table",
+            str(path),
+            1,
+        )
     for number, line in enumerate(lines[1:], 2):
         if len(line) > MAX_ROW_CHARS:
             lines[number - 1] = "\n"
@@ -308,8 +401,12 @@ def _columns(frame: pd.DataFrame, path: Path, sheet: str, required: tuple, optio
     found = {str(c).strip().lower(): c for c in frame.columns}
     missing = [c for c in required if c not in found]
     if missing:
-        raise InputError(f"{_where(sheet)}missing column(s) {', '.join(missing)} "
-                         f"(needed: {', '.join(required)}; optional: {', '.join(optional)})", str(path), 1)
+        raise InputError(
+            f"{_where(sheet)}missing column(s) {', '.join(missing)} "
+            f"(needed: {', '.join(required)}; optional: {', '.join(optional)})",
+            str(path),
+            1,
+        )
     return {name: found[name] for name in required + optional if name in found}
 
 
@@ -328,7 +425,9 @@ def _year(text: str, path: Path, sheet: str, line: int) -> int:
     return int(match.group(1))
 
 
-def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]) -> list[Fact]:
+def _facts(
+    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]
+) -> list[Fact]:
     columns = _columns(frame, path, sheet, FACT_COLUMNS, OPTIONAL_FACT_COLUMNS)
     facts = []
     for line, row in _rows(frame, columns):
@@ -342,7 +441,9 @@ def _facts(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: l
 def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -> Fact:
     for name, text in row.items():
         if len(text) > MAX_CELL_CHARS:
-            raise InputError(f"{_where(sheet)}{name} longer than {MAX_CELL_CHARS:,} characters", str(path), line)
+            raise InputError(
+                f"{_where(sheet)}{name} longer than {MAX_CELL_CHARS:,} characters", str(path), line
+            )
     for name in ("company", "field", "value"):
         if not row[name]:
             raise InputError(f"{_where(sheet)}empty {name}", str(path), line)
@@ -356,23 +457,40 @@ def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -
     raw = row["value"]
     quantity = None if is_dash(raw) else parse_quantity(raw, unit)
     return Fact(
-        company=row["company"], year=year, field=row["field"],
-        value=quantity.value if quantity else raw, number=quantity.number if quantity else None,
-        unit=quantity.unit if quantity else "", raw=raw, short_name=row.get("short_name", ""),
-        code=row.get("code", ""), doc_id=doc_id, page=int(float(page)) if page else 0,
-        table=row.get("source", ""), cell_id=f"{sheet or 'csv'}!{line}")
+        company=row["company"],
+        year=year,
+        field=row["field"],
+        value=quantity.value if quantity else raw,
+        number=quantity.number if quantity else None,
+        unit=quantity.unit if quantity else "",
+        raw=raw,
+        short_name=row.get("short_name", ""),
+        code=row.get("code", ""),
+        doc_id=doc_id,
+        page=int(float(page)) if page else 0,
+        table=row.get("source", ""),
+        cell_id=f"{sheet or 'csv'}!{line}",
+    )
 
 
-def _reports(frame: pd.DataFrame, path: Path, sheet: str, doc_id: str,
-             rejected: list[InputError]) -> list[ReportYear]:
+def _reports(
+    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]
+) -> list[ReportYear]:
     columns = _columns(frame, path, sheet, REPORT_COLUMNS, OPTIONAL_REPORT_COLUMNS)
     reports = []
     for line, row in _rows(frame, columns):
         try:
             if not row["company"]:
                 raise InputError(f"{_where(sheet)}empty company", str(path), line)
-            reports.append(ReportYear(row["company"], _year(row["year"], path, sheet, line),
-                                      row.get("short_name", ""), row.get("code", ""), doc_id))
+            reports.append(
+                ReportYear(
+                    row["company"],
+                    _year(row["year"], path, sheet, line),
+                    row.get("short_name", ""),
+                    row.get("code", ""),
+                    doc_id,
+                )
+            )
         except InputError as exc:
             rejected.append(exc)
     return reports

@@ -11,6 +11,7 @@ answer to a question without a year never reads "…年的年报" with no year:
 >>> templates.render("negative_value", "zh", company="四方科技", when="", document="年报", field="营业收入")
 '抱歉，四方科技年报中未找到营业收入的数据。'
 """
+
 from __future__ import annotations
 
 import re
@@ -20,37 +21,109 @@ from pathlib import Path
 
 from core.errors import InputError, RuleError
 from core.rulefile import RULES_DIR, RuleFile
-from qa.records import Analysis, Question
+from qa.records import Analysis
 
 LANGUAGES = ("zh", "ja")
-REQUIRED_KINDS = ("lookup", "lookup_text", "ranking", "formula", "compare_same", "compare_changed",
-                  "negative_report", "negative_value", "report_text_extractive", "report_text_extractive_unpaged",
-                  "open_no_model")
+REQUIRED_KINDS = (
+    "lookup",
+    "lookup_text",
+    "ranking",
+    "formula",
+    "compare_same",
+    "compare_changed",
+    "negative_report",
+    "negative_value",
+    "report_text_extractive",
+    "report_text_extractive_unpaged",
+    "open_no_model",
+)
 NEGATIVE_KINDS = ("negative_report", "negative_value")
 # Negative answers are given when the question named no company or year (or it was not understood).
 NEGATIVE_OPTIONAL = ("company", "when")
 _OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
 
-WORD_NAMES = ("is", "sep", "list", "prev", "missing", "from_next", "up", "down", "vs", "unknown_company", "zero", "year",
-              "annual_report", "quarterly_report", "half_report", "no_period", "absent")
+WORD_NAMES = (
+    "is",
+    "sep",
+    "list",
+    "prev",
+    "missing",
+    "from_next",
+    "up",
+    "down",
+    "vs",
+    "unknown_company",
+    "zero",
+    "year",
+    "annual_report",
+    "quarterly_report",
+    "half_report",
+    "no_period",
+    "absent",
+)
 _DOCUMENT_OF_PERIOD = {"quarter": "quarterly_report", "ytd": "quarterly_report", "half": "half_report"}
-COMMON_NAMES = ("same", "changed", "joiner", "aside", "formula", "evidence", "statistics_evidence", "unknown_measure",
-                "either")
-CHOICE_NAMES = ("no_article", "describe", "no_changes", "change", "law_says", "which_article", "negative", "positive",
-                "least_like", "kinds", "list", "options")
-STATISTICS_NAMES = ("currency", "high", "low", "average", "sum", "median", "up", "down", "none", "places", "registered")
+COMMON_NAMES = (
+    "same",
+    "changed",
+    "joiner",
+    "aside",
+    "formula",
+    "evidence",
+    "statistics_evidence",
+    "unknown_measure",
+    "either",
+)
+CHOICE_NAMES = (
+    "no_article",
+    "describe",
+    "no_changes",
+    "change",
+    "law_says",
+    "which_article",
+    "negative",
+    "positive",
+    "least_like",
+    "kinds",
+    "list",
+    "options",
+)
+STATISTICS_NAMES = (
+    "currency",
+    "high",
+    "low",
+    "average",
+    "sum",
+    "median",
+    "up",
+    "down",
+    "none",
+    "places",
+    "registered",
+)
 
 
 def _names(names: tuple[str, ...]) -> dict:
-    return {"type": "object", "required": list(names), "additionalProperties": False,
-            "properties": {name: {"type": "string", "minLength": 1} for name in names}}
+    return {
+        "type": "object",
+        "required": list(names),
+        "additionalProperties": False,
+        "properties": {name: {"type": "string", "minLength": 1} for name in names},
+    }
 
 
 def _statistics_names() -> dict:
     schema = _names(STATISTICS_NAMES)
-    ops = {"type": "object", "required": [">", ">=", "<", "<="], "additionalProperties": False,
-           "properties": {op: {"type": "string", "minLength": 1} for op in (">", ">=", "<", "<=")}}
-    return {**schema, "required": [*schema["required"], "ops"], "properties": {**schema["properties"], "ops": ops}}
+    ops = {
+        "type": "object",
+        "required": [">", ">=", "<", "<="],
+        "additionalProperties": False,
+        "properties": {op: {"type": "string", "minLength": 1} for op in (">", ">=", "<", "<=")},
+    }
+    return {
+        **schema,
+        "required": [*schema["required"], "ops"],
+        "properties": {**schema["properties"], "ops": ops},
+    }
 
 
 ANSWERS_SCHEMA = {
@@ -70,12 +143,20 @@ ANSWERS_SCHEMA = {
             },
         },
         "negative_words": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-        "words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
-                  "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES}},
+        "words": {
+            "type": "object",
+            "required": list(LANGUAGES),
+            "additionalProperties": False,
+            "properties": {lang: _names(WORD_NAMES) for lang in LANGUAGES},
+        },
         "common": _names(COMMON_NAMES),
         "choice_words": _names(CHOICE_NAMES),
-        "statistics_words": {"type": "object", "required": list(LANGUAGES), "additionalProperties": False,
-                             "properties": {lang: _statistics_names() for lang in LANGUAGES}},
+        "statistics_words": {
+            "type": "object",
+            "required": list(LANGUAGES),
+            "additionalProperties": False,
+            "properties": {lang: _statistics_names() for lang in LANGUAGES},
+        },
     },
 }
 
@@ -99,8 +180,11 @@ class _Template:
         return frozenset().union(*(piece.fields for piece in self.pieces))
 
     def render(self, values: dict) -> str:
-        return "".join(piece.text.format(**values) for piece in self.pieces
-                       if not piece.optional or all(values[name] not in ("", None) for name in piece.fields))
+        return "".join(
+            piece.text.format(**values)
+            for piece in self.pieces
+            if not piece.optional or all(values[name] not in ("", None) for name in piece.fields)
+        )
 
 
 def answer_errors(path: Path) -> list[InputError]:
@@ -121,12 +205,24 @@ def _parse(path: Path) -> tuple[dict[tuple[str, str], _Template], list[InputErro
                 errors.append(rules.error(f"template {kind}/{lang}: {exc}", *at))
                 continue
             if kind in NEGATIVE_KINDS:
-                bare = sorted(name for piece in pieces if not piece.optional for name in piece.fields & set(NEGATIVE_OPTIONAL))
+                bare = sorted(
+                    name
+                    for piece in pieces
+                    if not piece.optional
+                    for name in piece.fields & set(NEGATIVE_OPTIONAL)
+                )
                 if bare:
-                    errors.append(rules.error(f"template {kind}/{lang}: {', '.join('{' + n + '}' for n in bare)} can be "
-                                              f"empty in a negative answer: put each, with its words, in [...]", *at))
+                    errors.append(
+                        rules.error(
+                            f"template {kind}/{lang}: {', '.join('{' + n + '}' for n in bare)} can be "
+                            f"empty in a negative answer: put each, with its words, in [...]",
+                            *at,
+                        )
+                    )
             if kind in NEGATIVE_KINDS and lang == "zh" and not any(w in text for w in negative_words):
-                errors.append(rules.error(f"template {kind}/zh must contain one of {' '.join(negative_words)}", *at))
+                errors.append(
+                    rules.error(f"template {kind}/zh must contain one of {' '.join(negative_words)}", *at)
+                )
             templates[(kind, lang)] = _Template(pieces, rules.line(*at))
     return templates, errors, rules
 
@@ -135,7 +231,7 @@ def _pieces(text: str) -> tuple[_Piece, ...]:
     """`text` cut into plain and [optional] pieces; ValueError for malformed placeholders or brackets."""
     pieces, at = [], 0
     for match in _OPTIONAL.finditer(text):
-        pieces.append(_piece(text[at:match.start()], optional=False))
+        pieces.append(_piece(text[at : match.start()], optional=False))
         pieces.append(_piece(match.group(1), optional=True))
         at = match.end()
     pieces.append(_piece(text[at:], optional=False))
@@ -166,24 +262,38 @@ class AnswerTemplates:
     empty value leaves out the [optional] part that holds it.
     """
 
-    def __init__(self, templates: dict[tuple[str, str], _Template], path: Path,
-                 words: dict[str, dict[str, str]], common: dict[str, str], statistics_words: dict[str, dict],
-                 choice_words: dict[str, str]):
+    def __init__(
+        self,
+        templates: dict[tuple[str, str], _Template],
+        path: Path,
+        words: dict[str, dict[str, str]],
+        common: dict[str, str],
+        statistics_words: dict[str, dict],
+        choice_words: dict[str, str],
+    ):
         self._templates = templates
         self.path = path
         self.words = words  # language -> joining words (WORD_NAMES)
         self.common = common  # words that are the same in every language (COMMON_NAMES)
-        self.statistics_words = statistics_words  # language -> wording over many companies (STATISTICS_NAMES, ops)
+        self.statistics_words = (
+            statistics_words  # language -> wording over many companies (STATISTICS_NAMES, ops)
+        )
         self.choice_words = choice_words  # wording of multiple-choice answers (CHOICE_NAMES)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "AnswerTemplates":
+    def load(cls, path: Path | None = None) -> AnswerTemplates:
         path = Path(path or RULES_DIR / "answers.yaml")
         templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]
-        return cls(templates, path, rules.data["words"], rules.data["common"], rules.data["statistics_words"],
-                   rules.data["choice_words"])
+        return cls(
+            templates,
+            path,
+            rules.data["words"],
+            rules.data["common"],
+            rules.data["statistics_words"],
+            rules.data["choice_words"],
+        )
 
     @property
     def kinds(self) -> list[str]:
@@ -197,8 +307,12 @@ class AnswerTemplates:
         template = self._get(kind, lang)
         missing = sorted(template.fields - values.keys())
         if missing:
-            raise RuleError(f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
-                             f"given {', '.join(sorted(values)) or 'nothing'}", str(self.path), template.line)
+            raise RuleError(
+                f"template {kind}/{lang} needs {', '.join('{' + m + '}' for m in missing)}, "
+                f"given {', '.join(sorted(values)) or 'nothing'}",
+                str(self.path),
+                template.line,
+            )
         return template.render(values)
 
     def negative(self, kind: str, analysis: Analysis, company: str, years, **values) -> str:
@@ -212,7 +326,9 @@ class AnswerTemplates:
         """
         lang = analysis.language if analysis.language in self.words else "zh"
         words = self.words[lang]
-        listed = words["list"].join(str(y) for y in (years if isinstance(years, (list, tuple)) else [years]) if y)
+        listed = words["list"].join(
+            str(y) for y in (years if isinstance(years, (list, tuple)) else [years]) if y
+        )
         when = (words["year"].format(year=listed) if listed else "") + analysis.period_written
         document = words[_DOCUMENT_OF_PERIOD.get(analysis.period, "annual_report")]
         return self.render(kind, lang, company=company, when=when, document=document, **values)
@@ -221,6 +337,11 @@ class AnswerTemplates:
         template = self._templates.get((kind, lang))
         if template is None:
             if not any(k == kind for k, _ in self._templates):
-                raise RuleError(f"no answer template {kind!r}; known: {', '.join(self.kinds)}", str(self.path))
-            raise RuleError(f"no {lang!r} text for answer template {kind!r}; languages: {', '.join(LANGUAGES)}", str(self.path))
+                raise RuleError(
+                    f"no answer template {kind!r}; known: {', '.join(self.kinds)}", str(self.path)
+                )
+            raise RuleError(
+                f"no {lang!r} text for answer template {kind!r}; languages: {', '.join(LANGUAGES)}",
+                str(self.path),
+            )
         return template

@@ -15,25 +15,26 @@ answerer per route (`Engine.routes`):
 ...     engine.answer(Question("1", "2022年示例科技的电子信箱是什么?")).value
 'ir@example-tech.cn'
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
 from qa.answers import AnswerTemplates
-from qa.data.cells import CellAnswerer
-from qa.statutes.choice import ChoiceAnswerer
-from qa.understand.companies import CompanyRegister
 from qa.data.answer import DataAnswerer
-from qa.text.document_identity import IdentityMatcher
-from qa.statutes.law_refs import LawBook
-from qa.records import ROUTES, Analysis, Answer, Question
+from qa.data.cells import CellAnswerer
 from qa.data.statistics import StatisticsAnswerer
+from qa.records import ROUTES, Analysis, Answer, Question
+from qa.statutes.choice import ChoiceAnswerer
+from qa.statutes.law_refs import LawBook
 from qa.text.answer import TextAnswerer, TextSettings
+from qa.text.document_identity import IdentityMatcher
 from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
+from qa.understand.companies import CompanyRegister
 from search.backend import FactLookup, SearchQuery
 from search.law_register import LawRegister
 from search.prefetch import PrefetchedFacts, PrefetchedIndex
@@ -55,7 +56,9 @@ class EngineSettings:
         if self.mode not in MODES:
             raise InputError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.llm != "none" and not Path(self.llm).exists():
-            raise InputError("language model not found (give a model folder or .gguf file, or --llm none)", self.llm)
+            raise InputError(
+                "language model not found (give a model folder or .gguf file, or --llm none)", self.llm
+            )
 
 
 class Engine:
@@ -81,20 +84,39 @@ class Engine:
         # whose documents have no facts, and retrieval ranks with them.
         self.identities = IdentityBook.load(settings.index.identities_path)
         rows = reports + [
-            {"company": row["company"], "year": row.get("year"), "short_name": row.get("short_name", ""),
-             "code": row.get("code", "")} for row in self.identities.documents.values() if row.get("company")]
+            {
+                "company": row["company"],
+                "year": row.get("year"),
+                "short_name": row.get("short_name", ""),
+                "code": row.get("code", ""),
+            }
+            for row in self.identities.documents.values()
+            if row.get("company")
+        ]
         self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
         formulas = self.analyzer.formulas  # one formula book and field dictionary per engine
         self.data = DataAnswerer(self.store, formulas, templates)
-        self.statistics = StatisticsAnswerer(self.store, formulas, templates, self.analyzer.statistics.place_fields)
-        self.cells = CellAnswerer(self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields)
-        self.text = TextAnswerer(self.index, self.tokenizer, templates, settings.text, llm=llm,
-                                 identities=IdentityMatcher(self.identities), fields=self.analyzer.fields)
+        self.statistics = StatisticsAnswerer(
+            self.store, formulas, templates, self.analyzer.statistics.place_fields
+        )
+        self.cells = CellAnswerer(
+            self.index, self.store, self.tokenizer, templates, fields=self.analyzer.fields
+        )
+        self.text = TextAnswerer(
+            self.index,
+            self.tokenizer,
+            templates,
+            settings.text,
+            llm=llm,
+            identities=IdentityMatcher(self.identities),
+            fields=self.analyzer.fields,
+        )
         laws = LawRegister(settings.index.laws_dir).load()
         self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
         # One answerer per route; rules/question_types.yaml says which route each question type takes.
         self.routes: dict[str, Callable[[Analysis], Answer]] = {
-            "data": self._phrased(self._data_answer), "statistics": self._phrased(self.statistics.run),
+            "data": self._phrased(self._data_answer),
+            "statistics": self._phrased(self.statistics.run),
             "text": self._text_answer,
         }
         assert set(self.routes) == set(ROUTES), "every route of qa.records.ROUTES needs an answerer here"
@@ -121,19 +143,28 @@ class Engine:
         _msearch each)."""
         return [self.answer(q, a) for q, a in zip(questions, self.prefetch(questions))]
 
-    def prefetch(self, questions: Sequence[Question],
-                 analyses: Sequence[Analysis | Answer | None] | None = None) -> list[Analysis | Answer | None]:
+    def prefetch(
+        self, questions: Sequence[Question], analyses: Sequence[Analysis | Answer | None] | None = None
+    ) -> list[Analysis | Answer | None]:
         """Send the text searches and the fact look-ups these questions will start with as one batch each.
 
         Returns each question's analysis (`analyses` when given, made by `analysis_for_answer`), to be given to
         `answer`.
         """
-        analyses = list(analyses) if analyses is not None else [self.analysis_for_answer(q) for q in questions]
+        analyses = (
+            list(analyses) if analyses is not None else [self.analysis_for_answer(q) for q in questions]
+        )
         routes = [(a, self.route(a)) for a in analyses if isinstance(a, Analysis)]
         self.index.prefetch([q for q in (self._text_query(a) for a, route in routes if route == "text") if q])
         # A question with sources names a table cell first (qa.data.cells): its facts may never be looked up.
-        self.store.prefetch([lookup for a, route in routes if route == "data" and not a.question.sources
-                             for lookup in self._lookups(a)])
+        self.store.prefetch(
+            [
+                lookup
+                for a, route in routes
+                if route == "data" and not a.question.sources
+                for lookup in self._lookups(a)
+            ]
+        )
         return analyses
 
     def _is_choice(self, question: Question) -> bool:
@@ -178,16 +209,24 @@ class Engine:
         except InputError as exc:  # the question itself cannot be answered as asked
             return Answer.failed(question, str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug: one question must not stop the batch
-            return Answer.failed(question, f"internal error (a bug in finqa, not in the question; please report "
-                                           f"it): {type(exc).__name__}: {exc}")
+            return Answer.failed(
+                question,
+                f"internal error (a bug in finqa, not in the question; please report "
+                f"it): {type(exc).__name__}: {exc}",
+            )
 
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
         words = self.templates.words[analysis.language if analysis.language in self.templates.words else "zh"]
         if analysis.impossible_period:  # 第五季度: no report has it, so no figure of another period stands in
-            return Answer(analysis.question.id, analysis.question.text, words["no_period"].format(
-                period=analysis.impossible_period), analysis.type, "negative:no_period")
+            return Answer(
+                analysis.question.id,
+                analysis.question.text,
+                words["no_period"].format(period=analysis.impossible_period),
+                analysis.type,
+                "negative:no_period",
+            )
         answer = self.routes[self.route(analysis)](analysis)
         if analysis.absent_companies:  # each company asked about that the corpus lacks is named
             answer.answer += words["absent"].format(companies=words["list"].join(analysis.absent_companies))
@@ -232,9 +271,8 @@ class Engine:
         self.index.close()
         self.store.close()
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *_):
         self.close()
-

@@ -7,12 +7,13 @@ model copies the form of an answer, not its facts.
 >>> shots.turns("keywords")[0]
 ('<year>年<company>的研发费用是多少元?', '["研发费用"]')
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from core.errors import InputError, RuleError
 from core.rulefile import RULES_DIR, RuleFile
@@ -41,8 +42,10 @@ FEWSHOT_SCHEMA = {
                             "type": "object",
                             "required": ["user", "assistant"],
                             "additionalProperties": False,
-                            "properties": {"user": {"type": "string", "minLength": 1},
-                                           "assistant": {"type": "string", "minLength": 1}},
+                            "properties": {
+                                "user": {"type": "string", "minLength": 1},
+                                "assistant": {"type": "string", "minLength": 1},
+                            },
                         },
                     },
                 },
@@ -66,13 +69,17 @@ class FewShot:
     tasks: dict[str, tuple[str, tuple[tuple[str, str], ...]]]
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "FewShot":
+    def load(cls, path: Path | None = None) -> FewShot:
         rules = RuleFile.load(path or RULES_DIR / "fewshot.yaml", FEWSHOT_SCHEMA)
         errors = fewshot_errors(rules)
         if errors:
             raise errors[0]
-        return cls({name: (task["system"], tuple((t["user"], t["assistant"]) for t in task["turns"]))
-                    for name, task in rules.data["tasks"].items()})
+        return cls(
+            {
+                name: (task["system"], tuple((t["user"], t["assistant"]) for t in task["turns"]))
+                for name, task in rules.data["tasks"].items()
+            }
+        )
 
     def system(self, task: str) -> str:
         return self._task(task)[0]
@@ -103,8 +110,14 @@ def fewshot_errors(rules: RuleFile) -> list[InputError]:
         for i, turn in enumerate(task["turns"]):
             for role in ("user", "assistant"):
                 if _UNMASKED_YEAR.search(turn[role]):
-                    errors.append(rules.error(f"{name} turn {i + 1}: mask the year as <year> in the {role} text",
-                                              "tasks", name, "turns", i, role))
+                    errors.append(
+                        rules.error(
+                            f"{name} turn {i + 1}: mask the year as <year> in the {role} text",
+                            "tasks",
+                            name,
+                            "turns",
+                            i,
+                            role,
+                        )
+                    )
     return errors
-
-

@@ -31,16 +31,19 @@ accepted; nothing is ever evaluated as Python.
 ...                   Operand("资产总计"): Decimal("6748073000.0")})
 Decimal('0.1003573...')
 """
+
 from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field as dataclass_field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from decimal import Decimal, DivisionByZero, InvalidOperation, localcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
-from core.errors import InputError, RuleError
+from core.errors import RuleError
 from core.rulefile import FORMULAS_DIR, RuleFile
 from core.vocabulary import vocabulary
 
@@ -120,14 +123,14 @@ class _Ref:
 
 @dataclass(frozen=True)
 class _Neg:
-    arg: "_Node"
+    arg: _Node
 
 
 @dataclass(frozen=True)
 class _Bin:
     op: str
-    left: "_Node"
-    right: "_Node"
+    left: _Node
+    right: _Node
 
 
 _Node = _Num | _Ref | _Neg | _Bin
@@ -160,8 +163,9 @@ class Formula:
 
     def evaluate(self, values: Mapping[Operand, Decimal | None]) -> Decimal:
         """The result for these operand values; FormulaError when one is missing or a divisor is 0."""
-        missing = [op.label() for op in self.operands()
-                   if values.get(op) is None and op.field not in self.optional]
+        missing = [
+            op.label() for op in self.operands() if values.get(op) is None and op.field not in self.optional
+        ]
         if missing:
             raise FormulaError(f"missing {', '.join(missing)}")
         with localcontext() as ctx:
@@ -190,8 +194,12 @@ class FormulaBook:
     [('营业收入', 0), ('营业收入', -1)]
     """
 
-    def __init__(self, formulas: Iterable[Formula], field_formulas: Iterable[Formula] = (),
-                 fields: "FieldDictionary | None" = None):
+    def __init__(
+        self,
+        formulas: Iterable[Formula],
+        field_formulas: Iterable[Formula] = (),
+        fields: FieldDictionary | None = None,
+    ):
         self.formulas = {f.name: f for f in formulas}
         self.field_formulas = tuple(field_formulas)
         self.fields = fields
@@ -200,8 +208,10 @@ class FormulaBook:
             for alias in (formula.name, *formula.aliases):
                 other = self._by_alias.get(alias)
                 if other is not None and other.name != formula.name:
-                    raise RuleError(f"alias {alias!r} is also used by {other.name} ({other.where})",
-                                     *_split_where(formula.where))
+                    raise RuleError(
+                        f"alias {alias!r} is also used by {other.name} ({other.where})",
+                        *_split_where(formula.where),
+                    )
                 self._by_alias[alias] = formula
         # Traditional-character forms (資產負債率 for 资产负债率) come free, as for fields; a form
         # written out in a file wins (流動比率 is the Japanese formula and the Traditional form).
@@ -217,11 +227,15 @@ class FormulaBook:
                 patterns.setdefault(traditional_form(alias), f)
         # Longest affixes first, so "{field}同比增长率" wins over "{field}增长率".
         self._suffixes = sorted(
-            ((alias.split(FIELD_PLACEHOLDER)[0], alias.split(FIELD_PLACEHOLDER)[1], f) for alias, f in patterns.items()),
-            key=lambda item: -len(item[0]) - len(item[1]))
+            (
+                (alias.split(FIELD_PLACEHOLDER)[0], alias.split(FIELD_PLACEHOLDER)[1], f)
+                for alias, f in patterns.items()
+            ),
+            key=lambda item: -len(item[0]) - len(item[1]),
+        )
 
     @classmethod
-    def load(cls, directory: Path | None = None, fields: "FieldDictionary | None" = None) -> "FormulaBook":
+    def load(cls, directory: Path | None = None, fields: FieldDictionary | None = None) -> FormulaBook:
         """Read every formulas/*.yaml; operand names (canonical names or synonyms) are resolved to
         canonical fields with `fields` (default: rules/fields.yaml). InputError file:line on any problem."""
         directory = Path(directory or FORMULAS_DIR)
@@ -241,8 +255,12 @@ class FormulaBook:
             for key, out in (("formulas", formulas), ("field_formulas", field_formulas)):
                 for i, entry in enumerate(data.get(key, [])):
                     if entry["name"] in seen:
-                        raise rules.error(f"formula {entry['name']!r} is already defined at {seen[entry['name']]}",
-                                          key, i, "name")
+                        raise rules.error(
+                            f"formula {entry['name']!r} is already defined at {seen[entry['name']]}",
+                            key,
+                            i,
+                            "name",
+                        )
                     formula = _build(entry, rules, (key, i), fields, per_field=key == "field_formulas")
                     seen[formula.name] = formula.where
                     out.append(formula)
@@ -267,7 +285,7 @@ class FormulaBook:
             return formula
         for prefix, suffix, template in self._suffixes:
             if name.startswith(prefix) and name.endswith(suffix) and len(name) > len(prefix) + len(suffix):
-                written = name[len(prefix):len(name) - len(suffix)]
+                written = name[len(prefix) : len(name) - len(suffix)]
                 if self.fields is not None and self.fields.canonical(written):
                     return self.for_field(template, written)
         if field_name:
@@ -282,16 +300,21 @@ class FormulaBook:
         return Formula(
             name=template.name.replace(FIELD_PLACEHOLDER, written),
             expression=template.expression.replace(FIELD_PLACEHOLDER, written),
-            output=template.output, precision=template.precision,
+            output=template.output,
+            precision=template.precision,
             aliases=tuple(a.replace(FIELD_PLACEHOLDER, written) for a in template.aliases),
-            optional=template.optional, unit=template.unit, prefer_reported=template.prefer_reported,
-            where=template.where, tree=_substitute(template.tree, canonical, written))
+            optional=template.optional,
+            unit=template.unit,
+            prefer_reported=template.prefer_reported,
+            where=template.where,
+            tree=_substitute(template.tree, canonical, written),
+        )
 
     def __len__(self) -> int:
         return len(self.formulas) + len(self.field_formulas)
 
 
-def check(directory: Path | None = None, fields: "FieldDictionary | None" = None) -> int:
+def check(directory: Path | None = None, fields: FieldDictionary | None = None) -> int:
     """Validate formulas/*.yaml for `python -m qa.rules check`: the number of formulas, or InputError file:line."""
     return len(FormulaBook.load(directory, fields))
 
@@ -310,7 +333,9 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
         raise RuleError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
-        if _depth(tree) > MAX_DEPTH:  # every step below (resolving, rendering, evaluating) recurses on the tree
+        if (
+            _depth(tree) > MAX_DEPTH
+        ):  # every step below (resolving, rendering, evaluating) recurses on the tree
             raise RecursionError
         return _convert(tree.body, source, names, text, where)
     except SyntaxError as exc:
@@ -338,7 +363,7 @@ def parse_number(text: str) -> Decimal | None:
     return number if number.is_finite() else None
 
 
-def _build(entry: dict, rules: RuleFile, at: tuple, fields: "FieldDictionary", per_field: bool) -> Formula:
+def _build(entry: dict, rules: RuleFile, at: tuple, fields: FieldDictionary, per_field: bool) -> Formula:
     where = (str(rules.path), rules.line(*at, "expression"))
     name = entry["name"]
     aliases = tuple(dict.fromkeys(entry.get("aliases", [])))
@@ -348,41 +373,69 @@ def _build(entry: dict, rules: RuleFile, at: tuple, fields: "FieldDictionary", p
                 raise rules.error(f"{text!r} must contain {FIELD_PLACEHOLDER} once", *at, key)
         if FIELD_PLACEHOLDER not in entry["expression"]:
             raise rules.error(f"expression must use {FIELD_PLACEHOLDER}", *at, "expression")
-        tree = parse_expression(entry["expression"].replace(FIELD_PLACEHOLDER, _OPEN + "{field}" + _CLOSE), where)
+        tree = parse_expression(
+            entry["expression"].replace(FIELD_PLACEHOLDER, _OPEN + "{field}" + _CLOSE), where
+        )
     else:
         tree = _resolve(parse_expression(entry["expression"], where), fields, where)
     optional = frozenset(fields.canonical(o) or o for o in entry.get("optional", []))
     names = {op.field for op in _operands(tree)}
     for extra in optional - names:
         raise rules.error(f"optional operand {extra!r} is not in the expression", *at, "optional")
-    return Formula(name=name, expression=entry["expression"], output=entry["output"],
-                   precision=entry["precision"], aliases=aliases, optional=optional,
-                   unit=entry.get("unit", ""), prefer_reported=entry.get("prefer_reported", False),
-                   where=f"{where[0]}:{where[1]}", tree=tree)
+    return Formula(
+        name=name,
+        expression=entry["expression"],
+        output=entry["output"],
+        precision=entry["precision"],
+        aliases=aliases,
+        optional=optional,
+        unit=entry.get("unit", ""),
+        prefer_reported=entry.get("prefer_reported", False),
+        where=f"{where[0]}:{where[1]}",
+        tree=tree,
+    )
 
 
 def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where: tuple[str, int]) -> _Node:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}[type(node.op)]
-        return _Bin(op, _convert(node.left, source, names, text, where), _convert(node.right, source, names, text, where))
+        return _Bin(
+            op,
+            _convert(node.left, source, names, text, where),
+            _convert(node.right, source, names, text, where),
+        )
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return _Neg(_convert(node.operand, source, names, text, where))
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         written = ast.get_source_segment(source, node) or ""
-        if not _PLAIN_NUMBER.fullmatch(written):  # 0x10, 1_000, 1e999999999: Python reads them, a report never
-            raise RuleError(f"write numbers in a formula as plain decimals of at most {MAX_DIGITS} characters "
-                             f"(1000, 0.5), not {written!r} in {text!r}", *where)
+        if not _PLAIN_NUMBER.fullmatch(
+            written
+        ):  # 0x10, 1_000, 1e999999999: Python reads them, a report never
+            raise RuleError(
+                f"write numbers in a formula as plain decimals of at most {MAX_DIGITS} characters "
+                f"(1000, 0.5), not {written!r} in {text!r}",
+                *where,
+            )
         return _Num(Decimal(written))
     if isinstance(node, ast.Name):
         return _Ref(Operand(_name(node, source, names)))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "prev"
-            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "prev"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Name)
+    ):
         return _Ref(Operand(_name(node.args[0], source, names), -1))
     shown = ast.get_source_segment(source, node) or type(node).__name__
     for key, name in names.items():
         shown = shown.replace(key, _OPEN + name + _CLOSE)
-    raise RuleError(f"not allowed in a formula: {shown!r} in {text!r} "
-                     "(use numbers, field names, + - * /, parentheses and prev(field))", *where)
+    raise RuleError(
+        f"not allowed in a formula: {shown!r} in {text!r} "
+        "(use numbers, field names, + - * /, parentheses and prev(field))",
+        *where,
+    )
 
 
 def _name(node: ast.Name, source: str, names: dict[str, str]) -> str:
@@ -391,7 +444,7 @@ def _name(node: ast.Name, source: str, names: dict[str, str]) -> str:
     return names.get(written, written)
 
 
-def _resolve(tree: _Node, fields: "FieldDictionary", where: tuple[str, int]) -> _Node:
+def _resolve(tree: _Node, fields: FieldDictionary, where: tuple[str, int]) -> _Node:
     if isinstance(tree, _Ref):
         canonical = fields.canonical(tree.operand.field)
         if canonical is None:

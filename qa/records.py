@@ -1,9 +1,10 @@
 """Records passed through the QA stage: a question, what the rules made of it, the answer."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Mapping, Sequence
 
 from core.workbook_layout import table_place
 
@@ -52,7 +53,9 @@ class OutputRequest:
     percent: bool | None = None  # True: as a percentage; False: as a ratio; None: formula default
     unit: str = ""  # unit asked for (万元, 百万円), "" when not asked
     round_at: str = ""  # a named place to round at ("十万円"), "" when not asked
-    share: bool = False  # asks for a share of a whole (占职工人数的比例), so a bare ratio reads as a percentage
+    share: bool = (
+        False  # asks for a share of a whole (占职工人数的比例), so a bare ratio reads as a percentage
+    )
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,12 @@ class StatisticsRequest:
     @property
     def over_companies(self) -> bool:
         """Asks about a set of companies (a count, list, aggregate, condition or filter), not only an order."""
-        return (self.operation != "rank" or self.threshold is not None or bool(self.places)
-                or bool(self.every_year_top or self.consecutive))
+        return (
+            self.operation != "rank"
+            or self.threshold is not None
+            or bool(self.places)
+            or bool(self.every_year_top or self.consecutive)
+        )
 
 
 @dataclass(frozen=True)
@@ -102,8 +109,12 @@ class Analysis:
     company: Company | None = None
     candidates: tuple[Company, ...] = ()  # several equally good matches: ambiguous
     years: tuple[int, ...] = ()  # in the order asked
-    quarter: int = 0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 前三季 -> 3; 上半年 -> 2), 0 none
-    period: str = ""  # its kind: "quarter" (one quarter), "ytd" (前三季: the year to date), "half", "" a full year
+    quarter: int = (
+        0  # the quarter asked (第1季 / Q1 / 1月1日至3月31日 -> 1; 前三季 -> 3; 上半年 -> 2), 0 none
+    )
+    period: str = (
+        ""  # its kind: "quarter" (one quarter), "ytd" (前三季: the year to date), "half", "" a full year
+    )
     period_written: str = ""  # the quarter or half year as the question writes it (第三季, 前三季, 上半年)
     impossible_period: str = ""  # a period no year has, as written (第五季度): refused by name
     absent_companies: tuple[str, ...] = ()  # companies named that the corpus lacks (besides `company`)
@@ -134,12 +145,20 @@ class Evidence:
     sheet: str = ""  # the sheet of that workbook
 
     @classmethod
-    def of_fact(cls, row: Mapping, text: str) -> "Evidence":
+    def of_fact(cls, row: Mapping, text: str) -> Evidence:
         """The evidence of a facts store's row, with the workbook and sheet of its cell when it has one."""
         workbook, sheet = table_place(row["doc_id"], row["table"], row["cell_id"])
-        return cls(doc=row["doc_id"], page=row["page"] or None, text=text, cell_id=row["cell_id"],
-                   statement=row.get("statement") or "", scope=row.get("scope") or "",
-                   period=row.get("period") or "", workbook=workbook, sheet=sheet)
+        return cls(
+            doc=row["doc_id"],
+            page=row["page"] or None,
+            text=text,
+            cell_id=row["cell_id"],
+            statement=row.get("statement") or "",
+            scope=row.get("scope") or "",
+            period=row.get("period") or "",
+            workbook=workbook,
+            sheet=sheet,
+        )
 
 
 @dataclass
@@ -154,15 +173,21 @@ class Answer:
     value: str | None = None
     documents: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    trace: list[str] = field(default_factory=list)  # data answers: the best candidates; retrieve mode: each search attempt
+    trace: list[str] = field(
+        default_factory=list
+    )  # data answers: the best candidates; retrieve mode: each search attempt
     unit: str = ""  # the unit `value` is in (元, 百万円, %), when it is a number with one
-    score: float | None = None  # how well the chosen cell or passage matched (the route's own scale), when it has one
+    score: float | None = (
+        None  # how well the chosen cell or passage matched (the route's own scale), when it has one
+    )
     error: str | None = None  # why no answer could be made (the route is then "error")
 
     @classmethod
-    def failed(cls, question: Question, reason: str) -> "Answer":
+    def failed(cls, question: Question, reason: str) -> Answer:
         """The line of a question that got no answer: route "error" and the reason."""
-        return cls(id=question.id, question=question.text, answer="", type="open", route="error", error=reason)
+        return cls(
+            id=question.id, question=question.text, answer="", type="open", route="error", error=reason
+        )
 
     def to_json(self, steps: Sequence[str] = ()) -> dict:
         """The output line; `steps` (the question's analysis: rule, years, company, fields) go before the trace."""

@@ -9,20 +9,21 @@ exit status 1 when there is any, 0 when all are clean.
     rules/question_types.yaml:41: bad regex '(原因' in rule report_text_reason: missing ), unterminated subpattern at position 0
     1 problem in 6 files
 """
+
 from __future__ import annotations
 
 import argparse
 import importlib
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
+from core.command_names import FINQA, run_as_finqa
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
 from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
 from core.vocabulary import SCHEMAS as VOCABULARIES
-from core.command_names import FINQA, run_as_finqa
 from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
     def own(load):
         def check(path: Path) -> list[InputError]:
             return list(load(path)[-1])
+
         return check
 
     def fewshot(path: Path) -> list[InputError]:
@@ -53,7 +55,9 @@ def _loaders() -> dict[str, Callable[[Path], list[InputError]]]:
         "members.yaml": _foreign("qa.data.cells", "MemberWords.load"),
         "statements.yaml": _foreign("core.statements", "StatementRules.load"),
         "laws.yaml": _foreign("qa.statutes.law_refs", "LawRules.load"),
-        "documents.yaml": _foreign("parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"),
+        "documents.yaml": _foreign(
+            "parser.metadata", "DocumentRules.load", "load_document_rules", "load_rules"
+        ),
         **{f"{name}.yaml": _foreign("core.vocabulary", "load") for name in VOCABULARIES},
     }
 
@@ -69,9 +73,11 @@ def _foreign(module: str, *attributes: str) -> Callable[[Path], list[InputError]
         for part in dotted.split("."):
             target = getattr(target, part, None)
         if callable(target):
+
             def check(path: Path, load=target) -> list[InputError]:
                 load(path)
                 return []
+
             return check
     return None
 
@@ -115,12 +121,16 @@ def check(rules_dir: Path = RULES_DIR, formulas_dir: Path = FORMULAS_DIR) -> tup
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=FINQA if run_as_finqa() else "python -m qa.rules",
-                                     description="Validate rules/*.yaml and formulas/*.yaml.")
+    parser = argparse.ArgumentParser(
+        prog=FINQA if run_as_finqa() else "python -m qa.rules",
+        description="Validate rules/*.yaml and formulas/*.yaml.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("check", help="schema-check every rule file; print file:line for each problem")
     run.add_argument("--rules", type=Path, default=RULES_DIR, help="rules directory (default: %(default)s)")
-    run.add_argument("--formulas", type=Path, default=FORMULAS_DIR, help="formulas directory (default: %(default)s)")
+    run.add_argument(
+        "--formulas", type=Path, default=FORMULAS_DIR, help="formulas directory (default: %(default)s)"
+    )
     add_verbosity(run)
     args = parser.parse_args(argv)
     configure(args)

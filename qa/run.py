@@ -23,6 +23,7 @@ budget (their lines carry route "error" and the reason in `error`); 2 bad usage 
 input, such as a folder that is not an index (one line on stderr, the
 answers before it kept); 130 interrupted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,9 +36,8 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
 
 from core.command_names import command_name
 from core.errors import InputError, disk_error
@@ -45,9 +45,9 @@ from core.logs import add_verbosity, configure, summary
 from core.manifest import Manifest
 from core.progress import Progress
 from core.rulefile import data_dir
+from qa.engine import EngineSettings
 from qa.io.answer_file import AnswerFile
 from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
-from qa.engine import EngineSettings
 from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
 from search.ingest_lock import ingest_in_progress
@@ -74,49 +74,94 @@ def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog=command_name("qa.run"),
-                                 description="Answer a file of questions over an index, one JSON line per answer "
-                                             "(the formats: docs/cli.md). Exit 0 all answered, 1 some failed, "
-                                             "2 bad input.")
-    ap.add_argument("questions", type=Path, help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms")
-    ap.add_argument("--index", type=Path, help="index directory (default: .index, or the user's cache for the bundled examples)")
+    ap = argparse.ArgumentParser(
+        prog=command_name("qa.run"),
+        description="Answer a file of questions over an index, one JSON line per answer "
+        "(the formats: docs/cli.md). Exit 0 all answered, 1 some failed, "
+        "2 bad input.",
+    )
+    ap.add_argument(
+        "questions",
+        type=Path,
+        help="JSON list / JSON lines of {id, question[, source]}, or the AI CUP / NTCIR forms",
+    )
+    ap.add_argument(
+        "--index",
+        type=Path,
+        help="index directory (default: .index, or the user's cache for the bundled examples)",
+    )
     ap.add_argument("--docs", type=Path, help="corpus directory to ingest (incrementally) into --index first")
-    ap.add_argument("--examples", action="store_true",
-                    help="answer over the bundled examples corpus (the default for the bundled questions file only)")
-    ap.add_argument("-o", "--output", type=Path,
-                    help="write JSON lines here (default: stdout); a file holding answers needs --resume or --overwrite")
+    ap.add_argument(
+        "--examples",
+        action="store_true",
+        help="answer over the bundled examples corpus (the default for the bundled questions file only)",
+    )
+    ap.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="write JSON lines here (default: stdout); a file holding answers needs --resume or --overwrite",
+    )
     again = ap.add_mutually_exclusive_group()
-    again.add_argument("--resume", action="store_true",
-                       help="keep the answers OUT holds and answer only the question ids it lacks, appending")
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the answers OUT holds and answer only the question ids it lacks, appending",
+    )
     again.add_argument("--overwrite", action="store_true", help="replace the answers OUT holds")
     add_engine_options(ap, "the one INDEX_DIR records, else --docs's folder name")
-    ap.add_argument("--mode", choices=("answer", "retrieve"), default="answer",
-                    help="answer the questions (default), or only rank the documents that would answer them")
-    ap.add_argument("--question-seconds", type=float, default=DEFAULT_QUESTION_SECONDS,
-                    help=f"time budget per question; past it the question gets an error line (0: none; "
-                         f"default {DEFAULT_QUESTION_SECONDS:g})")
-    ap.add_argument("--workers", type=int, default=None,
-                    help=f"processes ingesting --docs and answering (default: the CPU count ingesting, up to "
-                         f"{ANSWER_WORKERS} answering, and one answering when a model phrases the answers; a file of "
-                         f"one batch, {BATCH} questions, is always answered by one)")
-    ap.add_argument("--trace", action="store_true",
-                    help="put the question's analysis (rule, years, company, fields, output) before each answer's trace")
+    ap.add_argument(
+        "--mode",
+        choices=("answer", "retrieve"),
+        default="answer",
+        help="answer the questions (default), or only rank the documents that would answer them",
+    )
+    ap.add_argument(
+        "--question-seconds",
+        type=float,
+        default=DEFAULT_QUESTION_SECONDS,
+        help=f"time budget per question; past it the question gets an error line (0: none; "
+        f"default {DEFAULT_QUESTION_SECONDS:g})",
+    )
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"processes ingesting --docs and answering (default: the CPU count ingesting, up to "
+        f"{ANSWER_WORKERS} answering, and one answering when a model phrases the answers; a file of "
+        f"one batch, {BATCH} questions, is always answered by one)",
+    )
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="put the question's analysis (rule, years, company, fields, output) before each answer's trace",
+    )
     add_verbosity(ap)
     return ap
 
 
 def add_engine_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
     """The options every answering command shares (qa.run, serve): backend, server, corpus name, model."""
-    ap.add_argument("--backend", choices=BACKENDS, default="embedded",
-                    help="where the index is: embedded (files under --index, the default) or an "
-                         "Elasticsearch server")
-    ap.add_argument("--es-url", default="",
-                    help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)")
-    ap.add_argument("--es-index", metavar="NAME", default="",
-                    help=f"the corpus's name on the server (default: {corpus_name_default})")
-    ap.add_argument("--llm", default=os.environ.get("FINQA_LLM", "none"),
-                    help="model folder or .gguf file for phrasing answers, or 'none' "
-                         "(default: $FINQA_LLM or none)")
+    ap.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="embedded",
+        help="where the index is: embedded (files under --index, the default) or an Elasticsearch server",
+    )
+    ap.add_argument(
+        "--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)"
+    )
+    ap.add_argument(
+        "--es-index",
+        metavar="NAME",
+        default="",
+        help=f"the corpus's name on the server (default: {corpus_name_default})",
+    )
+    ap.add_argument(
+        "--llm",
+        default=os.environ.get("FINQA_LLM", "none"),
+        help="model folder or .gguf file for phrasing answers, or 'none' (default: $FINQA_LLM or none)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    batching = BatchSettings(question_seconds=args.question_seconds, trace=args.trace)  # checked before any work
+    batching = BatchSettings(
+        question_seconds=args.question_seconds, trace=args.trace
+    )  # checked before any work
     if args.workers is not None and args.workers < 1:
         raise InputError(f"--workers must be at least 1, got {args.workers}")
     questions = iter_questions(args.questions)
@@ -156,8 +203,10 @@ def choose_corpus(args: argparse.Namespace) -> tuple[Path | None, Path]:
     index: answering over a named corpus never changes it."""
     if args.examples:
         if args.docs or args.index or args.es_index or args.backend != "embedded":
-            raise InputError("--examples answers over the bundled examples alone: drop --docs, --index, --es-index "
-                             "and --backend")
+            raise InputError(
+                "--examples answers over the bundled examples alone: drop --docs, --index, --es-index "
+                "and --backend"
+            )
         return EXAMPLES_CORPUS, examples_index()
     if args.docs is not None or args.index is not None:
         return args.docs, args.index or Path(".index")
@@ -165,9 +214,12 @@ def choose_corpus(args: argparse.Namespace) -> tuple[Path | None, Path]:
         return None, Path(".index")  # the corpus is on the server; the folder only caches its manifest
     if _same_file(args.questions, EXAMPLES_QUESTIONS) and args.backend == "embedded":
         return EXAMPLES_CORPUS, examples_index()
-    raise InputError("which corpus? pass --index INDEX_DIR (an ingested corpus), --docs CORPUS_DIR (to ingest one)"
-                     f"{' or --es-index NAME' if args.backend == 'elasticsearch' else ''}; --examples answers over "
-                     "the bundled examples", str(args.questions))
+    raise InputError(
+        "which corpus? pass --index INDEX_DIR (an ingested corpus), --docs CORPUS_DIR (to ingest one)"
+        f"{' or --es-index NAME' if args.backend == 'elasticsearch' else ''}; --examples answers over "
+        "the bundled examples",
+        str(args.questions),
+    )
 
 
 def _same_file(path: Path, other: Path) -> bool:
@@ -177,21 +229,36 @@ def _same_file(path: Path, other: Path) -> bool:
         return False
 
 
-def answer_all(args: argparse.Namespace, questions: Iterator[Question], docs: Path | None, index_dir: Path,
-               batching: BatchSettings, out: AnswerFile) -> int:
+def answer_all(
+    args: argparse.Namespace,
+    questions: Iterator[Question],
+    docs: Path | None,
+    index_dir: Path,
+    batching: BatchSettings,
+    out: AnswerFile,
+) -> int:
     index = index_settings(index_dir, args.backend, args.es_url, args.es_index, docs)
     if docs is not None:
-        from ingestion.pipeline import default_workers, ingest  # the parsers load only when a corpus is ingested
+        from ingestion.pipeline import (
+            default_workers,
+            ingest,
+        )  # the parsers load only when a corpus is ingested
 
         if not docs.is_dir():
             raise InputError("corpus directory not found", str(docs))
-        summary(args, ingest(docs, index, workers=args.workers or default_workers(),
-                             progress=False if args.quiet else None).text())
+        summary(
+            args,
+            ingest(
+                docs, index, workers=args.workers or default_workers(), progress=False if args.quiet else None
+            ).text(),
+        )
     else:
         check_is_index(index)
         if ingest_in_progress(index.index_dir):
-            log.warning(f"an ingest is writing {index.index_dir} now: answers may miss documents it has not "
-                        "committed yet (ask again when it is done)")
+            log.warning(
+                f"an ingest is writing {index.index_dir} now: answers may miss documents it has not "
+                "committed yet (ask again when it is done)"
+            )
 
     started = time.perf_counter()
     failed = total = 0
@@ -205,8 +272,12 @@ def answer_all(args: argparse.Namespace, questions: Iterator[Question], docs: Pa
         return 0
     batching = dataclasses.replace(batching, workers=_answering_workers(args, len(head)))
     engine = EngineSettings(index=index, mode=args.mode, llm=args.llm)
-    shown = Progress("answer", "question", show=False if args.quiet else None,
-                     figures=lambda: {"failed": failed} if failed else {})
+    shown = Progress(
+        "answer",
+        "question",
+        show=False if args.quiet else None,
+        figures=lambda: {"failed": failed} if failed else {},
+    )
     with BatchAnswerer(engine, batching) as answerer, shown as bar:
         try:
             for question, answer, steps in answerer.run(itertools.chain([head], batches)):
@@ -221,9 +292,12 @@ def answer_all(args: argparse.Namespace, questions: Iterator[Question], docs: Pa
     seconds = time.perf_counter() - started
     counts = ", ".join(f"{t} {n}" for t, n in sorted(types.items()))
     resumed = f" ({len(out.answered)} answered before kept)" if out.answered else ""
-    summary(args, f"answered {total - failed}/{total} questions{resumed} in {seconds:.1f}s "
-                  f"({total / max(seconds, 1e-9):.1f} q/s, {batching.workers} answering process"
-                  f"{'es' if batching.workers > 1 else ''}): {counts}")
+    summary(
+        args,
+        f"answered {total - failed}/{total} questions{resumed} in {seconds:.1f}s "
+        f"({total / max(seconds, 1e-9):.1f} q/s, {batching.workers} answering process"
+        f"{'es' if batching.workers > 1 else ''}): {counts}",
+    )
     return 1 if failed else 0
 
 
@@ -273,16 +347,24 @@ def check_is_index(index: IndexSettings) -> None:
         finally:
             mirror.close()
         if header is None:
-            raise InputError(f"no corpus {index.es_prefix} on the server (ingest it first: {command_name('parser.ingest')} "
-                             f"CORPUS --index DIR --backend elasticsearch --es-index NAME)", index.es_url)
+            raise InputError(
+                f"no corpus {index.es_prefix} on the server (ingest it first: {command_name('parser.ingest')} "
+                f"CORPUS --index DIR --backend elasticsearch --es-index NAME)",
+                index.es_url,
+            )
         require_stores(index, header.get("stores", {}))
         return
     if not index.index_dir.is_dir():
-        raise InputError(f"index directory not found (ingest first: {command_name('parser.ingest')} CORPUS "
-                         "--index DIR)", str(index.index_dir))
+        raise InputError(
+            f"index directory not found (ingest first: {command_name('parser.ingest')} CORPUS --index DIR)",
+            str(index.index_dir),
+        )
     if not index.manifest_path.is_file():
-        raise InputError("not an index directory (no manifest.json; ingest first: "
-                         f"{command_name('parser.ingest')} CORPUS --index DIR)", str(index.index_dir))
+        raise InputError(
+            "not an index directory (no manifest.json; ingest first: "
+            f"{command_name('parser.ingest')} CORPUS --index DIR)",
+            str(index.index_dir),
+        )
     require_stores(index, Manifest.read_cache(index.manifest_path).get("stores", {}))
 
 

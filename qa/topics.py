@@ -16,6 +16,7 @@ True
 >>> book.section("控股股东", ("四、控股股东及实际控制人情况", "(二) 实际控制人情况")) is None
 True
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -31,7 +32,9 @@ from core.vocabulary import vocabulary
 class Topic:
     name: str
     terms: tuple[str, ...]  # as questions write them
-    headings: tuple[str, ...]  # folded (Simplified, no spaces or width): words of its section headings, best first
+    headings: tuple[
+        str, ...
+    ]  # folded (Simplified, no spaces or width): words of its section headings, best first
     record: bool = False  # the answer is a name a key-value table states (parser/records.py)
     says: tuple[str, ...] = ()  # the words one of which a sentence answering it writes, most specific first
 
@@ -59,18 +62,36 @@ class TopicBook:
 
     @classmethod
     @lru_cache(maxsize=1)
-    def load(cls) -> "TopicBook":
+    def load(cls) -> TopicBook:
         rules = vocabulary("topics")
-        return cls([Topic(e["name"], tuple(e["terms"]),
-                          tuple(dict.fromkeys(folded(h) for h in e["headings"] + [t for t in e["terms"] if _han(t)])),
-                          e.get("record", False), tuple(e.get("says", ()))) for e in rules["topics"]],
-                   tuple(rules["name_labels"]))
+        return cls(
+            [
+                Topic(
+                    e["name"],
+                    tuple(e["terms"]),
+                    tuple(
+                        dict.fromkeys(folded(h) for h in e["headings"] + [t for t in e["terms"] if _han(t)])
+                    ),
+                    e.get("record", False),
+                    tuple(e.get("says", ())),
+                )
+                for e in rules["topics"]
+            ],
+            tuple(rules["name_labels"]),
+        )
 
     def find(self, text: str) -> list[TopicMatch]:
         """The topic terms the text writes, in order (where terms overlap the longest wins)."""
         found, offsets = fold_field_with_offsets(text)
-        return [TopicMatch(self.topics[m.values[0]], text[offsets[m.start]:offsets[m.end - 1] + 1],
-                           offsets[m.start], offsets[m.end - 1] + 1) for m in self._matcher.find(found)]
+        return [
+            TopicMatch(
+                self.topics[m.values[0]],
+                text[offsets[m.start] : offsets[m.end - 1] + 1],
+                offsets[m.start],
+                offsets[m.end - 1] + 1,
+            )
+            for m in self._matcher.find(found)
+        ]
 
     def get(self, name: str) -> Topic | None:
         return self.topics.get(name)

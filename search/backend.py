@@ -4,10 +4,12 @@ Text is tokenized in Python (search/tokenize.py) and stored pre-tokenized
 (whitespace-separated tokens), so the embedded index and Elasticsearch score
 exactly the same tokens with BM25.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from core.records import Chunk, Fact, ReportYear
 
@@ -67,7 +69,6 @@ class TextIndex(Protocol):
     def close(self) -> None: ...
 
 
-
 class FactLookup(NamedTuple):
     """The arguments of one FactStore.lookup, as a key: a batch of them is sent at once by `lookup_many`."""
 
@@ -94,25 +95,42 @@ class FactStore(Protocol):
 
     def commit(self) -> None: ...
 
-    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> "pandas.DataFrame":
+    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> pandas.DataFrame:
         """Every candidate row for these names (tried in the order given), best first per year and field."""
 
-    def lookup_many(self, lookups: Sequence[FactLookup]) -> "list[pandas.DataFrame]":
+    def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pandas.DataFrame]:
         """lookup() of each, in order; one round trip for the batch on a server."""
 
-    def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
-                unit: str | None = None) -> "pandas.DataFrame":
+    def ranking(
+        self,
+        fields: str | Sequence[str],
+        year: int,
+        limit: int,
+        descending: bool = True,
+        unit: str | None = None,
+    ) -> pandas.DataFrame:
         """Companies by the first of `fields` they report, top `limit` plus any tied with the last place."""
 
-    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
-                       companies: Sequence[str] | None = None,
-                       condition: "Condition | None" = None) -> "pandas.DataFrame":
+    def company_values(
+        self,
+        fields: Sequence[str],
+        years: Iterable[int],
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> pandas.DataFrame:
         """Each company's preferred numeric fact per year (the lookup's preference), by company and year;
         only `companies` when given, only facts in `unit` when given, and only those whose preferred
         value meets `condition` when given."""
 
-    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
-                        companies: Sequence[str] | None = None, condition: "Condition | None" = None) -> int:
+    def count_companies(
+        self,
+        fields: Sequence[str],
+        year: int,
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> int:
         """How many companies company_values(fields, [year], ...) would give."""
 
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
@@ -140,8 +158,12 @@ class Condition:
             raise ValueError(f"unknown comparison {self.op!r}; one of {', '.join(CONDITION_OPS)}")
 
     def holds(self, number) -> bool:
-        return {">": number > self.value, ">=": number >= self.value,
-                "<": number < self.value, "<=": number <= self.value}[self.op]
+        return {
+            ">": number > self.value,
+            ">=": number >= self.value,
+            "<": number < self.value,
+            "<=": number <= self.value,
+        }[self.op]
 
 
 CONDITION_OPS = (">", ">=", "<", "<=")

@@ -11,9 +11,10 @@ server scores exactly the tokens tantivy scores.
 
 Start a local server with `bash docker/elasticsearch.sh start`.
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from elasticsearch import ApiError, Elasticsearch, TransportError, helpers
 
@@ -68,12 +69,19 @@ def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) ->
     auth = auth if auth is not None else ElasticAuth.load()
     shown = public_url(url)
     scheme = url.partition("://")[0].lower() if "://" in url else ""
-    if scheme not in ("http", "https"):  # the client reads htp://host as a host name and retries it for minutes
-        raise InputError(f"not a valid Elasticsearch URL (it must start with http:// or https://, "
-                         f"got {scheme + '://' if scheme else 'no scheme'})", shown)
+    if scheme not in (
+        "http",
+        "https",
+    ):  # the client reads htp://host as a host name and retries it for minutes
+        raise InputError(
+            f"not a valid Elasticsearch URL (it must start with http:// or https://, "
+            f"got {scheme + '://' if scheme else 'no scheme'})",
+            shown,
+        )
     try:
-        client = Elasticsearch(url, request_timeout=timeout, max_retries=3, retry_on_timeout=True,
-                               **auth.client_options())
+        client = Elasticsearch(
+            url, request_timeout=timeout, max_retries=3, retry_on_timeout=True, **auth.client_options()
+        )
     except ValueError as exc:
         raise InputError(f"not a valid Elasticsearch URL ({scrub(str(exc), auth, url)})", shown) from None
     try:
@@ -81,14 +89,20 @@ def connect(url: str, timeout: float = 30.0, auth: ElasticAuth | None = None) ->
         client.options(request_timeout=5, max_retries=0).cluster.health()
     except TransportError as exc:
         client.close()
-        raise StoreError(f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", shown) from None
+        raise StoreError(
+            f"Elasticsearch does not answer ({type(exc).__name__}); {START_HINT}", shown
+        ) from None
     except ApiError as exc:  # it answers, but not as an open Elasticsearch (security on, another server)
         client.close()
         detail = scrub(" ".join(str(exc.error).split())[:200], auth, url)
-        hint = ("check the credentials (search/es_auth.py: FINQA_ES_API_KEY, FINQA_ES_USERNAME/PASSWORD)"
-                if exc.meta.status in (401, 403) else START_HINT)
-        raise StoreError(f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); "
-                         f"{hint}", shown) from None
+        hint = (
+            "check the credentials (search/es_auth.py: FINQA_ES_API_KEY, FINQA_ES_USERNAME/PASSWORD)"
+            if exc.meta.status in (401, 403)
+            else START_HINT
+        )
+        raise StoreError(
+            f"the server here is not a usable Elasticsearch ({exc.meta.status}: {detail}); {hint}", shown
+        ) from None
     return client
 
 
@@ -108,19 +122,28 @@ def ensure_index(client: Elasticsearch, name: str, mappings: dict, version: int,
         raise request_failed(exc, url) from None
     found = mapping.get("_meta", {}).get("finqa_mapping")
     if found != version:
-        raise StoreError(f"index {name} was made by another version of finqa (mapping {found}, "
-                         f"expected {version}); delete it and ingest again", public_url(url))
+        raise StoreError(
+            f"index {name} was made by another version of finqa (mapping {found}, "
+            f"expected {version}); delete it and ingest again",
+            public_url(url),
+        )
     changed = _changed_fields(mapping, mappings)
     if changed:  # the version says ours, the fields do not: every search would fail with "all shards failed"
-        raise StoreError(f"index {name} was made by another version of finqa or changed by hand (field "
-                         f"{', '.join(changed[:3])} has another type); delete it and ingest again", public_url(url))
+        raise StoreError(
+            f"index {name} was made by another version of finqa or changed by hand (field "
+            f"{', '.join(changed[:3])} has another type); delete it and ingest again",
+            public_url(url),
+        )
 
 
 def _changed_fields(found: dict, expected: dict) -> list[str]:
     """The fields of `expected` whose type the index's mapping `found` lacks or gives otherwise."""
     have = found.get("properties", {})
-    return [name for name, spec in expected.get("properties", {}).items()
-            if have.get(name, {}).get("type", "object") != spec.get("type", "object")]
+    return [
+        name
+        for name, spec in expected.get("properties", {}).items()
+        if have.get(name, {}).get("type", "object") != spec.get("type", "object")
+    ]
 
 
 def index_generation(client: Elasticsearch, name: str, url: str) -> str:
@@ -146,8 +169,10 @@ def call_server(request, name: str, url: str):
 def request_failed(exc: Exception, url: str) -> InputError:
     """A failed request as one line naming the server and how to start one, credentials masked."""
     detail = scrub(" ".join(str(exc).split())[:300], ElasticAuth.load(), url)
-    return StoreError(f"Elasticsearch request failed ({type(exc).__name__}: {detail}); "
-                      f"is the server running? {START_HINT}", public_url(url))
+    return StoreError(
+        f"Elasticsearch request failed ({type(exc).__name__}: {detail}); is the server running? {START_HINT}",
+        public_url(url),
+    )
 
 
 class ElasticStore:
@@ -178,7 +203,7 @@ class ElasticStore:
         # Searches see only refreshed documents: refresh first so entries added since are deleted too.
         self._call(lambda: self.client.indices.refresh(index=self.name))
         for start in range(0, len(doc_ids), 1000):
-            query = {"query": {"terms": {"doc_id": doc_ids[start:start + 1000]}}}
+            query = {"query": {"terms": {"doc_id": doc_ids[start : start + 1000]}}}
             found = helpers.scan(self.client, index=self.name, _source=False, size=1000, query=query)
             actions = ({"_op_type": "delete", "_index": self.name, "_id": hit["_id"]} for hit in found)
             self._bulk(actions, "deletions", missing_ok=True)
@@ -204,7 +229,7 @@ class ElasticStore:
         responses: list[dict] = []
         for start in range(0, len(bodies), per_request):
             searches: list[dict] = []
-            for body in bodies[start:start + per_request]:
+            for body in bodies[start : start + per_request]:
                 searches += [{"index": self.name}, body]
             try:
                 part = self.client.msearch(searches=searches)["responses"]
@@ -214,7 +239,9 @@ class ElasticStore:
                 if "error" in response:
                     error = response["error"]
                     reason = error.get("reason", error) if isinstance(error, dict) else error
-                    raise StoreError(f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url))
+                    raise StoreError(
+                        f"a search in {self.name} failed: {reason}", public_url(self.settings.es_url)
+                    )
             responses += part
         return responses
 
@@ -227,8 +254,13 @@ class ElasticStore:
         ok, failures = 0, []
         try:
             for success, info in helpers.streaming_bulk(
-                self.client, actions, chunk_size=self.bulk_size, max_retries=5, initial_backoff=1,
-                raise_on_error=False, raise_on_exception=True,
+                self.client,
+                actions,
+                chunk_size=self.bulk_size,
+                max_retries=5,
+                initial_backoff=1,
+                raise_on_error=False,
+                raise_on_exception=True,
             ):
                 result = next(iter(info.values()))
                 if success or (missing_ok and result.get("status") == 404):
@@ -238,8 +270,11 @@ class ElasticStore:
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
         if failures:
-            raise StoreError(f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
-                             f"{failures[0].get('error')}", public_url(self.settings.es_url))
+            raise StoreError(
+                f"{len(failures)} {what} were refused by {self.name}, first {failures[0].get('_id')}: "
+                f"{failures[0].get('error')}",
+                public_url(self.settings.es_url),
+            )
         return ok
 
 
@@ -253,10 +288,18 @@ class ElasticIndex(ElasticStore):
 
     suffix = "chunks"
 
-    def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None,
-                 client: Elasticsearch | None = None, bulk_size: int = 500, msearch_size: int = 100):
+    def __init__(
+        self,
+        settings: IndexSettings,
+        tokenizer: Tokenizer | None = None,
+        client: Elasticsearch | None = None,
+        bulk_size: int = 500,
+        msearch_size: int = 100,
+    ):
         if bulk_size < 1 or msearch_size < 1:
-            raise InputError(f"bulk_size and msearch_size must be at least 1, got {bulk_size}, {msearch_size}")
+            raise InputError(
+                f"bulk_size and msearch_size must be at least 1, got {bulk_size}, {msearch_size}"
+            )
         super().__init__(settings, client, bulk_size)
         self.msearch_size = msearch_size
         self.tokenizer = tokenizer or Tokenizer()
@@ -285,8 +328,11 @@ class ElasticIndex(ElasticStore):
     def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
         """The hits of each query, in order, from one `_msearch` per `msearch_size` queries."""
         results: list[list[Hit]] = [[] for _ in queries]
-        pending = [(i, query, request) for i, query in enumerate(queries)
-                   if (request := self._request(query)) is not None]
+        pending = [
+            (i, query, request)
+            for i, query in enumerate(queries)
+            if (request := self._request(query)) is not None
+        ]
         responses = self._msearch([request for _, _, request in pending], self.msearch_size)
         for (i, query, _), response in zip(pending, responses):
             results[i] = self._hits(response, query)
@@ -302,14 +348,20 @@ class ElasticIndex(ElasticStore):
             return None
         # Sorting by score and chunk_id in the server would score every match (3x slower):
         # fetch a margin and break ties here, as the embedded index does.
-        order = {"size": query.limit + TIE_MARGIN} if terms.scored else {"size": query.limit, "sort": [{"chunk_id": "asc"}]}
+        order = (
+            {"size": query.limit + TIE_MARGIN}
+            if terms.scored
+            else {"size": query.limit, "sort": [{"chunk_id": "asc"}]}
+        )
         # No hit count: counting every match would keep the server from skipping non-competitive ones.
         return {"query": body, "_source": ["chunk"], "track_total_hits": False, **order}
 
     @staticmethod
     def _hits(response, query: SearchQuery) -> list[Hit]:
-        hits = [Hit(chunk_from_stored(hit["_source"]["chunk"]), float(hit["_score"] or 0.0))
-                for hit in response["hits"]["hits"]]
+        hits = [
+            Hit(chunk_from_stored(hit["_source"]["chunk"]), float(hit["_score"] or 0.0))
+            for hit in response["hits"]["hits"]
+        ]
         return best_first(hits, query.limit)
 
     def count(self) -> int:
@@ -337,17 +389,31 @@ class ElasticIndex(ElasticStore):
 
     def _query(self, terms: QueryTerms, query: SearchQuery) -> dict | None:
         """Filters must match (scoring nothing); at least one should-clause must match when there are any."""
-        filters = [{"terms": {field: list(values)}} for field, values in
-                   (("company", terms.companies), ("year", terms.years),
-                    ("doc_prefixes", terms.doc_prefixes), ("kind", terms.kinds)) if values]
+        filters = [
+            {"terms": {field: list(values)}}
+            for field, values in (
+                ("company", terms.companies),
+                ("year", terms.years),
+                ("doc_prefixes", terms.doc_prefixes),
+                ("kind", terms.kinds),
+            )
+            if values
+        ]
         should = []
         if terms.body:
             should.append({"match": {"body": {"query": " ".join(terms.body)}}})
         for words, slop in terms.phrases:
-            should.append({"match_phrase": {"body": {"query": " ".join(words), "slop": slop,
-                                                     "boost": query.phrase_boost}}})
+            should.append(
+                {
+                    "match_phrase": {
+                        "body": {"query": " ".join(words), "slop": slop, "boost": query.phrase_boost}
+                    }
+                }
+            )
         if terms.titles:
-            should.append({"match": {"titles": {"query": " ".join(terms.titles), "boost": query.title_boost}}})
+            should.append(
+                {"match": {"titles": {"query": " ".join(terms.titles), "boost": query.title_boost}}}
+            )
         if not filters and not should:
             return None
         body: dict = {"filter": filters}

@@ -19,12 +19,13 @@ docker/elasticsearch.sh runs has none of them.
 >>> store.add(facts, reports); store.commit()
 >>> store.ranking("营业收入", 2021, 10)
 """
+
 from __future__ import annotations
 
 import hashlib
 import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -84,18 +85,26 @@ class ElasticFactStore(ElasticStore):
 
     suffix = "facts"
 
-    def __init__(self, settings: IndexSettings, client: Elasticsearch | None = None, bulk_size: int = 2000,
-                 page_size: int = 200, msearch_size: int = 100):
+    def __init__(
+        self,
+        settings: IndexSettings,
+        client: Elasticsearch | None = None,
+        bulk_size: int = 2000,
+        page_size: int = 200,
+        msearch_size: int = 100,
+    ):
         if bulk_size < 1 or page_size < 1 or msearch_size < 1:
-            raise InputError(f"bulk_size, page_size and msearch_size must be positive, got {bulk_size}, {page_size}, "
-                             f"{msearch_size}")
+            raise InputError(
+                f"bulk_size, page_size and msearch_size must be positive, got {bulk_size}, {page_size}, "
+                f"{msearch_size}"
+            )
         super().__init__(settings, client, bulk_size)
         self.page_size = page_size
         self.msearch_size = msearch_size
         ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
 
     @classmethod
-    def connect(cls, settings: IndexSettings) -> "ElasticFactStore":
+    def connect(cls, settings: IndexSettings) -> ElasticFactStore:
         return cls(settings)
 
     # -- writing -----------------------------------------------------------------------------------
@@ -121,13 +130,20 @@ class ElasticFactStore(ElasticStore):
     def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pd.DataFrame]:
         """The lookup of each (company, years, fields), in order, from one `_msearch` per `msearch_size`."""
         asked = [([int(y) for y in years], list(dict.fromkeys(fields))) for _, years, fields in lookups]
-        pending = [(i, {"query": _facts_query(fields, company=[company], years=years), "size": _LOOKUP_SIZE})
-                   for i, ((company, _, _), (years, fields)) in enumerate(zip(lookups, asked)) if years and fields]
+        pending = [
+            (i, {"query": _facts_query(fields, company=[company], years=years), "size": _LOOKUP_SIZE})
+            for i, ((company, _, _), (years, fields)) in enumerate(zip(lookups, asked))
+            if years and fields
+        ]
         frames = [_frame([]) for _ in lookups]
         for (i, _), response in zip(pending, self._msearch([body for _, body in pending], self.msearch_size)):
             rank = {name: n for n, name in enumerate(asked[i][1])}
-            frames[i] = _frame(sorted((_row(hit) for hit in response["hits"]["hits"]),
-                                      key=lambda r: (r["year"], *_preference(r, rank))))
+            frames[i] = _frame(
+                sorted(
+                    (_row(hit) for hit in response["hits"]["hits"]),
+                    key=lambda r: (r["year"], *_preference(r, rank)),
+                )
+            )
         return frames
 
     def row_cells(self, rows: Sequence[str]) -> list[dict]:
@@ -135,15 +151,27 @@ class ElasticFactStore(ElasticStore):
         rows = list(dict.fromkeys(rows))
         found: list[dict] = []
         for start in range(0, len(rows), 500):
-            query = {"bool": {"filter": [{"term": {"kind": "fact"}}],
-                              "should": [{"prefix": {"cell_id": row + "c"}} for row in rows[start:start + 500]],
-                              "minimum_should_match": 1}}
-            response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))
+            query = {
+                "bool": {
+                    "filter": [{"term": {"kind": "fact"}}],
+                    "should": [{"prefix": {"cell_id": row + "c"}} for row in rows[start : start + 500]],
+                    "minimum_should_match": 1,
+                }
+            }
+            response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))  # noqa: B023 - called at once, in this iteration
             found += [_row(hit) for hit in response["hits"]["hits"]]
-        return [{name: row[name] for name in RESULT_COLUMNS} for row in sorted(found, key=lambda r: r["cell_id"])]
+        return [
+            {name: row[name] for name in RESULT_COLUMNS} for row in sorted(found, key=lambda r: r["cell_id"])
+        ]
 
-    def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
-                unit: str | None = None) -> pd.DataFrame:
+    def ranking(
+        self,
+        fields: str | Sequence[str],
+        year: int,
+        limit: int,
+        descending: bool = True,
+        unit: str | None = None,
+    ) -> pd.DataFrame:
         fields = [fields] if isinstance(fields, str) else list(dict.fromkeys(fields))
         if limit < 1 or not fields:
             return _frame([])
@@ -153,9 +181,16 @@ class ElasticFactStore(ElasticStore):
         def pages() -> Iterator[list[tuple[str, float]]]:
             after, size = None, limit + 10  # the top is usually enough
             while True:
-                response = self._call(lambda: self.client.search(
-                    index=self.name, query=query, size=size, source=["company", "num"],
-                    sort=[{"num": "desc" if descending else "asc"}, {"company": "asc"}], search_after=after))
+                response = self._call(
+                    lambda: self.client.search(
+                        index=self.name,
+                        query=query,
+                        size=size,  # noqa: B023 - called at once, in this iteration
+                        source=["company", "num"],
+                        sort=[{"num": "desc" if descending else "asc"}, {"company": "asc"}],
+                        search_after=after,  # noqa: B023 - called at once, in this iteration
+                    )
+                )
                 hits = response["hits"]["hits"]
                 if not hits:
                     return
@@ -164,23 +199,39 @@ class ElasticFactStore(ElasticStore):
 
         def preferred(companies: list[str]) -> list[tuple]:
             candidates = _facts_query(fields, company=companies, years=[int(year)], numeric=True, unit=unit)
-            response = self._call(lambda: self.client.search(index=self.name, query=candidates, size=_LOOKUP_SIZE))
-            rows = sorted(map(_row, response["hits"]["hits"]), key=lambda r: (r["company"], *_preference(r, rank)))
+            response = self._call(
+                lambda: self.client.search(index=self.name, query=candidates, size=_LOOKUP_SIZE)
+            )
+            rows = sorted(
+                map(_row, response["hits"]["hits"]), key=lambda r: (r["company"], *_preference(r, rank))
+            )
             return [tuple(r[c] for c in RESULT_COLUMNS) + (r["num"],) for r in rows]
 
         rows = rank_companies(pages(), preferred, limit, descending)
         return _frame([dict(zip(RESULT_COLUMNS, row)) for row in rows])
 
-    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
-                       companies: Sequence[str] | None = None, condition: Condition | None = None) -> pd.DataFrame:
+    def company_values(
+        self,
+        fields: Sequence[str],
+        years: Iterable[int],
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> pd.DataFrame:
         """As the SQLite store; the candidates are filtered here, each company-year's preferred one is
         picked with the shared preference key."""
         rows = self._picked(fields, years, unit, companies, condition, source=True)
         rows.sort(key=lambda r: (r["company"], r["year"]))
         return _frame(rows)
 
-    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
-                        companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
+    def count_companies(
+        self,
+        fields: Sequence[str],
+        year: int,
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> int:
         """Counted by aggregation: per company, its facts from its own report (the first preference),
         else all its facts, decide when they all meet the condition or none does; the few companies
         whose deciding facts disagree are settled by picking their preferred fact."""
@@ -189,16 +240,37 @@ class ElasticFactStore(ElasticStore):
         fields = list(dict.fromkeys(fields))
         if not fields or (companies is not None and not companies):
             return 0
-        query = _facts_query(fields, company=None if companies is None else list(companies), years=[int(year)],
-                             numeric=True, unit=unit)
+        query = _facts_query(
+            fields,
+            company=None if companies is None else list(companies),
+            years=[int(year)],
+            numeric=True,
+            unit=unit,
+        )
         meeting = {"filter": {"range": {"num": {_RANGE[condition.op]: condition.value}}}}
-        aggs = {"companies": {"terms": {"field": "company", "size": _MAX_COMPANIES},
-                              "aggs": {"meeting": meeting,
-                                       "own": {"filter": {"term": {"report_year": int(year)}}, "aggs": {"meeting": meeting}}}}}
-        response = self._call(lambda: self.client.search(
-            index=self.name, query=query, size=0, aggs=aggs,
-            filter_path=["aggregations.companies.buckets.key", "aggregations.companies.buckets.doc_count",
-                         "aggregations.companies.buckets.meeting.doc_count", "aggregations.companies.buckets.own"]))
+        aggs = {
+            "companies": {
+                "terms": {"field": "company", "size": _MAX_COMPANIES},
+                "aggs": {
+                    "meeting": meeting,
+                    "own": {"filter": {"term": {"report_year": int(year)}}, "aggs": {"meeting": meeting}},
+                },
+            }
+        }
+        response = self._call(
+            lambda: self.client.search(
+                index=self.name,
+                query=query,
+                size=0,
+                aggs=aggs,
+                filter_path=[
+                    "aggregations.companies.buckets.key",
+                    "aggregations.companies.buckets.doc_count",
+                    "aggregations.companies.buckets.meeting.doc_count",
+                    "aggregations.companies.buckets.own",
+                ],
+            )
+        )
         count, undecided = 0, []
         for bucket in response.get("aggregations", {}).get("companies", {}).get("buckets", []):
             tier = bucket["own"] if bucket["own"]["doc_count"] else bucket
@@ -214,16 +286,33 @@ class ElasticFactStore(ElasticStore):
         fields, words = list(dict.fromkeys(fields)), [w for w in dict.fromkeys(words) if w]
         if not fields or not words:
             return set()
-        query = {"bool": {"filter": [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}],
-                          "must_not": [{"term": {"company": ""}}],
-                          "should": [{"wildcard": {"text": {"value": f"*{w}*"}}} for w in words],
-                          "minimum_should_match": 1}}
-        response = self._call(lambda: self.client.search(
-            index=self.name, query=query, size=0, aggs={"companies": {"terms": {"field": "company", "size": 65000}}}))
+        query = {
+            "bool": {
+                "filter": [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}],
+                "must_not": [{"term": {"company": ""}}],
+                "should": [{"wildcard": {"text": {"value": f"*{w}*"}}} for w in words],
+                "minimum_should_match": 1,
+            }
+        }
+        response = self._call(
+            lambda: self.client.search(
+                index=self.name,
+                query=query,
+                size=0,
+                aggs={"companies": {"terms": {"field": "company", "size": 65000}}},
+            )
+        )
         return {b["key"] for b in response["aggregations"]["companies"]["buckets"]}
 
-    def _picked(self, fields: Sequence[str], years: Iterable[int], unit: str | None, companies: Sequence[str] | None,
-                condition: Condition | None, source) -> list[dict]:
+    def _picked(
+        self,
+        fields: Sequence[str],
+        years: Iterable[int],
+        unit: str | None,
+        companies: Sequence[str] | None,
+        condition: Condition | None,
+        source,
+    ) -> list[dict]:
         """Each company-year's preferred candidate (rows as dicts), meeting `condition`. With a condition only
         the companies with a fact meeting it are read, then all their candidates (one may be preferred)."""
         fields, years = list(dict.fromkeys(fields)), sorted({int(y) for y in years})
@@ -248,26 +337,43 @@ class ElasticFactStore(ElasticStore):
 
     def _all(self, query: dict, source) -> list[dict]:
         """Every matching document's source: one request when they fit in one, else a scroll."""
-        response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE,
-                                                         source=source, track_total_hits=True))
+        response = self._call(
+            lambda: self.client.search(
+                index=self.name, query=query, size=_LOOKUP_SIZE, source=source, track_total_hits=True
+            )
+        )
         hits = response["hits"]["hits"]
         if response["hits"]["total"]["value"] > len(hits):
-            hits = self._call(lambda: list(helpers.scan(self.client, index=self.name, query={"query": query},
-                                                        _source=source, size=_LOOKUP_SIZE)))
+            hits = self._call(
+                lambda: list(
+                    helpers.scan(
+                        self.client,
+                        index=self.name,
+                        query={"query": query},
+                        _source=source,
+                        size=_LOOKUP_SIZE,
+                    )
+                )
+            )
         return [h["_source"] for h in hits]
 
     def reports(self, company: str | None = None) -> list[dict]:
         query: dict = {"bool": {"filter": [{"term": {"kind": "report"}}]}}
         if company is not None:
             query["bool"]["filter"].append({"term": {"company": company}})
-        rows = [{c: hit["_source"].get(c, "") for c in REPORT_COLUMNS}
-                for hit in self._call(lambda: list(helpers.scan(self.client, index=self.name, query={"query": query},
-                                                                size=5000)))]
+        rows = [
+            {c: hit["_source"].get(c, "") for c in REPORT_COLUMNS}
+            for hit in self._call(
+                lambda: list(helpers.scan(self.client, index=self.name, query={"query": query}, size=5000))
+            )
+        ]
         rows.sort(key=lambda r: (r["company"], r["year"], r["doc_id"]))
         return rows
 
     def count(self) -> int:
-        return int(self._call(lambda: self.client.count(index=self.name, query={"term": {"kind": "fact"}}))["count"])
+        return int(
+            self._call(lambda: self.client.count(index=self.name, query={"term": {"kind": "fact"}}))["count"]
+        )
 
     # -- internals ---------------------------------------------------------------------------------
 
@@ -284,13 +390,28 @@ class ElasticFactStore(ElasticStore):
             year = int(fact.year)
             number = fact.number
             source = {
-                "kind": "fact", "company": fact.company, "year": year, "field": fact.field,
-                "doc_id": fact.doc_id, "report_year": report_year_of(year, document_years.get(key, frozenset())),
-                "precision": precision_of(number, fact.raw), "page": int(fact.page or 0), "table": fact.table,
-                "cell_id": fact.cell_id, "unit": fact.unit, "short_name": fact.short_name, "code": fact.code,
-                "statement": fact.statement, "scope": fact.scope, "period_kind": fact.period_kind,
-                "stored": {"value": fact.value, "number": None if number is None else str(number),
-                           "raw": fact.raw, "period": fact.period},
+                "kind": "fact",
+                "company": fact.company,
+                "year": year,
+                "field": fact.field,
+                "doc_id": fact.doc_id,
+                "report_year": report_year_of(year, document_years.get(key, frozenset())),
+                "precision": precision_of(number, fact.raw),
+                "page": int(fact.page or 0),
+                "table": fact.table,
+                "cell_id": fact.cell_id,
+                "unit": fact.unit,
+                "short_name": fact.short_name,
+                "code": fact.code,
+                "statement": fact.statement,
+                "scope": fact.scope,
+                "period_kind": fact.period_kind,
+                "stored": {
+                    "value": fact.value,
+                    "number": None if number is None else str(number),
+                    "raw": fact.raw,
+                    "period": fact.period,
+                },
             }
             if number is not None:
                 source["num"] = float(number)
@@ -300,22 +421,44 @@ class ElasticFactStore(ElasticStore):
 
     def _report_actions(self, reports: list[ReportYear]) -> Iterator[dict]:
         for r in reports:
-            source = {"kind": "report", "company": r.company, "year": int(r.year), "short_name": r.short_name,
-                      "code": r.code, "doc_id": r.doc_id}
-            yield {"_op_type": "index", "_index": self.name, "_id": _digest("report", r.company, r.year, r.doc_id),
-                   "_source": source}
+            source = {
+                "kind": "report",
+                "company": r.company,
+                "year": int(r.year),
+                "short_name": r.short_name,
+                "code": r.code,
+                "doc_id": r.doc_id,
+            }
+            yield {
+                "_op_type": "index",
+                "_index": self.name,
+                "_id": _digest("report", r.company, r.year, r.doc_id),
+                "_source": source,
+            }
 
     def _document_years(self, doc_id: str, company: str) -> frozenset[int]:
-        query = {"bool": {"filter": [{"term": {"kind": "report"}}, {"term": {"doc_id": doc_id}},
-                                     {"term": {"company": company}}]}}
-        response = self._call(lambda: self.client.search(index=self.name, query=query, size=1000, source=["year"]))
+        query = {
+            "bool": {
+                "filter": [
+                    {"term": {"kind": "report"}},
+                    {"term": {"doc_id": doc_id}},
+                    {"term": {"company": company}},
+                ]
+            }
+        }
+        response = self._call(
+            lambda: self.client.search(index=self.name, query=query, size=1000, source=["year"])
+        )
         return frozenset(int(h["_source"]["year"]) for h in response["hits"]["hits"])
 
 
-
-
-def _facts_query(fields: list[str], company: list[str] | None = None, years: list[int] | None = None,
-                 numeric: bool = False, unit: str | None = None) -> dict:
+def _facts_query(
+    fields: list[str],
+    company: list[str] | None = None,
+    years: list[int] | None = None,
+    numeric: bool = False,
+    unit: str | None = None,
+) -> dict:
     filters: list[dict] = [{"term": {"kind": "fact"}}, {"terms": {"field": fields}}]
     query: dict = {"filter": filters}
     if company is not None:
@@ -333,8 +476,14 @@ def _facts_query(fields: list[str], company: list[str] | None = None, years: lis
 
 def _preference(row: dict, rank: dict[str, int]) -> tuple:
     """search.fact_rows.PREFERENCE as a sort key (lower is better)."""
-    return (row["report_year"] != row["year"], rank.get(row["field"], len(rank)), row["precision"], row["page"],
-            row["table"], row["cell_id"])
+    return (
+        row["report_year"] != row["year"],
+        rank.get(row["field"], len(rank)),
+        row["precision"],
+        row["page"],
+        row["table"],
+        row["cell_id"],
+    )
 
 
 def _row(hit: dict) -> dict:
@@ -342,13 +491,26 @@ def _row(hit: dict) -> dict:
     stored = source.get("stored", {})
     number = stored.get("number")
     return {
-        "company": source["company"], "year": source["year"], "field": source["field"], "value": stored.get("value", ""),
-        "number": None if number is None else Decimal(number), "unit": source.get("unit", ""), "raw": stored.get("raw", ""),
-        "period": stored.get("period", ""), "short_name": source.get("short_name", ""), "code": source.get("code", ""),
-        "doc_id": source.get("doc_id", ""), "page": source.get("page", 0), "table": source.get("table", ""),
-        "cell_id": source.get("cell_id", ""), "report_year": source["report_year"], "precision": source["precision"],
-        "statement": source.get("statement", ""), "scope": source.get("scope", ""),
-        "period_kind": source.get("period_kind", ""), "num": source.get("num"),
+        "company": source["company"],
+        "year": source["year"],
+        "field": source["field"],
+        "value": stored.get("value", ""),
+        "number": None if number is None else Decimal(number),
+        "unit": source.get("unit", ""),
+        "raw": stored.get("raw", ""),
+        "period": stored.get("period", ""),
+        "short_name": source.get("short_name", ""),
+        "code": source.get("code", ""),
+        "doc_id": source.get("doc_id", ""),
+        "page": source.get("page", 0),
+        "table": source.get("table", ""),
+        "cell_id": source.get("cell_id", ""),
+        "report_year": source["report_year"],
+        "precision": source["precision"],
+        "statement": source.get("statement", ""),
+        "scope": source.get("scope", ""),
+        "period_kind": source.get("period_kind", ""),
+        "num": source.get("num"),
     }
 
 
@@ -361,8 +523,18 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _fact_id(fact: Fact) -> str:
-    return _digest("fact", fact.doc_id, fact.company, fact.year, fact.field, fact.period, fact.page, fact.table,
-                   fact.cell_id, fact.value)
+    return _digest(
+        "fact",
+        fact.doc_id,
+        fact.company,
+        fact.year,
+        fact.field,
+        fact.period,
+        fact.page,
+        fact.table,
+        fact.cell_id,
+        fact.value,
+    )
 
 
 def _digest(*parts) -> str:

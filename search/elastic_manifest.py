@@ -8,6 +8,7 @@ document instead of trusting a local cache that describes data that is gone.
 >>> manifest = Manifest.load(settings.manifest_path, mirror)
 >>> delete_corpus(settings)      # chunks, facts and manifest of the corpus
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,8 +53,11 @@ class ElasticManifest(ElasticStore):
         if not self.exists():
             return None
         header, documents = None, {}
-        for hit in self._call(lambda: list(helpers.scan(self.client, index=self.name, size=2000,
-                                                        query={"query": {"match_all": {}}}))):
+        for hit in self._call(
+            lambda: list(
+                helpers.scan(self.client, index=self.name, size=2000, query={"query": {"match_all": {}}})
+            )
+        ):
             source = hit["_source"]
             if source["kind"] == "header":
                 header = dict(source["values"])
@@ -66,9 +70,13 @@ class ElasticManifest(ElasticStore):
     def save(self, header: dict, changed: dict[str, dict], removed: list[str]) -> None:
         ensure_index(self.client, self.name, MAPPING, MAPPING_VERSION, self.settings.es_url)
         actions = [{"_op_type": "delete", "_index": self.name, "_id": _entry_id(d)} for d in removed]
-        actions += [{"_index": self.name, "_id": _entry_id(d), "kind": "document", "doc_id": d, "values": v}
-                    for d, v in changed.items()]
-        actions.append({"_index": self.name, "_id": HEADER_ID, "kind": "header", "doc_id": "", "values": header})
+        actions += [
+            {"_index": self.name, "_id": _entry_id(d), "kind": "document", "doc_id": d, "values": v}
+            for d, v in changed.items()
+        ]
+        actions.append(
+            {"_index": self.name, "_id": HEADER_ID, "kind": "header", "doc_id": "", "values": header}
+        )
         self._bulk(actions, "manifest entries", missing_ok=True)
         self._call(lambda: self.client.indices.refresh(index=self.name))
 
@@ -83,7 +91,9 @@ def delete_corpus(settings: IndexSettings) -> list[str]:
             client.indices.delete(index=name)
         return found
     except ApiError as exc:
-        raise StoreError(f"cannot delete the corpus {settings.es_prefix}: {exc.error}", settings.es_url) from None
+        raise StoreError(
+            f"cannot delete the corpus {settings.es_prefix}: {exc.error}", settings.es_url
+        ) from None
     except TransportError as exc:
         raise request_failed(exc, settings.es_url) from None
     finally:

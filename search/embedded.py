@@ -12,13 +12,14 @@ and scores exactly the tokens Elasticsearch scores (BM25 on both).
 Only one process may write at a time (tantivy's writer lock); any number may
 search. Changes not committed when the index is closed are dropped.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import uuid
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import tantivy
 
@@ -46,7 +47,9 @@ _TOKENS = "whitespace"  # "whitespace" splits our pre-tokenized text on spaces o
 
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
-    builder.add_text_field("chunk_id", fast=True, tokenizer_name=_KEYWORD)  # fast: filter-only queries sort by it
+    builder.add_text_field(
+        "chunk_id", fast=True, tokenizer_name=_KEYWORD
+    )  # fast: filter-only queries sort by it
     for name in ("doc_id", "doc_prefixes", "company", "year", "kind"):
         builder.add_text_field(name, tokenizer_name=_KEYWORD)
     builder.add_text_field("body", tokenizer_name=_TOKENS)
@@ -63,8 +66,13 @@ class EmbeddedIndex:
     kept decoded.
     """
 
-    def __init__(self, settings: IndexSettings, tokenizer: Tokenizer | None = None, writer_heap_mb: int = 128,
-                 cached_chunks: int = 16384):
+    def __init__(
+        self,
+        settings: IndexSettings,
+        tokenizer: Tokenizer | None = None,
+        writer_heap_mb: int = 128,
+        cached_chunks: int = 16384,
+    ):
         if writer_heap_mb < 16:
             raise InputError(f"writer_heap_mb must be at least 16, got {writer_heap_mb}")
         if cached_chunks < 1:
@@ -77,12 +85,16 @@ class EmbeddedIndex:
         # Chunks by their address in the reader's current generation (see _searcher): a batch of questions about
         # one report reads the same chunks again and again.
         self._chunks: LeastRecent[tuple[int, int], Chunk] = LeastRecent(cached_chunks)
-        self._generation: tuple[int, int, int] | None = None  # meta.json's (inode, mtime, size) the reader was loaded at
+        self._generation: tuple[int, int, int] | None = (
+            None  # meta.json's (inode, mtime, size) the reader was loaded at
+        )
         self._meta = str(self.directory / "meta.json")  # tantivy's list of committed segments
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cannot create the index directory: {exc.strerror}", str(self.directory)) from None
+            raise StoreError(
+                f"cannot create the index directory: {exc.strerror}", str(self.directory)
+            ) from None
         self._index = self._open()
         self.tokenizer = tokenizer or Tokenizer()
 
@@ -132,14 +144,21 @@ class EmbeddedIndex:
         try:
             searcher = self._searcher()
             if not terms.scored:  # filters alone: every match scores 0, so take them in chunk_id order
-                found = searcher.search(plan, limit=query.limit, count=False, order_by_field="chunk_id",
-                                        order=tantivy.Order.Asc).hits
+                found = searcher.search(
+                    plan, limit=query.limit, count=False, order_by_field="chunk_id", order=tantivy.Order.Asc
+                ).hits
                 return [Hit(self._stored(searcher, address), 0.0) for _, address in found]
-            found = contenders(searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits, query.limit)
-            return best_first([Hit(self._stored(searcher, address), score) for score, address in found], query.limit)
+            found = contenders(
+                searcher.search(plan, limit=query.limit + TIE_MARGIN, count=False).hits, query.limit
+            )
+            return best_first(
+                [Hit(self._stored(searcher, address), score) for score, address in found], query.limit
+            )
         except (ValueError, OSError) as exc:
-            raise StoreError(f"cannot read the text index ({exc}); delete the directory and ingest again",
-                             str(self.directory)) from None
+            raise StoreError(
+                f"cannot read the text index ({exc}); delete the directory and ingest again",
+                str(self.directory),
+            ) from None
 
     def search_many(self, queries: Sequence[SearchQuery]) -> list[list[Hit]]:
         """The hits of each query, in order (in-process: one search after another)."""
@@ -167,7 +186,7 @@ class EmbeddedIndex:
             writer.rollback()
             writer.wait_merging_threads()
 
-    def __enter__(self) -> "EmbeddedIndex":
+    def __enter__(self) -> EmbeddedIndex:
         return self
 
     def __exit__(self, *_) -> None:
@@ -210,12 +229,16 @@ class EmbeddedIndex:
             if "schema does not match" in str(exc):
                 reason = "was built by another version of finqa (its schema differs)"
             elif "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
-                raise StoreError("the text index is read-only here, and tantivy must write its lock file "
-                                 "(.tantivy-meta.lock) even to read: copy INDEX_DIR to a writable place", path) from None
+                raise StoreError(
+                    "the text index is read-only here, and tantivy must write its lock file "
+                    "(.tantivy-meta.lock) even to read: copy INDEX_DIR to a writable place",
+                    path,
+                ) from None
             else:
                 reason = f"is damaged ({exc})"
-            raise StoreError(f"the text index {reason}; ingest again into a new INDEX_DIR (this one is kept)",
-                             path) from None
+            raise StoreError(
+                f"the text index {reason}; ingest again into a new INDEX_DIR (this one is kept)", path
+            ) from None
 
     def _writable(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -223,11 +246,14 @@ class EmbeddedIndex:
                 self._writer = self._index.writer(heap_size=self._heap, num_threads=1)
             except ValueError as exc:
                 if "LockBusy" in str(exc):
-                    raise StoreError("the text index is locked by another writer (is another ingest running?)",
-                                     str(self.directory)) from None
+                    raise StoreError(
+                        "the text index is locked by another writer (is another ingest running?)",
+                        str(self.directory),
+                    ) from None
                 if "ReadOnlyFilesystem" in str(exc) or "PermissionDenied" in str(exc):
-                    raise StoreError("the text index is read-only: cannot ingest into it",
-                                     str(self.directory)) from None
+                    raise StoreError(
+                        "the text index is read-only: cannot ingest into it", str(self.directory)
+                    ) from None
                 raise StoreError(f"cannot write the text index: {exc}", str(self.directory)) from None
         return self._writer
 
@@ -236,8 +262,12 @@ class EmbeddedIndex:
         schema = self._index.schema
         Q, must, should = tantivy.Query, tantivy.Occur.Must, tantivy.Occur.Should
         clauses = []
-        for field, values in (("company", terms.companies), ("year", terms.years),
-                              ("doc_prefixes", terms.doc_prefixes), ("kind", terms.kinds)):
+        for field, values in (
+            ("company", terms.companies),
+            ("year", terms.years),
+            ("doc_prefixes", terms.doc_prefixes),
+            ("kind", terms.kinds),
+        ):
             if values:
                 # Term queries, not a term set query: tantivy builds a set query's matches as a bitset over the whole
                 # index, while a term query's postings are skipped through (2.6x faster on a report's tables).
@@ -247,8 +277,11 @@ class EmbeddedIndex:
         if terms.body:
             scoring.append(Q.boolean_query([(should, Q.term_query(schema, "body", t)) for t in terms.body]))
         for words, slop in terms.phrases:
-            phrase = (Q.term_query(schema, "body", words[0]) if len(words) == 1
-                      else Q.phrase_query(schema, "body", list(words), slop=slop))
+            phrase = (
+                Q.term_query(schema, "body", words[0])
+                if len(words) == 1
+                else Q.phrase_query(schema, "body", list(words), slop=slop)
+            )
             scoring.append(Q.boost_query(phrase, query.phrase_boost))
         if terms.titles:
             titles = Q.boolean_query([(should, Q.term_query(schema, "titles", t)) for t in terms.titles])

@@ -20,6 +20,7 @@ carries them.
 >>> auth = ElasticAuth.load()
 >>> Elasticsearch(url, **auth.client_options())
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,8 +35,12 @@ from core.rulefile import RuleFile
 
 CONFIG_ENV = "FINQA_ES_CONFIG"
 DEFAULT_CONFIG = Path("~/.config/finqa/elasticsearch.yaml")
-ENV = {"api_key": "FINQA_ES_API_KEY", "username": "FINQA_ES_USERNAME", "password": "FINQA_ES_PASSWORD",
-       "ca_certs": "FINQA_ES_CA_CERTS"}
+ENV = {
+    "api_key": "FINQA_ES_API_KEY",
+    "username": "FINQA_ES_USERNAME",
+    "password": "FINQA_ES_PASSWORD",
+    "ca_certs": "FINQA_ES_CA_CERTS",
+}
 MASK = "***"
 CONFIG_SCHEMA = {
     "type": ["object", "null"],
@@ -91,7 +96,7 @@ class ElasticAuth:
             raise InputError(f"CA certificate file not found ({self.source})", str(self.ca_certs))
 
     @classmethod
-    def load(cls, environ: dict | None = None) -> "ElasticAuth":
+    def load(cls, environ: dict | None = None) -> ElasticAuth:
         """The credentials of the environment, then of the config file; InputError names what is wrong."""
         environ = os.environ if environ is None else environ
         config = Path(environ.get(CONFIG_ENV) or DEFAULT_CONFIG).expanduser()

@@ -16,14 +16,29 @@ order, the same in every backend, see `PREFERENCE`):
 >>> report_year_of(2020, {2021}), precision_of(Decimal("1234.5"), "1,234.5")
 (2021, -1)
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
-from typing import Callable, Iterable
 
-FACT_COLUMNS = ("company", "year", "field", "value", "number", "unit", "raw", "period", "short_name", "code",
-                "doc_id", "page", "table", "cell_id")
+FACT_COLUMNS = (
+    "company",
+    "year",
+    "field",
+    "value",
+    "number",
+    "unit",
+    "raw",
+    "period",
+    "short_name",
+    "code",
+    "doc_id",
+    "page",
+    "table",
+    "cell_id",
+)
 # What a fact is (core/statements.py): its table's kind and scope, its column's period kind.
 WHERE_COLUMNS = ("statement", "scope", "period_kind")
 
@@ -37,8 +52,12 @@ PREFERENCE = "own report, name order, precision, page, table, cell id"
 _NOT_DIGIT = re.compile(r"[^\d.]")
 
 
-def rank_companies(pages: Iterable[list[tuple[str, float]]], preferred: Callable[[list[str]], list[tuple]],
-                   limit: int, descending: bool) -> list[tuple]:
+def rank_companies(
+    pages: Iterable[list[tuple[str, float]]],
+    preferred: Callable[[list[str]], list[tuple]],
+    limit: int,
+    descending: bool,
+) -> list[tuple]:
     """The top `limit` companies (and any tied with the last) by their preferred fact, best first.
 
     `pages` gives (company, value) of every candidate fact, best value first; `preferred(companies)`
@@ -57,8 +76,11 @@ def rank_companies(pages: Iterable[list[tuple[str, float]]], preferred: Callable
         if threshold is not None and (last < threshold if descending else last > threshold):
             break
     threshold = _threshold([row[at_num] for row in best.values()], limit, descending)
-    rows = [row for row in best.values() if threshold is None
-            or (row[at_num] >= threshold if descending else row[at_num] <= threshold)]
+    rows = [
+        row
+        for row in best.values()
+        if threshold is None or (row[at_num] >= threshold if descending else row[at_num] <= threshold)
+    ]
     rows.sort(key=lambda row: ((-row[at_num] if descending else row[at_num]), row[at_company]))
     return rows
 
@@ -99,5 +121,3 @@ def _printed_number(raw: str) -> Decimal | None:
         return Decimal(text)
     except InvalidOperation:
         return None
-
-

@@ -5,11 +5,12 @@ year, document-id prefixes) beside its stored form; a query becomes the same
 fields' tokens and filters. Both backends build these here, so they rank alike
 (`best_first`, `TIE_MARGIN`).
 """
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
@@ -81,7 +82,9 @@ def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = 
         if titles is None:
             if len(titles_cache) > 50_000:
                 titles_cache.clear()
-            titles = titles_cache[key] = " ".join(tokenizer.tokens("\n".join(chunk.titles), language)) or EMPTY_FIELD
+            titles = titles_cache[key] = (
+                " ".join(tokenizer.tokens("\n".join(chunk.titles), language)) or EMPTY_FIELD
+            )
     else:
         titles = " ".join(tokenizer.tokens("\n".join(chunk.titles), language)) or EMPTY_FIELD
     return ChunkTerms(
@@ -163,5 +166,3 @@ def chunk_from_stored(stored: dict) -> Chunk:
     values = {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
     values["titles"] = tuple(values.get("titles") or ())
     return Chunk(**values)
-
-

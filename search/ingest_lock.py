@@ -11,13 +11,14 @@ corpus is not seen.
 ...     ingest_in_progress(index_dir)
 True
 """
+
 from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 LOCK_NAME = "ingest.lock"
 

@@ -10,6 +10,7 @@ tables workbooks.
 >>> register.load()["laws/323AC0000000025"].title
 '金融商品取引法'
 """
+
 from __future__ import annotations
 
 import dataclasses

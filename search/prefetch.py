@@ -13,9 +13,10 @@ keeps asking one query at a time and gets the same hits.
 `PrefetchedFacts` does the same for a facts store's `lookup` (`lookup_many`:
 one `_msearch` per hundred look-ups on Elasticsearch).
 """
+
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from core.records import Chunk, Fact, ReportYear
 from search.backend import FactLookup, FactStore, Hit, SearchQuery, TextIndex

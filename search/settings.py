@@ -1,4 +1,5 @@
 """Where the index lives and which backend serves it: one place for it."""
+
 from __future__ import annotations
 
 import hashlib
@@ -56,7 +57,11 @@ class IndexSettings:
             raise InputError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
         if not self.es_url:
             object.__setattr__(self, "es_url", os.environ.get("FINQA_ES_URL", DEFAULT_ES_URL))
-        if not self.es_prefix or not self.es_prefix.replace("-", "").replace("_", "").isalnum() or self.es_prefix != self.es_prefix.lower():
+        if (
+            not self.es_prefix
+            or not self.es_prefix.replace("-", "").replace("_", "").isalnum()
+            or self.es_prefix != self.es_prefix.lower()
+        ):
             raise InputError(f"es_prefix {self.es_prefix!r} must be lower-case letters, digits, '-' or '_'")
 
     @property
@@ -113,15 +118,24 @@ def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
     return path
 
 
-def index_settings(index_dir: Path, backend: str = "embedded", es_url: str = "", es_index: str = "",
-                   corpus: Path | None = None) -> IndexSettings:
+def index_settings(
+    index_dir: Path,
+    backend: str = "embedded",
+    es_url: str = "",
+    es_index: str = "",
+    corpus: Path | None = None,
+) -> IndexSettings:
     """The settings of the index a command names. On Elasticsearch the corpus name is `es_index`, else the one
     INDEX_DIR's manifest records, else the corpus folder's name; InputError when there is none."""
     if backend != "elasticsearch":
         return IndexSettings(index_dir, backend=backend, es_url=es_url)
     from core.manifest import Manifest
 
-    prefix = corpus_prefix(es_index) if es_index else Manifest.read_cache(Path(index_dir) / "manifest.json").get("corpus")
+    prefix = (
+        corpus_prefix(es_index)
+        if es_index
+        else Manifest.read_cache(Path(index_dir) / "manifest.json").get("corpus")
+    )
     if not prefix:
         if corpus is None:
             raise InputError("which corpus on the server? name it with --es-index NAME", str(index_dir))

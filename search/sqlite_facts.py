@@ -22,6 +22,7 @@ Which fact answers when several do: search/fact_rows.py (PREFERENCE).
 >>> store.add(facts, reports); store.commit()
 >>> store.lookup("康希诺生物股份公司", [2020], ["负债合计", "总负债"])   # best row first per (year, field)
 """
+
 from __future__ import annotations
 
 import functools
@@ -31,15 +32,23 @@ import json
 import os
 import sqlite3
 import uuid
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Fact, ReportYear
 from search.backend import Condition, FactLookup
-from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, WHERE_COLUMNS, precision_of, rank_companies, report_year_of
+from search.fact_rows import (
+    REPORT_COLUMNS,
+    RESULT_COLUMNS,
+    WHERE_COLUMNS,
+    precision_of,
+    rank_companies,
+    report_year_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,8 +95,10 @@ CREATE TABLE IF NOT EXISTS reports (
 CREATE INDEX IF NOT EXISTS reports_doc ON reports (doc_id);
 """
 
-_COLUMNS_SQL = ("company, year, field, value, number, unit, raw, period, short_name, code, doc_id, page, "
-                "table_id AS \"table\", cell_id, report_year, precision, statement, scope, period_kind")
+_COLUMNS_SQL = (
+    "company, year, field, value, number, unit, raw, period, short_name, code, doc_id, page, "
+    'table_id AS "table", cell_id, report_year, precision, statement, scope, period_kind'
+)
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
 
 
@@ -101,13 +112,15 @@ def store_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
         return StoreError(f"cannot read or write the facts store ({text})", str(path))
     if isinstance(exc, sqlite3.OperationalError) and "malformed" not in text:
         return None
-    return StoreError(f"facts store is damaged ({text}); ingest again into a new INDEX_DIR (this one is kept)",
-                      str(path))
+    return StoreError(
+        f"facts store is damaged ({text}); ingest again into a new INDEX_DIR (this one is kept)", str(path)
+    )
 
 
 def _one_line(method):
     """The method with a full disk or a damaged file as a StoreError naming the store (found when a page is
     read or written, long after the store opened)."""
+
     @functools.wraps(method)
     def wrapped(self, *args, **kwargs):
         try:
@@ -117,6 +130,7 @@ def _one_line(method):
             if error is None:
                 raise
             raise error from None
+
     return wrapped
 
 
@@ -128,15 +142,24 @@ class SqliteFactStore:
     replaced by deleting it and adding it again (what the ingest does).
     """
 
-    def __init__(self, path: Path, batch_size: int = 5000, timeout: float = 30.0, cache_mb: int = 64,
-                 page_size: int = 200, cached_rows: int = 8192):
+    def __init__(
+        self,
+        path: Path,
+        batch_size: int = 5000,
+        timeout: float = 30.0,
+        cache_mb: int = 64,
+        page_size: int = 200,
+        cached_rows: int = 8192,
+    ):
         """`timeout`: seconds to wait for another process's write transaction before giving up;
         `cache_mb`: SQLite's page cache (index pages stay cached while a corpus is added);
         `page_size`: (company, value) pairs a ranking reads per step;
         `cached_rows`: table rows whose cells row_cells keeps (questions about one report read the same rows)."""
         if batch_size < 1 or page_size < 1 or cached_rows < 1:
-            raise InputError(f"batch_size, page_size and cached_rows must be positive, "
-                             f"got {batch_size}, {page_size}, {cached_rows}")
+            raise InputError(
+                f"batch_size, page_size and cached_rows must be positive, "
+                f"got {batch_size}, {page_size}, {cached_rows}"
+            )
         if timeout < 0:
             raise InputError(f"timeout must not be negative, got {timeout}")
         if cache_mb < 1:
@@ -148,13 +171,21 @@ class SqliteFactStore:
         self._data_version = -1  # SQLite's count of other connections' commits when _rows was last valid
         self.read_only = self.path.is_file() and not os.access(self.path.parent, os.W_OK)
         try:
-            if self.read_only:  # a read-only folder (mount, permissions): no journal can be made; read as it is
-                self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?immutable=1", uri=True,
-                                           isolation_level=None, check_same_thread=False)
+            if (
+                self.read_only
+            ):  # a read-only folder (mount, permissions): no journal can be made; read as it is
+                self._db = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?immutable=1",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
                 self._db.execute("SELECT COUNT(*) FROM facts")
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+                self._db = sqlite3.connect(
+                    self.path, timeout=timeout, isolation_level=None, check_same_thread=False
+                )
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 self._db.executescript(_SCHEMA)
@@ -162,7 +193,8 @@ class SqliteFactStore:
             self._db.execute(f"PRAGMA cache_size=-{cache_mb * 1024}")
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) or StoreError(
-                f"facts store cannot be opened ({exc}); is another ingest writing it?", str(self.path)) from None
+                f"facts store cannot be opened ({exc}); is another ingest writing it?", str(self.path)
+            ) from None
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -173,7 +205,8 @@ class SqliteFactStore:
         reports = list(reports)
         self._db.executemany(
             "INSERT OR REPLACE INTO reports (company, year, short_name, code, doc_id) VALUES (?, ?, ?, ?, ?)",
-            [(r.company, int(r.year), r.short_name, r.code, r.doc_id) for r in reports])
+            [(r.company, int(r.year), r.short_name, r.code, r.doc_id) for r in reports],
+        )
         report_years = _ReportYears(self._db)
         count = 0
         batch: list[tuple] = []
@@ -216,8 +249,10 @@ class SqliteFactStore:
         if not years or not fields:
             return _frame([])
         order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
-        sql = (f"{_SELECT} WHERE company = ? AND year IN ({_marks(years)}) AND field IN ({_marks(fields)}) "
-               f"ORDER BY year, (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid")
+        sql = (
+            f"{_SELECT} WHERE company = ? AND year IN ({_marks(years)}) AND field IN ({_marks(fields)}) "
+            f"ORDER BY year, (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid"
+        )
         rows = self._db.execute(sql, [company, *years, *fields, *fields]).fetchall()
         return _frame(rows)
 
@@ -227,8 +262,14 @@ class SqliteFactStore:
         return [self.lookup(*lookup) for lookup in lookups]
 
     @_one_line
-    def ranking(self, fields: str | Sequence[str], year: int, limit: int, descending: bool = True,
-                unit: str | None = None) -> pd.DataFrame:
+    def ranking(
+        self,
+        fields: str | Sequence[str],
+        year: int,
+        limit: int,
+        descending: bool = True,
+        unit: str | None = None,
+    ) -> pd.DataFrame:
         """Companies by a numeric field in a year: the first `limit`, plus any tied with the last one.
 
         Each company counts once, with its preferred fact; `fields` as in lookup(). `unit` keeps
@@ -241,9 +282,14 @@ class SqliteFactStore:
         where, args = f"field IN ({_marks(fields)}) AND {rest}", [*fields, *rest_args]
         # (company, num) down the (field, year, num) index, one cursor per name merged lazily:
         # one query over all names would sort every candidate first.
-        cursors = [self._db.execute(f"SELECT company, num FROM facts WHERE field = ? AND {rest} "
-                                    f"ORDER BY num {'DESC' if descending else 'ASC'}", [name, *rest_args])
-                   for name in fields]
+        cursors = [
+            self._db.execute(
+                f"SELECT company, num FROM facts WHERE field = ? AND {rest} "
+                f"ORDER BY num {'DESC' if descending else 'ASC'}",
+                [name, *rest_args],
+            )
+            for name in fields
+        ]
         merged = heapq.merge(*cursors, key=lambda row: row[1], reverse=descending)
         sizes = itertools.chain([limit + 10], itertools.repeat(self.page_size))  # the top is usually enough
         pages = iter(lambda: list(itertools.islice(merged, next(sizes))), [])
@@ -251,10 +297,12 @@ class SqliteFactStore:
 
         def preferred(companies: list[str]) -> list[tuple]:
             # INDEXED BY: a few companies' facts, found by company (the planner would scan the field's rows).
-            sql = (f"SELECT {_COLUMNS_SQL}, num FROM facts INDEXED BY facts_company_year_field "
-                   f"WHERE company IN ({_marks(companies)}) AND {where} "
-                   f"ORDER BY company, (report_year != year), CASE field {order} END, precision, page, table_id, "
-                   "cell_id, rowid")
+            sql = (
+                f"SELECT {_COLUMNS_SQL}, num FROM facts INDEXED BY facts_company_year_field "
+                f"WHERE company IN ({_marks(companies)}) AND {where} "
+                f"ORDER BY company, (report_year != year), CASE field {order} END, precision, page, table_id, "
+                "cell_id, rowid"
+            )
             return self._db.execute(sql, [*companies, *args, *fields]).fetchall()
 
         rows = rank_companies(pages, preferred, limit, descending)
@@ -263,21 +311,34 @@ class SqliteFactStore:
         return _frame([row[:-1] for row in rows])
 
     @_one_line
-    def company_values(self, fields: Sequence[str], years: Iterable[int], unit: str | None = None,
-                       companies: Sequence[str] | None = None, condition: Condition | None = None) -> pd.DataFrame:
+    def company_values(
+        self,
+        fields: Sequence[str],
+        years: Iterable[int],
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> pd.DataFrame:
         """Each company's preferred numeric fact per year, picked and filtered in SQL (a window over
         the (field, year, num) index's rows), by company and year."""
         picked = self._picked(fields, years, unit, companies, condition)
         if picked is None:
             return _frame([])
         sql, args = picked
-        rows = self._db.execute(f"{_SELECT} WHERE rowid IN (SELECT rid FROM ({sql})) ORDER BY company, year",
-                                args).fetchall()
+        rows = self._db.execute(
+            f"{_SELECT} WHERE rowid IN (SELECT rid FROM ({sql})) ORDER BY company, year", args
+        ).fetchall()
         return _frame(rows)
 
     @_one_line
-    def count_companies(self, fields: Sequence[str], year: int, unit: str | None = None,
-                        companies: Sequence[str] | None = None, condition: Condition | None = None) -> int:
+    def count_companies(
+        self,
+        fields: Sequence[str],
+        year: int,
+        unit: str | None = None,
+        companies: Sequence[str] | None = None,
+        condition: Condition | None = None,
+    ) -> int:
         picked = self._picked(fields, [year], unit, companies, condition)
         if picked is None:
             return 0
@@ -290,19 +351,32 @@ class SqliteFactStore:
         if not fields or not words:
             return set()
         likes = " OR ".join("instr(value, ?) > 0" for _ in words)
-        rows = self._db.execute(f"SELECT DISTINCT company FROM facts WHERE field IN ({_marks(fields)}) "
-                                f"AND num IS NULL AND company != '' AND ({likes})", [*fields, *words])
+        rows = self._db.execute(
+            f"SELECT DISTINCT company FROM facts WHERE field IN ({_marks(fields)}) "
+            f"AND num IS NULL AND company != '' AND ({likes})",
+            [*fields, *words],
+        )
         return {r[0] for r in rows}
 
-    def _picked(self, fields: Sequence[str], years: Iterable[int], unit: str | None,
-                companies: Sequence[str] | None, condition: Condition | None) -> tuple[str, list] | None:
+    def _picked(
+        self,
+        fields: Sequence[str],
+        years: Iterable[int],
+        unit: str | None,
+        companies: Sequence[str] | None,
+        condition: Condition | None,
+    ) -> tuple[str, list] | None:
         """SQL selecting the rowid (`rid`) of each company-year's preferred fact, and its arguments."""
         fields, years = list(dict.fromkeys(fields)), sorted({int(y) for y in years})
         if not fields or not years or (companies is not None and not companies):
             return None
         # over companies: a fact of a document whose company is unknown ("") is no company's
-        where = [f"field IN ({_marks(fields)})", f"year IN ({_marks(years)})", "num IS NOT NULL",
-                 "company != ''"]
+        where = [
+            f"field IN ({_marks(fields)})",
+            f"year IN ({_marks(years)})",
+            "num IS NOT NULL",
+            "company != ''",
+        ]
         args: list = [*fields, *years]
         if unit is not None:
             where.append("unit = ?")
@@ -312,9 +386,11 @@ class SqliteFactStore:
             args.append(json.dumps(list(companies), ensure_ascii=False))
         order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
         args = [*fields, *args]  # the CASE's names come first in the text
-        sql = (f"SELECT rid FROM (SELECT rowid AS rid, num, ROW_NUMBER() OVER (PARTITION BY company, year "
-               f"ORDER BY (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid) "
-               f"AS pick FROM facts INDEXED BY facts_pick WHERE {' AND '.join(where)}) WHERE pick = 1")
+        sql = (
+            f"SELECT rid FROM (SELECT rowid AS rid, num, ROW_NUMBER() OVER (PARTITION BY company, year "
+            f"ORDER BY (report_year != year), CASE field {order} END, precision, page, table_id, cell_id, rowid) "
+            f"AS pick FROM facts INDEXED BY facts_pick WHERE {' AND '.join(where)}) WHERE pick = 1"
+        )
         if condition is not None:
             sql += f" AND num {condition.op} ?"
             args.append(float(condition.value))
@@ -331,7 +407,7 @@ class SqliteFactStore:
         missing = [row for row, kept in by_row.items() if kept is None]
         found: list = []
         for start in range(0, len(missing), _ROWS_PER_QUERY):
-            part = missing[start:start + _ROWS_PER_QUERY]
+            part = missing[start : start + _ROWS_PER_QUERY]
             ranges = " OR ".join(["(cell_id >= ? AND cell_id < ?)"] * len(part))
             args = [bound for row in part for bound in (row + "c", row + "d")]
             found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
@@ -376,7 +452,9 @@ class SqliteFactStore:
         except sqlite3.OperationalError:  # a read-only store made before generations were kept
             return ""
         if row is None and not self.read_only:
-            self._db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', ?)", (uuid.uuid4().hex,))
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('generation', ?)", (uuid.uuid4().hex,)
+            )
             row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         return row[0] if row else ""
 
@@ -384,7 +462,7 @@ class SqliteFactStore:
         self.rollback()
         self._db.close()
 
-    def __enter__(self) -> "SqliteFactStore":
+    def __enter__(self) -> SqliteFactStore:
         return self
 
     def __exit__(self, *_):
@@ -402,7 +480,9 @@ class SqliteFactStore:
         self._db.executemany(
             "INSERT INTO facts (company, year, field, value, number, num, unit, raw, period, short_name, code, "
             "doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
         return len(rows)
 
     def _add_missing_columns(self) -> None:
@@ -439,11 +519,28 @@ class _ReportYears:
 
 def _row(fact: Fact, report_year: int) -> tuple:
     number = fact.number
-    return (fact.company, int(fact.year), fact.field, fact.value,
-            None if number is None else str(number), None if number is None else float(number),
-            fact.unit, fact.raw, fact.period, fact.short_name, fact.code, fact.doc_id, int(fact.page or 0),
-            fact.table, fact.cell_id, report_year, precision_of(number, fact.raw), fact.statement, fact.scope,
-            fact.period_kind)
+    return (
+        fact.company,
+        int(fact.year),
+        fact.field,
+        fact.value,
+        None if number is None else str(number),
+        None if number is None else float(number),
+        fact.unit,
+        fact.raw,
+        fact.period,
+        fact.short_name,
+        fact.code,
+        fact.doc_id,
+        int(fact.page or 0),
+        fact.table,
+        fact.cell_id,
+        report_year,
+        precision_of(number, fact.raw),
+        fact.statement,
+        fact.scope,
+        fact.period_kind,
+    )
 
 
 def _frame(rows: list) -> pd.DataFrame:
@@ -461,7 +558,7 @@ def _frame(rows: list) -> pd.DataFrame:
 def _with_decimals(rows: list) -> list[tuple]:
     """Rows in RESULT_COLUMNS order with `number` as a Decimal (stored as text: no float rounding)."""
     at = RESULT_COLUMNS.index("number")
-    return [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1:]) for r in rows]
+    return [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1 :]) for r in rows]
 
 
 def _row_of(cell_id: str, rows: dict[str, list]) -> str:

@@ -12,6 +12,7 @@ Opening a store makes an empty one where there is none (an ingest needs that). A
 calls `require_stores` first: a store that vanished (deleted, a wiped server) would otherwise be answered from
 as an empty corpus, "not found" for every question.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -47,7 +48,9 @@ def open_fact_store(settings: IndexSettings) -> FactStore:
 def require_stores(settings: IndexSettings, recorded: dict[str, str]) -> None:
     """StoreError (a damaged index: what to run) unless the text index and the facts store exist and, where the
     manifest `recorded` their generation ids, are the stores it describes. Reads only: nothing is created."""
-    found = _server_generations(settings) if settings.backend == "elasticsearch" else _local_generations(settings)
+    found = (
+        _server_generations(settings) if settings.backend == "elasticsearch" else _local_generations(settings)
+    )
     for key, name in (("text", "the text index"), ("facts", "the facts store")):
         generation = found[key]
         if generation is None:
@@ -57,8 +60,11 @@ def require_stores(settings: IndexSettings, recorded: dict[str, str]) -> None:
         else:
             continue
         where = settings.es_url if settings.backend == "elasticsearch" else str(settings.index_dir)
-        raise StoreError(f"damaged index: {name} {problem}; ingest the corpus again (python -m parser.ingest "
-                         f"CORPUS --index DIR{_backend_options(settings)})", where)
+        raise StoreError(
+            f"damaged index: {name} {problem}; ingest the corpus again (python -m parser.ingest "
+            f"CORPUS --index DIR{_backend_options(settings)})",
+            where,
+        )
 
 
 def _backend_options(settings: IndexSettings) -> str:
@@ -72,18 +78,26 @@ def _local_generations(settings: IndexSettings) -> dict[str, str | None]:
     text: str | None = None
     if (settings.text_dir / "meta.json").is_file():
         generation = settings.text_dir / GENERATION_FILE
-        text = generation.read_text(encoding="ascii", errors="replace").strip() if generation.is_file() else ""
+        text = (
+            generation.read_text(encoding="ascii", errors="replace").strip() if generation.is_file() else ""
+        )
     facts: str | None = None
     if settings.facts_path.is_file() and settings.facts_path.stat().st_size:
         try:
-            with closing(sqlite3.connect(f"{settings.facts_path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            with closing(
+                sqlite3.connect(f"{settings.facts_path.resolve().as_uri()}?mode=ro", uri=True)
+            ) as db:
                 row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
             facts = row[0] if row else ""
-        except sqlite3.OperationalError:  # a store made before generations were kept, or one this user cannot lock
+        except (
+            sqlite3.OperationalError
+        ):  # a store made before generations were kept, or one this user cannot lock
             facts = ""
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"the facts store is damaged ({exc}); ingest again into a new INDEX_DIR "
-                             "(this one is kept)", str(settings.facts_path)) from None
+            raise StoreError(
+                f"the facts store is damaged ({exc}); ingest again into a new INDEX_DIR (this one is kept)",
+                str(settings.facts_path),
+            ) from None
     return {"text": text, "facts": facts}
 
 

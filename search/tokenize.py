@@ -27,15 +27,17 @@ What it does to a text, in order:
 >>> tokenizer.tokens("保單借款的可借金額上限")
 ['保单', '借款', '保单借款', '可', '借', '金额', '上限']
 """
+
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from core.dates import eras, western_year
 from core.errors import InputError
@@ -58,10 +60,14 @@ JA_ONLY_KANJI = frozenset(_WORDS["ja_only_kanji"])
 
 _KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+_INVISIBLE = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]"
+)
 _WORD_CHAR = re.compile(r"\w")
 # "關 係 人 名 稱": PDF layouts spread headings one character at a time.
-_SPACED_CJK = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])")
+_SPACED_CJK = re.compile(
+    r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])"
+)
 _HIRAGANA_ONLY = re.compile(rf"[\u3040-\u309f{re.escape(_WORDS['long_vowel'])}]+")
 
 # Numbers and dates, found before word segmentation so every segmenter sees
@@ -227,7 +233,7 @@ class Tokenizer:
 
     @staticmethod
     def language(text: str) -> str:
-        """"ja", "zh" or "latin" for a text."""
+        """ "ja", "zh" or "latin" for a text."""
         return _detect(_normalize(text))
 
     def _analyze(self, text: str, language: str | None) -> list[tuple[str, bool]]:
@@ -279,11 +285,18 @@ class Tokenizer:
             if len(word) >= min_chars:
                 for n in (2, 3):
                     if len(word) > n:
-                        out.extend((word[i : i + n], True) for i in range(len(word) - n + 1)
-                                   if known(word[i : i + n]))
+                        out.extend(
+                            (word[i : i + n], True)
+                            for i in range(len(word) - n + 1)
+                            if known(word[i : i + n])
+                        )
                 # Longer user words inside: a short name (贵州茅台) inside the full name.
                 for n in range(4, len(word)):
-                    out.extend((word[i : i + n], True) for i in range(len(word) - n + 1) if word[i : i + n] in self._zh_words)
+                    out.extend(
+                        (word[i : i + n], True)
+                        for i in range(len(word) - n + 1)
+                        if word[i : i + n] in self._zh_words
+                    )
             out.append((word, False))
         return out
 
@@ -300,7 +313,11 @@ class Tokenizer:
             for i, morpheme in enumerate(morphemes):
                 surface = surfaces[i].strip()
                 # Hiragana-only words are inflections and function words (おける, なり, ください).
-                if surface and not _HIRAGANA_ONLY.fullmatch(surface) and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS:
+                if (
+                    surface
+                    and not _HIRAGANA_ONLY.fullmatch(surface)
+                    and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS
+                ):
                     if len(surface) >= min_chars:
                         parts = morpheme.split(SplitMode.A)
                         if len(parts) > 1:
@@ -370,7 +387,11 @@ def _normalize(text: str) -> str:
 
 def _atom_tokens(match: re.Match, lang: str) -> list[str]:
     if match.group("ymd"):
-        return [f"{int(match.group('y'))}{_YEAR}", f"{int(match.group('m'))}{_MONTH}", f"{int(match.group('d'))}{_DAY}"]
+        return [
+            f"{int(match.group('y'))}{_YEAR}",
+            f"{int(match.group('m'))}{_MONTH}",
+            f"{int(match.group('d'))}{_DAY}",
+        ]
     if match.group("ord"):
         unit = _UNIT_ALIASES.get(match.group("ordu"), match.group("ordu"))
         return [f"{_WORDS['ordinal_mark']}{cjk_number(match.group('ordn'))}{unit}"]
@@ -379,7 +400,9 @@ def _atom_tokens(match: re.Match, lang: str) -> list[str]:
         number = int(match.group("daten"))
         tokens = [f"{number}{unit}"]
         if unit == _YEAR and number < 1000:
-            western = _western_year(number, match.string[max(0, match.start() - 3) : match.start()].rstrip(), lang)
+            western = _western_year(
+                number, match.string[max(0, match.start() - 3) : match.start()].rstrip(), lang
+            )
             if western:
                 tokens.append(f"{western}{_YEAR}")
         return tokens
@@ -459,13 +482,11 @@ def base_frequency(word: str) -> int:
 def _sudachi_dictionary():
     with _LOCK:
         if "sudachi" not in _SHARED:
-            from functools import lru_cache
-
             from sudachipy import Dictionary
 
             dictionary = Dictionary(dict="core")
 
-            @lru_cache(maxsize=None)
+            @functools.cache
             def pos_of(pos_id: int) -> str:
                 return dictionary.pos_of(pos_id)[0]
 
@@ -476,5 +497,3 @@ def _sudachi_dictionary():
 # --- Terms both backends index and query -------------------------------------
 # Kept here, next to the tokenizer, so the embedded index and Elasticsearch
 # cannot drift apart in what they store or look for.
-
-

@@ -14,6 +14,7 @@ meanwhile). Bad input is a 4xx response `{"error": "one line"}`; a damaged
 index file (StoreError) is a 500 saying which, any other failure a 500 with
 one line too; never a traceback.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from core.errors import InputError, StoreError
-from qa.io.batch import BatchSettings, answer_batch
 from qa.engine import Engine, EngineSettings
+from qa.io.batch import BatchSettings, answer_batch
 from qa.io.question_stream import clean_question
 from qa.io.questions import JsonFile, parse_questions
 from qa.run import BATCH
@@ -53,7 +54,7 @@ class Answering:
         def work() -> list[dict]:
             out = []
             for start in range(0, len(questions), BATCH):
-                answered = answer_batch(self.engine, questions[start:start + BATCH], BatchSettings())
+                answered = answer_batch(self.engine, questions[start : start + BATCH], BatchSettings())
                 out += [answer.to_json(steps) for answer, steps in answered]
             return out
 
@@ -112,9 +113,17 @@ def create_app(settings: EngineSettings) -> Starlette:
         return HTMLResponse(await run_in_threadpool(library.table_html, doc, cell))
 
     async def failed(_request: Request, exc: Exception) -> JSONResponse:
-        status = (exc.status_code if isinstance(exc, HTTPException) else 404 if isinstance(exc, NotFound)
-                  else 500 if isinstance(exc, StoreError)  # the index's fault, not the request's: said as is
-                  else 400 if isinstance(exc, (BadRequest, InputError)) else 500)
+        status = (
+            exc.status_code
+            if isinstance(exc, HTTPException)
+            else 404
+            if isinstance(exc, NotFound)
+            else 500
+            if isinstance(exc, StoreError)  # the index's fault, not the request's: said as is
+            else 400
+            if isinstance(exc, (BadRequest, InputError))
+            else 500
+        )
         reason = exc.detail if isinstance(exc, HTTPException) else str(exc)
         if status == 500 and not isinstance(exc, StoreError):
             log.error("unexpected %s: %s", type(exc).__name__, exc)

@@ -12,6 +12,7 @@ proxy that authenticates and encrypts.
 Exit codes: 0 stopped (Ctrl-C); 2 bad usage or an index that cannot be used
 (one line on stderr).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,10 +35,13 @@ log = logging.getLogger(__name__)
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m serve", description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="index directory an ingest made")
-    ap.add_argument("--host", default=DEFAULT_HOST,
-                    help=f"address to listen on (default {DEFAULT_HOST}: this machine only; any other "
-                         "address lets the network ask questions and read the documents, with no "
-                         "authentication)")
+    ap.add_argument(
+        "--host",
+        default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine only; any other "
+        "address lets the network ask questions and read the documents, with no "
+        "authentication)",
+    )
     ap.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     add_engine_options(ap, "the one INDEX_DIR records")
     add_verbosity(ap)
@@ -55,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn  # present: serve.app, which needs Starlette from the same extra, imported
 
     if not _loopback(args.host):
-        log.warning(f"serving on {args.host}: anyone who can reach port {args.port} can ask questions and "
-                    "read the indexed documents (no authentication, no TLS)")
+        log.warning(
+            f"serving on {args.host}: anyone who can reach port {args.port} can ask questions and "
+            "read the indexed documents (no authentication, no TLS)"
+        )
     print(f"finqa serve: http://{args.host}:{args.port}/ (Ctrl-C stops)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=logging.getLevelName(level(args)).lower())
     return 0
@@ -70,8 +76,9 @@ def _app(args: argparse.Namespace):
     try:
         from serve.app import create_app  # Starlette loads only when there is an index to serve
     except ModuleNotFoundError as exc:
-        raise InputError(f"finqa serve needs the serve extra ({exc.name} is missing): "
-                         "pip install 'finqa[serve]'")
+        raise InputError(
+            f"finqa serve needs the serve extra ({exc.name} is missing): pip install 'finqa[serve]'"
+        ) from None
     return create_app(EngineSettings(index=index, llm=args.llm))
 
 

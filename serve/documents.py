@@ -12,6 +12,7 @@ make the server read a file the index does not list.
   from its text alone (no markup, script or link of the source is copied),
   with the cell marked.
 """
+
 from __future__ import annotations
 
 import html
@@ -59,12 +60,15 @@ class Library:
         self.index = index
         manifest = _manifest(index)
         self.root = Path(manifest.root).resolve() if manifest.root else None
-        self.documents = {doc: DocumentInfo(doc, e.path, _kind(e.path), e.pages)
-                          for doc, e in sorted(manifest.entries.items())}
+        self.documents = {
+            doc: DocumentInfo(doc, e.path, _kind(e.path), e.pages)
+            for doc, e in sorted(manifest.entries.items())
+        }
 
     def listing(self) -> list[dict]:
-        return [{"doc": d.doc, "path": d.path, "kind": d.kind, "pages": d.pages}
-                for d in self.documents.values()]
+        return [
+            {"doc": d.doc, "path": d.path, "kind": d.kind, "pages": d.pages} for d in self.documents.values()
+        ]
 
     def page_png(self, doc: str, page: int, highlight: str = "") -> bytes:
         """Page `page` (1-based) of PDF `doc` as PNG, with the boxes `highlight` quotes drawn."""
@@ -83,9 +87,16 @@ class Library:
         draw = ImageDraw.Draw(image)
         for box in boxes:
             pad = 2
-            draw.rectangle([box.x0 * RENDER_SCALE - pad, box.top * RENDER_SCALE - pad,
-                            box.x1 * RENDER_SCALE + pad, box.bottom * RENDER_SCALE + pad],
-                           outline=BOX_COLOUR, width=3)
+            draw.rectangle(
+                [
+                    box.x0 * RENDER_SCALE - pad,
+                    box.top * RENDER_SCALE - pad,
+                    box.x1 * RENDER_SCALE + pad,
+                    box.bottom * RENDER_SCALE + pad,
+                ],
+                outline=BOX_COLOUR,
+                width=3,
+            )
         out = io.BytesIO()
         image.save(out, format="PNG")
         return out.getvalue()
@@ -102,16 +113,21 @@ class Library:
         for tr in table.iter("tr"):
             cells = []
             for td in tr.iter("td", "th"):
-                spans = "".join(f' {name}="{int(td.get(name))}"' for name in ("colspan", "rowspan")
-                                if (td.get(name) or "").isdigit())
+                spans = "".join(
+                    f' {name}="{int(td.get(name))}"'
+                    for name in ("colspan", "rowspan")
+                    if (td.get(name) or "").isdigit()
+                )
                 mark = ' class="evidence"' if td is cell else ""
                 text = html.escape(" ".join(etree.tostring(td, method="text", encoding="unicode").split()))
                 cells.append(f"<{td.tag}{spans}{mark}>{text}</{td.tag}>")
             rows.append(f"<tr>{''.join(cells)}</tr>")
-        return (f"<!doctype html><meta charset=utf-8><title>{html.escape(doc)}</title>"
-                "<style>table{border-collapse:collapse;font:14px sans-serif}td,th{border:1px solid #999;"
-                "padding:2px 6px}.evidence{outline:3px solid rgb(220,30,30);background:#fee}</style>"
-                f"<table>{''.join(rows)}</table>")
+        return (
+            f"<!doctype html><meta charset=utf-8><title>{html.escape(doc)}</title>"
+            "<style>table{border-collapse:collapse;font:14px sans-serif}td,th{border:1px solid #999;"
+            "padding:2px 6px}.evidence{outline:3px solid rgb(220,30,30);background:#fee}</style>"
+            f"<table>{''.join(rows)}</table>"
+        )
 
     def _document(self, doc: str, kind: str) -> DocumentInfo:
         info = self.documents.get(doc)

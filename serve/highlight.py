@@ -19,6 +19,7 @@ guessed one.
 >>> [b.text for b in locate(boxes, 5, "示例科技 2022年 研发费用（2022年度）：241,986,307.90")]
 ['241,986,307.90']
 """
+
 from __future__ import annotations
 
 import re
@@ -41,8 +42,9 @@ def locate(boxes: list[Box], page: int, evidence: str) -> list[Box]:
     target = normalize(evidence)
     if not target:
         return []
-    return _value_cells([b for b in on_page if b.kind == "cell"], target) or \
-        _quoted_lines([b for b in on_page if b.kind == "line"], target)
+    return _value_cells([b for b in on_page if b.kind == "cell"], target) or _quoted_lines(
+        [b for b in on_page if b.kind == "line"], target
+    )
 
 
 def normalize(text: str) -> str:
@@ -56,8 +58,9 @@ def _value_cells(cells: list[Box], target: str) -> list[Box]:
     for cell in quoted:
         if not any(_is_label_of(label, cell, cells, target) for label in cells):
             continue
-        heading = any(_is_heading_of(h, cell, cells) and _quotes_whole(target, normalize(h.text))
-                      for h in cells)
+        heading = any(
+            _is_heading_of(h, cell, cells) and _quotes_whole(target, normalize(h.text)) for h in cells
+        )
         scored.append((1 + heading, cell))
     best = max((score for score, _ in scored), default=0)
     return [cell for score, cell in scored if score == best]

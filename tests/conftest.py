@@ -1,4 +1,5 @@
 """Shared test fixtures: the real development data, the Elasticsearch URL, a tiny invented statute."""
+
 from __future__ import annotations
 
 import os
@@ -8,7 +9,9 @@ import pytest
 
 # Tests read the development data beside the project, as the benchmarks do (eval/bench/_data.py);
 # they do not import the benchmarks.
-SHARED_DATA = Path(os.environ.get("FINQA_SHARED_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data"))
+SHARED_DATA = Path(
+    os.environ.get("FINQA_SHARED_DATA", Path(__file__).resolve().parent.parent.parent / "shared" / "data")
+)
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +45,9 @@ def es_url():
     if not url:
         if os.environ.get("FINQA_REQUIRE_ES") == "1":
             pytest.fail("FINQA_REQUIRE_ES=1 but FINQA_ES_URL is not set")
-        pytest.skip("no Elasticsearch: run the tests through `bash docker/elasticsearch.sh run python -m pytest`")
+        pytest.skip(
+            "no Elasticsearch: run the tests through `bash docker/elasticsearch.sh run python -m pytest`"
+        )
     return url
 
 

@@ -5,6 +5,7 @@ shipped (a FinGLM reports list, an Elasticsearch server), so they are not run. E
 class example is, over the bundled examples when it needs a corpus; one that cannot run alone
 says so with `# doctest: +SKIP`.
 """
+
 from __future__ import annotations
 
 import doctest

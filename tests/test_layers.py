@@ -6,6 +6,7 @@ and by importing each layer's modules alone in a fresh interpreter. Inside qa, t
 (understand, data, text, statutes, llm) import none of each other: what they share sits at the top of qa
 (records, answers, formulas, fewshot), and qa/engine.py and qa/io/ put them together.
 """
+
 from __future__ import annotations
 
 import ast
@@ -68,14 +69,24 @@ def test_no_module_imports_a_higher_layer(layer):
 
 @pytest.mark.parametrize("layer", ["core", "parser", "search", "ingestion", "qa"])
 def test_importing_a_layer_alone_loads_no_higher_layer(layer):
-    modules = [".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for p in _modules(layer)
-               if p.relative_to(ROOT).as_posix() not in ENTRY_POINTS and p.name != "__main__.py"]
-    code = ("import importlib, json, sys\n"
-            f"for name in {modules!r}: importlib.import_module(name)\n"
-            f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(ALLOWED)!r})))")
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                                       check=True).stdout)
-    assert set(loaded) <= ALLOWED[layer] | {layer}, f"importing {layer} loaded {sorted(set(loaded) - ALLOWED[layer] - {layer})}"
+    modules = [
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for p in _modules(layer)
+        if p.relative_to(ROOT).as_posix() not in ENTRY_POINTS and p.name != "__main__.py"
+    ]
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(ALLOWED)!r})))"
+    )
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    assert set(loaded) <= ALLOWED[layer] | {layer}, (
+        f"importing {layer} loaded {sorted(set(loaded) - ALLOWED[layer] - {layer})}"
+    )
 
 
 @pytest.mark.parametrize("route", sorted(QA_ROUTES))

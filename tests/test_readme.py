@@ -5,6 +5,7 @@ every other ```bash block is run here as a newcomer would paste it, from the cop
 copy's code first on the path. The Elasticsearch block runs against FINQA_ES_URL (the server is
 already up, so its `start` line is not run) with an index name of its own.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,16 @@ def readme_blocks(text: str) -> list[tuple[str, str]]:
 
 def fresh_copy(dest: Path) -> Path:
     """The files git knows of (and new ones not ignored), as a clone would have them, symlinks kept."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=PROJECT_ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = PROJECT_ROOT / name
         if not os.path.lexists(source):
@@ -75,12 +84,29 @@ def ran(tmp_path_factory) -> Path:
             block = es_block(block, es_url, es_index)
         script.append(block)
     env = {**os.environ, "PYTHONPATH": str(root), "XDG_CACHE_HOME": str(root / ".cache")}
-    done = subprocess.run(["bash", "-c", "\n".join(script)], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=900)
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(script)], cwd=root, env=env, capture_output=True, text=True, timeout=900
+    )
     if es_url:
-        subprocess.run(["python", "-m", "parser.ingest", "--delete", "--index", "my-index-es", "--backend",
-                        "elasticsearch", "--es-url", es_url, "--es-index", es_index], cwd=root, env=env,
-                       capture_output=True)
+        subprocess.run(
+            [
+                "python",
+                "-m",
+                "parser.ingest",
+                "--delete",
+                "--index",
+                "my-index-es",
+                "--backend",
+                "elasticsearch",
+                "--es-url",
+                es_url,
+                "--es-index",
+                es_index,
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+        )
     assert done.returncode == 0, f"a README command failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
     (root / "stdout.txt").write_text(done.stdout, encoding="utf-8")
     (root / "stderr.txt").write_text(done.stderr, encoding="utf-8")
@@ -118,8 +144,11 @@ def test_the_answer_shown_in_the_readme_has_the_fields_an_answer_has(ran):
 
 
 def test_the_added_formula_and_synonym_answer_their_questions(ran):
-    printed = [json.loads(line) for line in (ran / "stdout.txt").read_text(encoding="utf-8").splitlines()
-               if line.startswith('{"id": "f1"') or line.startswith('{"id": "r1"')]
+    printed = [
+        json.loads(line)
+        for line in (ran / "stdout.txt").read_text(encoding="utf-8").splitlines()
+        if line.startswith('{"id": "f1"') or line.startswith('{"id": "r1"')
+    ]
     by_id = {a["id"]: a for a in printed}
     assert by_id["f1"]["type"] == "formula" and by_id["f1"]["value"] == "52.09%"
     assert by_id["r1"]["route"] == "lookup:facts" and by_id["r1"]["value"] == "2345678901.23"

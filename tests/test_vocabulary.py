@@ -1,4 +1,5 @@
 """Language vocabulary lives in rules/*.yaml, not in Python string literals."""
+
 import ast
 import io
 import re
@@ -24,7 +25,11 @@ def _docstring_lines(tree: ast.AST) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 lines.update(range(first.lineno, first.end_lineno + 1))
     return lines
 
@@ -44,8 +49,11 @@ def cjk_literal_lines(path: Path) -> list[int]:
 
 
 def _modules() -> dict[str, list[int]]:
-    return {str(path.relative_to(PROJECT_ROOT)): cjk_literal_lines(path)
-            for package in PACKAGES for path in sorted((PROJECT_ROOT / package).rglob("*.py"))}
+    return {
+        str(path.relative_to(PROJECT_ROOT)): cjk_literal_lines(path)
+        for package in PACKAGES
+        for path in sorted((PROJECT_ROOT / package).rglob("*.py"))
+    }
 
 
 def test_no_module_holds_cjk_string_literals():
@@ -55,7 +63,9 @@ def test_no_module_holds_cjk_string_literals():
 
 def test_the_scan_finds_a_literal_but_not_a_docstring_comment_or_escape(tmp_path):
     path = tmp_path / "m.py"
-    path.write_text('"""年报"""\n# 年报\nA = "\\u5e74"\nB = f"{A}年"\nC = ("x",\n     "上年")\n', encoding="utf-8")
+    path.write_text(
+        '"""年报"""\n# 年报\nA = "\\u5e74"\nB = f"{A}年"\nC = ("x",\n     "上年")\n', encoding="utf-8"
+    )
     assert cjk_literal_lines(path) == [4, 6]
 
 
@@ -69,7 +79,9 @@ def test_a_bad_pattern_in_a_vocabulary_file_is_reported_with_its_line(tmp_path):
     shutil.copytree(RULES_DIR, rules)
     text = (rules / "numbers.yaml").read_text(encoding="utf-8")
     line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("prior_period:"))
-    (rules / "numbers.yaml").write_text(text.replace("prior_period: '上期", "prior_period: '(上期"), encoding="utf-8")
+    (rules / "numbers.yaml").write_text(
+        text.replace("prior_period: '上期", "prior_period: '(上期"), encoding="utf-8"
+    )
     with pytest.raises(InputError, match=rf"numbers.yaml:{line}: prior_period: .* is not a 'regex'"):
         load(rules / "numbers.yaml")
     problems, _ = check(rules)

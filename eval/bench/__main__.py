@@ -4,6 +4,7 @@ Each benchmark module has `main(argv: list[str]) -> int`, measures its
 figures as ratios against a baseline run in the same process, and skips with
 a message naming the data it needs when that is absent (eval/bench/_data.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,19 +35,29 @@ def describe(name: str) -> Bench:
     tree = ast.parse((Path(bench_pkg.__path__[0]) / f"{name}.py").read_text(encoding="utf-8"))
     purpose = (ast.get_docstring(tree) or "").split("\n")[0]
     purpose = purpose.split("`: ", 1)[-1].rstrip(".")
-    data = tuple(dict.fromkeys(
-        node.args[0].value for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "shared_data" and node.args
-        and isinstance(node.args[0], ast.Constant)))
+    data = tuple(
+        dict.fromkeys(
+            node.args[0].value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "id", "") == "shared_data"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        )
+    )
     return Bench(name, purpose, data)
 
 
 def listing() -> str:
-    lines = [f"{command_name('eval.bench')} NAME [options]  (NAME --help for its options); "
-             f"data sets are looked for in {SHARED_DATA} (FINQA_SHARED_DATA)", ""]
+    lines = [
+        f"{command_name('eval.bench')} NAME [options]  (NAME --help for its options); "
+        f"data sets are looked for in {SHARED_DATA} (FINQA_SHARED_DATA)",
+        "",
+    ]
     for bench in map(describe, available()):
-        needs = ", ".join(f"{d} ({'present' if (SHARED_DATA / d).exists() else 'absent'})"
-                          for d in bench.data)
+        needs = ", ".join(
+            f"{d} ({'present' if (SHARED_DATA / d).exists() else 'absent'})" for d in bench.data
+        )
         lines.append(f"{bench.name:<14}{bench.purpose}")
         lines.append(f"{'':<14}data: {needs or 'none (generated or bundled)'}")
     lines += ["", "data sets:", *(f"  {name:<12}{what}" for name, what in DATA_SETS.items())]
@@ -60,8 +71,10 @@ def main(argv: list[str]) -> int:
         print(listing() if argv[0] == "list" else f"{usage}\n\n{__doc__.strip()}\n\n{listing()}")
         return 0
     if not argv or argv[0] not in names:
-        print(f"{usage}\n{command_name('eval.bench')} list: what each bench measures and the data it needs",
-              file=sys.stderr)
+        print(
+            f"{usage}\n{command_name('eval.bench')} list: what each bench measures and the data it needs",
+            file=sys.stderr,
+        )
         return 2
     return importlib.import_module(f"eval.bench.{argv[0]}").main(argv[1:])
 

@@ -6,6 +6,7 @@ many of those are answered right.
 With `--census FILE` a bench adds its rows to FILE (JSON, one entry per source) and prints the census over
 every source in it, so that lawqa and gyosei runs count together.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,10 +32,13 @@ from search.settings import IndexSettings
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options both benches take: --work, --llm, --show, --census."""
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
-    ap.add_argument("--llm", default="none", help="model judging statements and breaking ties (default: none)")
+    ap.add_argument(
+        "--llm", default="none", help="model judging statements and breaking ties (default: none)"
+    )
     ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
-    ap.add_argument("--census", type=Path,
-                    help="add this run's rule census to FILE and print it over all sources")
+    ap.add_argument(
+        "--census", type=Path, help="add this run's rule census to FILE and print it over all sources"
+    )
 
 
 @contextmanager
@@ -80,8 +84,9 @@ def baseline(engine: Engine, question: Question) -> str:
         scores[mark] = sum(t in words for t in tokens) / max(len(tokens), 1)
     negative = engine.choice.laws.form(layout.stem) == "negative"
     if layout.kind == "combination":
-        scores = {letter: sum(scores[m] for m in marks) / len(marks)
-                  for letter, marks in layout.options.items()}
+        scores = {
+            letter: sum(scores[m] for m in marks) / len(marks) for letter, marks in layout.options.items()
+        }
     elif layout.kind == "counting":
         return min(layout.counts, key=lambda letter: abs(layout.counts[letter] - len(scores) / 2))
     return (min if negative else max)(scores, key=scores.get)
@@ -110,11 +115,17 @@ def print_census(source: str, rows: dict[str, dict[str, list[str]]], shared: Pat
     print(f"rule census (questions a judging path fires on / of those answered right): {', '.join(sources)}")
     print(f"{'path':16}" + "".join(f"{s:>16}" for s in sources) + f"{'all':>16}")
     for path in names:
-        cells = [(len(r.get(path, {}).get("fired", [])), len(r.get(path, {}).get("right", [])))
-                 for r in sources.values()]
+        cells = [
+            (len(r.get(path, {}).get("fired", [])), len(r.get(path, {}).get("right", [])))
+            for r in sources.values()
+        ]
         fired, right = sum(c[0] for c in cells), sum(c[1] for c in cells)
-        print(f"{path:16}" + "".join(f"{f'{r}/{f}':>16}" for f, r in cells) + f"{f'{right}/{fired}':>16}"
-              + ("   (fewer than 3)" if fired < 3 else ""))
+        print(
+            f"{path:16}"
+            + "".join(f"{f'{r}/{f}':>16}" for f, r in cells)
+            + f"{f'{right}/{fired}':>16}"
+            + ("   (fewer than 3)" if fired < 3 else "")
+        )
 
 
 def accuracy(picks: dict[str, str], gold: dict[str, str], ids: set[str]) -> str:

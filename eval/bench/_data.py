@@ -1,4 +1,5 @@
 """Where benchmarks find the shared development data, and how they skip without it."""
+
 from __future__ import annotations
 
 import contextlib
@@ -6,9 +7,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from tqdm import tqdm
 
@@ -33,8 +34,10 @@ def shared_data(*parts: str) -> Path | None:
     path = SHARED_DATA.joinpath(*parts)
     if not path.exists():
         what = DATA_SETS.get(parts[0], "development data") if parts else "development data"
-        print(f"skipped: this bench needs {what}, expected at {path}; set FINQA_SHARED_DATA to the folder "
-              f"holding {parts[0] if parts else 'the data sets'}/ (a checkout looks in ../shared/data)")
+        print(
+            f"skipped: this bench needs {what}, expected at {path}; set FINQA_SHARED_DATA to the folder "
+            f"holding {parts[0] if parts else 'the data sets'}/ (a checkout looks in ../shared/data)"
+        )
         return None
     return path
 
@@ -99,11 +102,11 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list, llm: str
 def answer_in_workers(settings: IndexSettings, questions: list, workers: int) -> tuple[float, list]:
     """Seconds to answer `questions` as qa.run does with `workers` answering processes (its batches, the
     workers' start-up included), and the answers."""
-    from qa.io.batch import BatchAnswerer, BatchSettings
     from qa.engine import EngineSettings
+    from qa.io.batch import BatchAnswerer, BatchSettings
     from qa.run import BATCH
 
-    batches = [questions[i:i + BATCH] for i in range(0, len(questions), BATCH)]
+    batches = [questions[i : i + BATCH] for i in range(0, len(questions), BATCH)]
     started = time.perf_counter()
     with BatchAnswerer(EngineSettings(index=settings), BatchSettings(workers=workers)) as answerer:
         answers = [answer for _, answer, _ in answerer.run(batches)]

@@ -17,17 +17,18 @@ of its evidence (what the engine took the number from). Target: >= 0.95 for
 every question type. Throughput is shown against the question analysis alone
 in the same run.
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import re
 import unicodedata
-from core.command_names import command_name
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
 from qa.records import Answer, Question
 
@@ -38,8 +39,9 @@ _NO = ("否", "不相同", "不一致", "不同")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} annual",
-                                 description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} annual", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--json", type=Path, help="write the figures and every answer here")
     args = ap.parse_args(argv)
@@ -58,15 +60,24 @@ def judge(gold: dict, answer: Answer) -> bool:
     if gold["type"] == "report_text":
         return all(_flat(k) in text for k in gold.get("keywords", ()))
     if kind == "number":  # the key value, or a number the answer states (a change "增加了…元")
-        return any(_same_number(found.group(), gold) for source in (answer.value or "", answer.answer or "")
-                   for found in _NUMBER.finditer(source.replace("，", ",")))
+        return any(
+            _same_number(found.group(), gold)
+            for source in (answer.value or "", answer.answer or "")
+            for found in _NUMBER.finditer(source.replace("，", ","))
+        )
     if kind == "yesno":
         said = value or text
         no = any(w in said for w in _NO)
         return no if gold["value"] == "否" else (not no and any(w in said for w in _YES))
     if kind == "companies":
-        names = [(c, f) for c, f in zip(gold.get("companies", ()), gold.get("full_names", gold.get("companies", ())))]
-        spots = [min((p for p in (text.find(_flat(c)), text.find(_flat(f))) if p >= 0), default=-1) for c, f in names]
+        names = [
+            (c, f)
+            for c, f in zip(gold.get("companies", ()), gold.get("full_names", gold.get("companies", ())))
+        ]
+        spots = [
+            min((p for p in (text.find(_flat(c)), text.find(_flat(f))) if p >= 0), default=-1)
+            for c, f in names
+        ]
         return all(p >= 0 for p in spots) and spots == sorted(spots)
     return _flat(gold["value"]) in value or _flat(gold["value"]) in text
 
@@ -90,10 +101,19 @@ def _flat(text: str) -> str:
 
 
 def run(root: Path, work: Path, json_out: Path | None) -> int:
-    rows = [json.loads(line) for line in (root / "questions_dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-    gold = {g["id"]: g for g in (json.loads(line) for line in (root / "gold_dev.jsonl").read_text(
-        encoding="utf-8").splitlines() if line.strip())}
+    rows = [
+        json.loads(line)
+        for line in (root / "questions_dev.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    gold = {
+        g["id"]: g
+        for g in (
+            json.loads(line)
+            for line in (root / "gold_dev.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        )
+    }
     questions = [Question(id=r["id"], text=r["question"]) for r in rows]
     reports = sorted((root / "reports").glob("*.pdf"))
     done = ingest_and_answer(reports, work, questions)
@@ -104,29 +124,51 @@ def run(root: Path, work: Path, json_out: Path | None) -> int:
     for _, _, expected, ok in results:
         by_type[expected["type"]].append(ok)
     n, right = len(results), sum(ok for *_, ok in results)
-    lines = [f"annual: {n} questions on {len(reports)} reports, index built in {done.ingest_seconds:.1f}s",
-             f"accuracy {right / n:.3f} ({right}/{n})"]
+    lines = [
+        f"annual: {n} questions on {len(reports)} reports, index built in {done.ingest_seconds:.1f}s",
+        f"accuracy {right / n:.3f} ({right}/{n})",
+    ]
     for kind, oks in sorted(by_type.items()):
         accuracy = sum(oks) / len(oks)
-        lines.append(f"  {kind:14} {accuracy:.3f} ({sum(oks)}/{len(oks)})  target >= {TARGET:.2f} "
-                     f"{'MET' if accuracy >= TARGET else 'NOT MET'}")
+        lines.append(
+            f"  {kind:14} {accuracy:.3f} ({sum(oks)}/{len(oks)})  target >= {TARGET:.2f} "
+            f"{'MET' if accuracy >= TARGET else 'NOT MET'}"
+        )
     tune, check = fixed_halves(q.id for q in questions)
     for name, half in (("tune", tune), ("check", check)):
         oks = [ok for q, _, _, ok in results if q.id in half]
         lines.append(f"half {name:5} ({len(oks)} q): accuracy {sum(oks) / len(oks):.3f}")
-    lines.append(f"throughput: answering {n / answer_seconds:.1f} q/s; analysis alone {n / analyse_seconds:.1f} q/s")
+    lines.append(
+        f"throughput: answering {n / answer_seconds:.1f} q/s; analysis alone {n / analyse_seconds:.1f} q/s"
+    )
     lines.append("answers (ok | id type | value vs gold | evidence statement / scope / period):")
     for question, answer, expected, ok in results:
         evidence = answer.evidence[0] if answer.evidence else None
-        where = (f"{evidence.statement or '-'} / {evidence.scope or '-'} / {evidence.period or '-'} p{evidence.page}"
-                 if evidence else "no evidence")
-        lines.append(f"  {'ok ' if ok else 'BAD'} {question.id} {expected['type']:13} "
-                     f"{str(answer.value)[:24]:24} vs {str(expected['value'])[:24]:24} | {where}")
+        where = (
+            f"{evidence.statement or '-'} / {evidence.scope or '-'} / {evidence.period or '-'} p{evidence.page}"
+            if evidence
+            else "no evidence"
+        )
+        lines.append(
+            f"  {'ok ' if ok else 'BAD'} {question.id} {expected['type']:13} "
+            f"{str(answer.value)[:24]:24} vs {str(expected['value'])[:24]:24} | {where}"
+        )
     print("\n".join(lines))
     if json_out:
-        json_out.write_text(json.dumps({
-            "questions": n, "accuracy": right / n,
-            "by_type": {k: sum(v) / len(v) for k, v in by_type.items()},
-            "answers": [{**a.to_json(), "ok": ok, "gold": expected["value"]} for _, a, expected, ok in results]},
-            ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        json_out.write_text(
+            json.dumps(
+                {
+                    "questions": n,
+                    "accuracy": right / n,
+                    "by_type": {k: sum(v) / len(v) for k, v in by_type.items()},
+                    "answers": [
+                        {**a.to_json(), "ok": ok, "gold": expected["value"]} for _, a, expected, ok in results
+                    ],
+                },
+                ensure_ascii=False,
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0

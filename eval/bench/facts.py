@@ -25,6 +25,7 @@ Elasticsearch latencies against the embedded ones.
 Elasticsearch: start a server first (`bash docker/elasticsearch.sh start`) or
 run the benchmark through `bash docker/elasticsearch.sh run python -m eval.bench facts`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,11 +38,11 @@ import statistics
 import subprocess
 import sys
 import time
-from core.command_names import command_name
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterator
 
+from core.command_names import command_name
 from eval.bench._data import work_dir
 
 YEARS = (2019, 2020, 2021)
@@ -51,16 +52,22 @@ TARGETS_P95_MS = {"ranking": 50, "count": 100}
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} facts",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} facts", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--facts", type=int, default=10_000_000, help="facts to generate (default 10 million)")
     ap.add_argument("--queries", type=int, default=1000, help="lookups and rankings timed per backend")
     ap.add_argument("--backends", default="embedded,elasticsearch")
     ap.add_argument("--es-url", default=os.environ.get("FINQA_ES_URL", ""))
-    ap.add_argument("--es-prefix", default="finqa-bench", help="index name prefix (runs of several sizes side by side)")
+    ap.add_argument(
+        "--es-prefix", default="finqa-bench", help="index name prefix (runs of several sizes side by side)"
+    )
     ap.add_argument("--work", type=Path, help="where the SQLite store goes (default: a temp dir, removed)")
-    ap.add_argument("--reuse", action="store_true",
-                    help="time the queries on the stores an earlier run with the same --facts and --work built")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time the queries on the stores an earlier run with the same --facts and --work built",
+    )
     ap.add_argument("--worker", choices=("build", "query"), help=argparse.SUPPRESS)
     ap.add_argument("--backend", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -70,7 +77,9 @@ def main(argv: list[str]) -> int:
         return 0
     backends = [b for b in args.backends.split(",") if b]
     if "elasticsearch" in backends and not args.es_url:
-        print("elasticsearch skipped: no server (set FINQA_ES_URL or --es-url, or run through docker/elasticsearch.sh run)")
+        print(
+            "elasticsearch skipped: no server (set FINQA_ES_URL or --es-url, or run through docker/elasticsearch.sh run)"
+        )
         backends.remove("elasticsearch")
     with work_dir(args.work, "finqa-facts-bench-") as work:
         return _run(args, backends, work)
@@ -80,30 +89,60 @@ def _run(args, backends: list[str], work: Path) -> int:
     print(f"{args.facts:,} generated facts, {args.queries} lookups and rankings per backend")
     results = {}
     for backend in backends:
-        common = ["--facts", str(args.facts), "--queries", str(args.queries), "--backend", backend,
-                  "--work", str(work), "--es-url", args.es_url, "--es-prefix", args.es_prefix]
+        common = [
+            "--facts",
+            str(args.facts),
+            "--queries",
+            str(args.queries),
+            "--backend",
+            backend,
+            "--work",
+            str(work),
+            "--es-url",
+            args.es_url,
+            "--es-prefix",
+            args.es_prefix,
+        ]
         if not args.reuse:
             built = _worker("build", common)
-            print(f"[{backend}] built {built['facts']:,} facts in {built['seconds']:.0f}s "
-                  f"({built['facts'] / built['seconds']:,.0f} facts/s), builder peak RSS {built['peak_mb']:.0f} MB")
+            print(
+                f"[{backend}] built {built['facts']:,} facts in {built['seconds']:.0f}s "
+                f"({built['facts'] / built['seconds']:,.0f} facts/s), builder peak RSS {built['peak_mb']:.0f} MB"
+            )
         queried = _worker("query", common)
         results[backend] = queried
         for kind in ("lookup", "ranking", "count"):
             ms = queried[kind]
             target = TARGETS_P95_MS.get(kind)
-            verdict = "" if target is None else f"  (target p95 < {target} ms: {'met' if ms['p95'] < target else 'MISSED'})"
-            print(f"[{backend}] {kind:<7} p50 {ms['p50']:.2f} ms  p95 {ms['p95']:.2f} ms  ({ms['n']} queries, "
-                  f"{ms['rows']:.1f} rows each on average){verdict}")
-        print(f"[{backend}] query process peak RSS {queried['peak_mb']:.0f} MB "
-              f"(of which {queried['start_mb']:.0f} MB after imports, before opening the store)"
-              + (f"; server JVM heap used {queried['server_heap_mb']:.0f} MB" if "server_heap_mb" in queried else ""))
+            verdict = (
+                ""
+                if target is None
+                else f"  (target p95 < {target} ms: {'met' if ms['p95'] < target else 'MISSED'})"
+            )
+            print(
+                f"[{backend}] {kind:<7} p50 {ms['p50']:.2f} ms  p95 {ms['p95']:.2f} ms  ({ms['n']} queries, "
+                f"{ms['rows']:.1f} rows each on average){verdict}"
+            )
+        print(
+            f"[{backend}] query process peak RSS {queried['peak_mb']:.0f} MB "
+            f"(of which {queried['start_mb']:.0f} MB after imports, before opening the store)"
+            + (
+                f"; server JVM heap used {queried['server_heap_mb']:.0f} MB"
+                if "server_heap_mb" in queried
+                else ""
+            )
+        )
         if "scan" in queried:
             scan, rank_all = queried["scan"], queried["rank_all"]
-            print(f"[{backend}] baseline: the same lookup without its index (full scan) p50 {scan['p50']:.0f} ms "
-                  f"-> the index is {scan['p50'] / queried['lookup']['p50']:,.0f}x faster")
-            print(f"[{backend}] baseline: ranking every company's preferred fact (window function) p50 "
-                  f"{rank_all['p50']:.0f} ms -> reading from the top is {rank_all['p50'] / queried['ranking']['p50']:,.0f}x "
-                  "faster")
+            print(
+                f"[{backend}] baseline: the same lookup without its index (full scan) p50 {scan['p50']:.0f} ms "
+                f"-> the index is {scan['p50'] / queried['lookup']['p50']:,.0f}x faster"
+            )
+            print(
+                f"[{backend}] baseline: ranking every company's preferred fact (window function) p50 "
+                f"{rank_all['p50']:.0f} ms -> reading from the top is {rank_all['p50'] / queried['ranking']['p50']:,.0f}x "
+                "faster"
+            )
     if {"embedded", "elasticsearch"} <= results.keys():
         for kind in ("lookup", "ranking", "count"):
             ratio = results["elasticsearch"][kind]["p50"] / results["embedded"][kind]["p50"]
@@ -112,8 +151,12 @@ def _run(args, backends: list[str], work: Path) -> int:
 
 
 def _worker(stage: str, common: list[str]) -> dict:
-    done = subprocess.run([sys.executable, "-m", "eval.bench", "facts", "--worker", stage, *common],
-                          check=False, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "eval.bench", "facts", "--worker", stage, *common],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         sys.stderr.write(done.stderr)
         raise SystemExit(f"facts benchmark: the {stage} step failed (exit {done.returncode})")
@@ -121,6 +164,7 @@ def _worker(stage: str, common: list[str]) -> dict:
 
 
 # -- the generated corpus -------------------------------------------------------------------------------------------
+
 
 def labels() -> list[str]:
     """Row labels of one report: the numeric fields of rules/fields.yaml, then note-table rows."""
@@ -148,15 +192,29 @@ def generate(n_facts: int) -> Iterator[tuple[list, list]]:
             facts = []
             for page, label in enumerate(names, start=20):
                 for period, fact_year in (("本期", year), ("上期", year - 1)):
-                    cents = rng.randrange(-10**9, 10**13)
+                    cents = rng.randrange(-(10**9), 10**13)
                     value = Decimal(cents).scaleb(-2)
-                    facts.append(Fact(company, fact_year, label, str(value), value, "元", f"{value:,}", period,
-                                      doc_id=doc, page=page // 10, table=f"p{page // 10}t1",
-                                      cell_id=f"{doc}-r{page}c{1 if period == '本期' else 2}"))
+                    facts.append(
+                        Fact(
+                            company,
+                            fact_year,
+                            label,
+                            str(value),
+                            value,
+                            "元",
+                            f"{value:,}",
+                            period,
+                            doc_id=doc,
+                            page=page // 10,
+                            table=f"p{page // 10}t1",
+                            cell_id=f"{doc}-r{page}c{1 if period == '本期' else 2}",
+                        )
+                    )
             yield facts, [ReportYear(company, year, doc_id=doc)]
 
 
 # -- workers (each in its own process, so peak memory is theirs alone) ----------------------------------------------
+
 
 def _store(args, fresh: bool):
     from search.settings import IndexSettings
@@ -172,7 +230,9 @@ def _store(args, fresh: bool):
     from search.elastic import connect
     from search.elastic_facts import ElasticFactStore
 
-    settings = IndexSettings(Path(args.work), backend="elasticsearch", es_url=args.es_url, es_prefix=args.es_prefix)
+    settings = IndexSettings(
+        Path(args.work), backend="elasticsearch", es_url=args.es_url, es_prefix=args.es_prefix
+    )
     if fresh:
         client = connect(args.es_url)
         client.options(ignore_status=404).indices.delete(index=f"{args.es_prefix}-facts")
@@ -211,16 +271,22 @@ def _query(args) -> dict:
         definition = dictionary.fields.get(label)
         return [label, *(definition.synonyms if definition else ())]
 
-    lookups = [(rng.choice(pool), rng.choice(YEARS), synonyms(rng.choice(names))) for _ in range(args.queries)]
+    lookups = [
+        (rng.choice(pool), rng.choice(YEARS), synonyms(rng.choice(names))) for _ in range(args.queries)
+    ]
     rankings = [(synonyms(rng.choice(names)), rng.choice(YEARS)) for _ in range(args.queries)]
     # Thresholds across the generated values' range (up to 1e11 元), so counts run from all to none.
-    counts = [(synonyms(rng.choice(names)), rng.choice(YEARS), Condition(">", rng.uniform(-1e7, 1.1e11)))
-              for _ in range(args.queries)]
+    counts = [
+        (synonyms(rng.choice(names)), rng.choice(YEARS), Condition(">", rng.uniform(-1e7, 1.1e11)))
+        for _ in range(args.queries)
+    ]
     for company, year, fields in lookups[:20]:  # warm-up: caches and connections
         store.lookup(company, [year], fields)
-    result = {"lookup": _timed(lambda q: store.lookup(q[0], [q[1]], q[2]), lookups),
-              "ranking": _timed(lambda q: store.ranking(q[0], q[1], 10), rankings),
-              "count": _timed(lambda q: [store.count_companies(q[0], q[1], condition=q[2])], counts)}
+    result = {
+        "lookup": _timed(lambda q: store.lookup(q[0], [q[1]], q[2]), lookups),
+        "ranking": _timed(lambda q: store.ranking(q[0], q[1], 10), rankings),
+        "count": _timed(lambda q: [store.count_companies(q[0], q[1], condition=q[2])], counts),
+    }
     if args.backend == "embedded":
         db = sqlite3.connect(store.path)
         result["scan"] = _timed(lambda q: _scan(db, *q), lookups[:3])
@@ -237,21 +303,25 @@ def _query(args) -> dict:
 def _scan(db, company: str, year: int, fields: list[str]):
     """The lookup's rows read without any index: what a store without indexes would cost."""
     marks = ", ".join("?" * len(fields))
-    return db.execute(f"SELECT * FROM facts NOT INDEXED WHERE company = ? AND year = ? AND field IN ({marks})",
-                      [company, year, *fields]).fetchall()
+    return db.execute(
+        f"SELECT * FROM facts NOT INDEXED WHERE company = ? AND year = ? AND field IN ({marks})",
+        [company, year, *fields],
+    ).fetchall()
 
 
 def _rank_all(db, fields: list[str], year: int):
     """The ranking's baseline: pick every company's preferred fact, then sort them all (a window function)."""
     marks = ", ".join("?" * len(fields))
     order = " ".join(f"WHEN ? THEN {i}" for i in range(len(fields)))
-    return db.execute(f"""
+    return db.execute(
+        f"""
         WITH picked AS (
             SELECT company, num, ROW_NUMBER() OVER (PARTITION BY company ORDER BY (report_year != year),
                    CASE field {order} END, precision, page, table_id, cell_id, rowid) AS pick
             FROM facts WHERE field IN ({marks}) AND year = ? AND num IS NOT NULL)
         SELECT company, num FROM picked WHERE pick = 1 ORDER BY num DESC LIMIT 10""",
-                      [*fields, *fields, year]).fetchall()
+        [*fields, *fields, year],
+    ).fetchall()
 
 
 def _timed(run, queries) -> dict:
@@ -262,8 +332,12 @@ def _timed(run, queries) -> dict:
         times.append((time.perf_counter() - start) * 1000)
         rows += len(out)
     times.sort()
-    return {"p50": statistics.median(times), "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
-            "n": len(times), "rows": rows / len(times)}
+    return {
+        "p50": statistics.median(times),
+        "p95": times[min(len(times) - 1, int(0.95 * len(times)))],
+        "n": len(times),
+        "rows": rows / len(times),
+    }
 
 
 def _peak_mb() -> float:

@@ -21,6 +21,7 @@ names drop the parentheses some prompts keep: 重庆太极实业(集团) -> 重�
 
     python -m eval.bench finglm_oracle [--keep DIR] [--backend embedded|elasticsearch] [--es-url URL]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,9 @@ import re
 import subprocess
 import sys
 import time
-from core.command_names import command_name
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench._data import shared_data, work_dir
 from qa.records import Question
 
@@ -45,9 +46,12 @@ _AMOUNT = re.compile(r"^(-?\d+(?:\.\d+)?)元$")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} finglm_oracle",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--keep", type=Path, help="build the corpus, index and outputs here (kept) instead of a temp dir")
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} finglm_oracle", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--keep", type=Path, help="build the corpus, index and outputs here (kept) instead of a temp dir"
+    )
     ap.add_argument("--backend", choices=("embedded", "elasticsearch"), default="embedded")
     ap.add_argument("--es-url", default="")
     args = ap.parse_args(argv)
@@ -69,15 +73,34 @@ def run(data: Path, work: Path, backend: str, es_url: str) -> int:
     print(f"oracle workbook: {len(facts)} facts, {len(reports)} company-years")
 
     questions = work / "questions.jsonl"
-    questions.write_text("".join(json.dumps({"id": str(r["id"]), "question": r["question"]}, ensure_ascii=False) + "\n"
-                                 for r in rows), encoding="utf-8")
+    questions.write_text(
+        "".join(
+            json.dumps({"id": str(r["id"]), "question": r["question"]}, ensure_ascii=False) + "\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
     backend_args = ["--backend", backend] + (["--es-url", es_url] if es_url else [])
     t0 = time.perf_counter()
     _run([sys.executable, "-m", "parser.ingest", str(corpus), "--index", str(index), *backend_args])
     t1 = time.perf_counter()
     predictions = work / "predictions.jsonl"
-    _run([sys.executable, "-m", "qa.run", str(questions), "--index", str(index), "-o", str(predictions),
-          "--llm", "none", *backend_args], ok=(0, 1))
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(questions),
+            "--index",
+            str(index),
+            "-o",
+            str(predictions),
+            "--llm",
+            "none",
+            *backend_args,
+        ],
+        ok=(0, 1),
+    )
     t2 = time.perf_counter()
     print(f"ingest {t1 - t0:.1f}s, answering {len(rows)} questions {t2 - t1:.1f}s (process start included)")
 
@@ -90,7 +113,9 @@ def run(data: Path, work: Path, backend: str, es_url: str) -> int:
     if backend == "elasticsearch":  # the same corpus embedded, in the same run: the ratio is what compares
         embedded = work / "index-embedded"
         _run([sys.executable, "-m", "parser.ingest", str(corpus), "--index", str(embedded)])
-        print(f"Elasticsearch / embedded, in batches: {rate / data_throughput(embedded, 'embedded', '', questions):.2f}x")
+        print(
+            f"Elasticsearch / embedded, in batches: {rate / data_throughput(embedded, 'embedded', '', questions):.2f}x"
+        )
     return summarize(report)
 
 
@@ -105,7 +130,7 @@ def data_throughput(index: Path, backend: str, es_url: str, questions: list[Ques
     # As qa.run opens it: on Elasticsearch the corpus name comes from the index folder's manifest.
     with Engine(EngineSettings(index_settings(index, backend, es_url))) as engine:
         data = [q for q in questions if engine.route(engine.analyze(q)) == "data"]
-        batches = [data[i:i + BATCH] for i in range(0, len(data), BATCH)]
+        batches = [data[i : i + BATCH] for i in range(0, len(data), BATCH)]
 
         def rate(step, items) -> float:
             best = float("inf")
@@ -118,9 +143,11 @@ def data_throughput(index: Path, backend: str, es_url: str, questions: list[Ques
 
         routing, one_by_one = rate(engine.analyze, data), rate(engine.answer, data)
         batched = rate(engine.answer_many, batches)
-    print(f"data questions: {len(data)} ({backend}); routing alone {routing:,.0f} q/s; full answering "
-          f"{one_by_one:,.0f} q/s one by one, {batched:,.0f} q/s in batches of {BATCH} as qa.run answers (target >= "
-          f"200); answering in batches takes {routing / batched:.1f}x the routing time")
+    print(
+        f"data questions: {len(data)} ({backend}); routing alone {routing:,.0f} q/s; full answering "
+        f"{one_by_one:,.0f} q/s one by one, {batched:,.0f} q/s in batches of {BATCH} as qa.run answers (target >= "
+        f"200); answering in batches takes {routing / batched:.1f}x the routing time"
+    )
     return batched
 
 
@@ -130,7 +157,9 @@ def read_reports_list(path: Path) -> list[dict]:
     for line in path.read_text(encoding="utf-8").splitlines():
         parts = line.strip().split("__")
         if len(parts) >= 5 and parts[4][:4].isdigit():
-            reports.append({"company": parts[1], "short_name": parts[3], "code": parts[2], "year": int(parts[4][:4])})
+            reports.append(
+                {"company": parts[1], "short_name": parts[3], "code": parts[2], "year": int(parts[4][:4])}
+            )
     return reports
 
 
@@ -155,11 +184,18 @@ def oracle_facts(rows: list[dict], reports: list[dict]) -> list[dict]:
             elif key.startswith("上年"):
                 fact_year, field = year - 1, key[2:]
             amount = _AMOUNT.match(value)
-            facts.setdefault((company, fact_year, field), {
-                "company": company, "year": fact_year, "field": field,
-                "value": amount.group(1) if amount else value, "unit": "元" if amount else "",
-                "short_name": prompt.get("ent_short_name", ""), "code": listed["code"] if listed else "",
-            })
+            facts.setdefault(
+                (company, fact_year, field),
+                {
+                    "company": company,
+                    "year": fact_year,
+                    "field": field,
+                    "value": amount.group(1) if amount else value,
+                    "unit": "元" if amount else "",
+                    "short_name": prompt.get("ent_short_name", ""),
+                    "code": listed["code"] if listed else "",
+                },
+            )
     return list(facts.values())
 
 
@@ -194,13 +230,17 @@ def summarize(report) -> int:
         totals = report.totals(by_type.get(qtype, []))["value"]
         figure = totals["score"] if totals else 0.0
         met &= figure >= VALUE_TARGET
-        print(f"  type {qtype:<4} value criterion {figure:.4f} (target {VALUE_TARGET}) "
-              f"{'met' if figure >= VALUE_TARGET else 'NOT met'}")
+        print(
+            f"  type {qtype:<4} value criterion {figure:.4f} (target {VALUE_TARGET}) "
+            f"{'met' if figure >= VALUE_TARGET else 'NOT met'}"
+        )
     totals = report.totals(negatives)["negative"]
     figure = totals["score"] if totals else 0.0
     met &= figure >= NEGATIVE_TARGET
-    print(f"  negative questions answered negatively {figure:.4f} ({len(negatives)} questions, target {NEGATIVE_TARGET}) "
-          f"{'met' if figure >= NEGATIVE_TARGET else 'NOT met'}")
+    print(
+        f"  negative questions answered negatively {figure:.4f} ({len(negatives)} questions, target {NEGATIVE_TARGET}) "
+        f"{'met' if figure >= NEGATIVE_TARGET else 'NOT met'}"
+    )
     return 0 if met else 1
 
 

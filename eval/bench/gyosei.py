@@ -19,6 +19,7 @@ With --llm the model also judges each statement against its law sentence
 (log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
 its accuracy and time are reported next to the rules'.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,9 @@ from search.settings import IndexSettings
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} gyosei", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} gyosei", description=__doc__.split("\n\n")[0]
+    )
     add_arguments(ap)
     args = ap.parse_args(argv)
     root = shared_data("gyosei")
@@ -60,9 +63,13 @@ def groups(questions: list[Question], tags: dict[str, dict], layouts: dict[str, 
     """The question sets reported: overall, statute / precedent, combination, layout, subject."""
     ids = {q.id for q in questions}
     statute = {i for i in ids if not tags[i]["precedent"]}
-    out = {"overall": ids, "statute (no 判例)": statute, "precedent (判例)": ids - statute,
-           "combination": {i for i in ids if tags[i]["combination"]},
-           "statute combination": {i for i in statute if tags[i]["combination"]}}
+    out = {
+        "overall": ids,
+        "statute (no 判例)": statute,
+        "precedent (判例)": ids - statute,
+        "combination": {i for i in ids if tags[i]["combination"]},
+        "statute combination": {i for i in statute if tags[i]["combination"]},
+    }
     for kind in sorted(set(layouts.values())):
         out[f"layout {kind}"] = {i for i in ids if layouts[i] == kind}
     for subject in sorted({t["subject"] for t in tags.values()}):
@@ -70,13 +77,16 @@ def groups(questions: list[Question], tags: dict[str, dict], layouts: dict[str, 
     return out
 
 
-def _measure(settings: IndexSettings, questions: list[Question], gold: dict[str, str], tags: dict[str, dict],
-             args) -> int:
+def _measure(
+    settings: IndexSettings, questions: list[Question], gold: dict[str, str], tags: dict[str, dict], args
+) -> int:
     with Engine(EngineSettings(settings)) as engine:
         answered, engine_s = answer_all(engine, questions)
         started = time.perf_counter()
-        systems = {"engine": {i: a.answer.value for i, a in answered.items()},
-                   "baseline": {q.id: baseline(engine, q) for q in questions}}
+        systems = {
+            "engine": {i: a.answer.value for i, a in answered.items()},
+            "baseline": {q.id: baseline(engine, q) for q in questions},
+        }
         base_s = (time.perf_counter() - started) / len(questions)
     model_s = 0.0
     if args.llm != "none":
@@ -88,8 +98,10 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict[str,
     for name, ids in groups(questions, tags, layouts).items():
         if ids:
             print(f"{name:24}" + "".join(f"{accuracy(picks, gold, ids):>18}" for picks in systems.values()))
-    print(f"seconds per question: engine {engine_s:.3f}, baseline {base_s:.3f}"
-          + (f", with the model {model_s:.2f} (load included)" if model_s else ""))
+    print(
+        f"seconds per question: engine {engine_s:.3f}, baseline {base_s:.3f}"
+        + (f", with the model {model_s:.2f} (load included)" if model_s else "")
+    )
     print_census("gyosei", census_rows(answered, gold), args.census)
     shown = 0
     for qid, a in sorted(answered.items()):

@@ -18,6 +18,7 @@ baseline in the same run, a plain search of the page for the evidence's
 value as printed (the boxes holding it) is counted the same way. Target: a
 box for >= 0.9 of the evidence items of data answers.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -14,6 +14,7 @@ The corpus is the AI CUP finance PDFs with questions (reference/finance) and the
 There is no baseline to beat in the same run: the figure compared is the cover-page metadata
 (parser/metadata.py alone), which the same ingest records before identity fills the gaps.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT
 from core.command_names import command_name
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import shared_data
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "identity"
@@ -46,15 +47,20 @@ def source_of(row: dict) -> str:
     if found is None:
         return "cover"
     text = found.get("source", "")
-    for start, name in (("register:", "register"), ("figures:", "same figures"), ("similar text:", "similar")):
+    for start, name in (
+        ("register:", "register"),
+        ("figures:", "same figures"),
+        ("similar text:", "similar"),
+    ):
         if text.startswith(start):
             return name
     return "own pages"
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} identity",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} identity", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--sample", type=int, default=20)
@@ -81,7 +87,10 @@ def main(argv: list[str]) -> int:
         period = sum(bool(r["quarter"]) for r in chosen.values())
         both = sum(bool(r["company"] and r["quarter"]) for r in chosen.values())
         print(f"{folder or 'all':<12}{len(chosen):>6}{company / n:>9.3f}{period / n:>8.3f}{both / n:>7.3f}")
-    print("company from: " + ", ".join(f"{k} {v}" for k, v in Counter(source_of(r) for r in rows.values()).most_common()))
+    print(
+        "company from: "
+        + ", ".join(f"{k} {v}" for k, v in Counter(source_of(r) for r in rows.values()).most_common())
+    )
     sample = random.Random(args.seed).sample(sorted(rows), min(args.sample, len(rows)))
     print(f"\nsample of {len(sample)} (seed {args.seed}) to check by hand:")
     for doc_id in sample:

@@ -34,6 +34,7 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
     python -m eval.bench ingest --set aicup --limit 40 --profile-sample 6
     bash docker/elasticsearch.sh run python -m eval.bench ingest --set annual-cn --shards 2 --profile-sample 0
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,9 @@ import sys
 import tempfile
 import time
 import uuid
-from core.command_names import command_name
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench._data import shared_data
 
 
@@ -85,18 +86,31 @@ STAGES = (
     ("pdfminer: pages pdfium cannot stand in for", [("pdfplumber/page.py", "parse_objects")]),
     ("tables: ruled (find_pdf_tables)", [("parser/tables.py", "find_pdf_tables")]),
     ("tables: unruled (find_unruled_tables)", [("parser/unruled.py", "find_unruled_tables")]),
-    ("text lines outside tables (chars_to_textmap)", [("pdfplumber/utils/text.py", "chars_to_textmap",
-                                                       "parser/pdf.py")]),
-    ("headers and footers, wrapped lines, headings, chunks",
-     [("parser/pdf.py", "_drop_headers_footers"), ("parser/pdf.py", "_join_wrapped"),
-      ("parser/pdf.py", "_title_tables"), ("parser/tables.py", "merge_continued"),
-      ("parser/chunking.py", "run")]),
+    (
+        "text lines outside tables (chars_to_textmap)",
+        [("pdfplumber/utils/text.py", "chars_to_textmap", "parser/pdf.py")],
+    ),
+    (
+        "headers and footers, wrapped lines, headings, chunks",
+        [
+            ("parser/pdf.py", "_drop_headers_footers"),
+            ("parser/pdf.py", "_join_wrapped"),
+            ("parser/pdf.py", "_title_tables"),
+            ("parser/tables.py", "merge_continued"),
+            ("parser/chunking.py", "run"),
+        ],
+    ),
     ("facts from tables", [("parser/facts.py", "add_tables"), ("parser/facts.py", "by_fiscal_end")]),
     ("company and period (identity)", [("core/identity.py", "find")]),
     ("tokenizing (search/tokenize.py)", [("search/tokenize.py", "tokens")]),
-    ("text index: tantivy, without tokenizing", [("search/embedded.py", "add"), ("-search/index_terms.py",
-                                                                               "chunk_terms"),
-                                                 ("search/embedded.py", "commit")]),
+    (
+        "text index: tantivy, without tokenizing",
+        [
+            ("search/embedded.py", "add"),
+            ("-search/index_terms.py", "chunk_terms"),
+            ("search/embedded.py", "commit"),
+        ],
+    ),
     ("facts store: SQLite", [("search/sqlite_facts.py", "add"), ("search/sqlite_facts.py", "commit")]),
     ("tables workbooks", [("parser/workbook.py", "write_tables_workbook")]),
 )
@@ -104,6 +118,7 @@ STAGES = (
 
 def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
     """Cumulative seconds of each of STAGES in a profile."""
+
     def seconds(path: str, function: str, caller: str = "") -> float:
         total = 0.0
         for (file, _, name), (_, _, _, cumulative, callers) in stats.stats.items():
@@ -113,8 +128,13 @@ def stage_seconds(stats: pstats.Stats) -> list[tuple[str, float]]:
             total += sum(from_caller) if caller else cumulative
         return total
 
-    return [(label, sum(-seconds(key[0][1:], *key[1:]) if key[0].startswith("-") else seconds(*key)
-                        for key in keys)) for label, keys in STAGES]
+    return [
+        (
+            label,
+            sum(-seconds(key[0][1:], *key[1:]) if key[0].startswith("-") else seconds(*key) for key in keys),
+        )
+        for label, keys in STAGES
+    ]
 
 
 def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
@@ -133,7 +153,9 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     finder = MetadataFinder.for_corpus(corpus, documents)
     settings = ParseSettings()
     identity = IdentityFinder(IdentityRules.load())  # once, as a worker loads it
-    sources = [Source(path, path.relative_to(corpus).as_posix(), doc_id, "pdf") for doc_id, path in documents.items()]
+    sources = [
+        Source(path, path.relative_to(corpus).as_posix(), doc_id, "pdf") for doc_id, path in documents.items()
+    ]
     profiler = cProfile.Profile()
     with tempfile.TemporaryDirectory(prefix="finqa-bench-profile-") as temp:
         index = IndexSettings(Path(temp))
@@ -147,8 +169,9 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     pages = sum(o.document.pages for o in outcomes if o.document is not None)
     total = stats.total_tt
     lines = [f"seconds per stage ({pages} pages, {total:.1f} s profiled; stages may overlap a little):"]
-    lines += [f"  {label:<55} {seconds:7.2f} s {seconds / total:6.1%}"
-              for label, seconds in stage_seconds(stats)]
+    lines += [
+        f"  {label:<55} {seconds:7.2f} s {seconds / total:6.1%}" for label, seconds in stage_seconds(stats)
+    ]
     stats.sort_stats("cumulative").print_stats(top)
     printed = [line for line in out.getvalue().splitlines() if line.strip()]
     start = next((i for i, line in enumerate(printed) if line.lstrip().startswith("ncalls")), 0)
@@ -198,8 +221,10 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     base_pages, base_seconds = baseline_pages_per_second(paths)
     base_cpu = cpu_seconds() - cpu
     base_rate = base_pages / base_seconds if base_seconds else 0.0
-    print(f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
-          f"= {base_rate:.2f} pages/s; {base_cpu / max(base_pages, 1) * 1000:.0f} CPU ms per page")
+    print(
+        f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
+        f"= {base_rate:.2f} pages/s; {base_cpu / max(base_pages, 1) * 1000:.0f} CPU ms per page"
+    )
 
     started, cpu = time.perf_counter(), cpu_seconds()
     summary = ingest(corpus, IndexSettings(temp / name / "index"), workers=workers, progress=False)
@@ -207,33 +232,44 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     pages = summary.total("pages")
     rate = pages / seconds if seconds else 0.0
     counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
-    print(f"full ingestion (workers={workers}): {pages} pages in {seconds:.1f} s = {rate:.2f} pages/s "
-          f"({counts}; {summary.total('ocr_pages')} OCR pages, {summary.total('tables')} tables, "
-          f"{summary.total('chunks')} chunks, {summary.total('facts')} facts)")
+    print(
+        f"full ingestion (workers={workers}): {pages} pages in {seconds:.1f} s = {rate:.2f} pages/s "
+        f"({counts}; {summary.total('ocr_pages')} OCR pages, {summary.total('tables')} tables, "
+        f"{summary.total('chunks')} chunks, {summary.total('facts')} facts)"
+    )
     parse_seconds = sum(f.seconds for f in summary.files)
-    print(f"  parsing in the workers: {parse_seconds:.1f} s summed over files = "
-          f"{parse_seconds / (seconds * workers):.0%} of {workers} workers x wall time "
-          f"(the rest: pool start, metadata, waiting on the slowest file, writing in the main process)")
+    print(
+        f"  parsing in the workers: {parse_seconds:.1f} s summed over files = "
+        f"{parse_seconds / (seconds * workers):.0%} of {workers} workers x wall time "
+        f"(the rest: pool start, metadata, waiting on the slowest file, writing in the main process)"
+    )
     ocr_files = [f for f in summary.files if f.ocr_pages]
     text_files = [f for f in summary.files if f.status == "ingested" and not f.ocr_pages]
     text_pages, text_seconds = sum(f.pages for f in text_files), sum(f.seconds for f in text_files)
-    print(f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
-          f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
-          f"= {text_pages / text_seconds if text_seconds else 0:.2f} pages/s per worker "
-          f"({text_pages / text_seconds / base_rate if text_seconds and base_rate else 0:.2f} x baseline)")
+    print(
+        f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
+        f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
+        f"= {text_pages / text_seconds if text_seconds else 0:.2f} pages/s per worker "
+        f"({text_pages / text_seconds / base_rate if text_seconds and base_rate else 0:.2f} x baseline)"
+    )
     for failed in summary.failed:
         print(f"  failed: {failed.path}: {'; '.join(failed.errors)}")
     print(f"ratio full / baseline pages/s: {rate / base_rate:.2f}" if base_rate else "ratio: n/a")
     # CPU time per page does not depend on how many cores other jobs leave free (wall time does).
-    print(f"CPU per page: full ingestion {ingest_cpu / max(pages, 1) * 1000:.0f} ms (workers and main process) vs "
-          f"baseline {base_cpu / max(base_pages, 1) * 1000:.0f} ms: baseline / full "
-          f"{(base_cpu / max(base_pages, 1)) / (ingest_cpu / max(pages, 1)):.2f}x per core"
-          if ingest_cpu and base_cpu else "CPU per page: n/a")
+    print(
+        f"CPU per page: full ingestion {ingest_cpu / max(pages, 1) * 1000:.0f} ms (workers and main process) vs "
+        f"baseline {base_cpu / max(base_pages, 1) * 1000:.0f} ms: baseline / full "
+        f"{(base_cpu / max(base_pages, 1)) / (ingest_cpu / max(pages, 1)):.2f}x per core"
+        if ingest_cpu and base_cpu
+        else "CPU per page: n/a"
+    )
     biggest = max(summary.files, key=lambda f: f.pages, default=None)
     child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak memory: main process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
-          f"largest worker so far {child_mb:.0f} MB"
-          + (f" (the longest file: {biggest.pages} pages)" if biggest else ""))
+    print(
+        f"peak memory: main process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB, "
+        f"largest worker so far {child_mb:.0f} MB"
+        + (f" (the longest file: {biggest.pages} pages)" if biggest else "")
+    )
     return paths
 
 
@@ -244,12 +280,31 @@ def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int
 
     def run(corpus_name: str, parts: list[str]) -> float:
         started = time.perf_counter()
-        processes = [subprocess.Popen([sys.executable, "-m", "parser.ingest", str(corpus), "--index",
-                                       str(temp / name / f"{corpus_name}-{i}"), "--backend", "elasticsearch",
-                                       "--es-url", es_url, "--es-index", corpus_name, "--workers", "1",
-                                       *(["--shard", part] if part else [])],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                     for i, part in enumerate(parts)]
+        processes = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "parser.ingest",
+                    str(corpus),
+                    "--index",
+                    str(temp / name / f"{corpus_name}-{i}"),
+                    "--backend",
+                    "elasticsearch",
+                    "--es-url",
+                    es_url,
+                    "--es-index",
+                    corpus_name,
+                    "--workers",
+                    "1",
+                    *(["--shard", part] if part else []),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for i, part in enumerate(parts)
+        ]
         for process in processes:
             _, err = process.communicate()
             if process.returncode not in (0, 3):  # 3: some files failed, the same ones in both runs
@@ -257,8 +312,12 @@ def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int
         return time.perf_counter() - started
 
     def contents(corpus_name: str) -> tuple[int, int, int]:
-        settings = IndexSettings(temp / name / "count", backend="elasticsearch", es_url=es_url,
-                                 es_prefix=corpus_prefix(corpus_name))
+        settings = IndexSettings(
+            temp / name / "count",
+            backend="elasticsearch",
+            es_url=es_url,
+            es_prefix=corpus_prefix(corpus_name),
+        )
         text, facts = open_text_index(settings), open_fact_store(settings)
         try:
             text.commit()
@@ -274,8 +333,10 @@ def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int
         one = run(single, [""])
         many = run(split, [f"{i}/{shards}" for i in range(1, shards + 1)])
         same = contents(single) == contents(split)
-        print(f"Elasticsearch, 1 process: {one:.1f} s; {shards} shard processes at once: {many:.1f} s "
-              f"= {one / many:.2f}x the speed; same company-years, chunks and facts: {same} {contents(split)}")
+        print(
+            f"Elasticsearch, 1 process: {one:.1f} s; {shards} shard processes at once: {many:.1f} s "
+            f"= {one / many:.2f}x the speed; same company-years, chunks and facts: {same} {contents(split)}"
+        )
     finally:
         from search.elastic import connect
 
@@ -286,17 +347,28 @@ def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} ingest",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} ingest", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
-    ap.add_argument("--set", choices=(*SETS, "both"), default="both",
-                    help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)")
+    ap.add_argument(
+        "--set",
+        choices=(*SETS, "both"),
+        default="both",
+        help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)",
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--match", default="", help="only PDFs whose file name contains this text")
-    ap.add_argument("--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run")
+    ap.add_argument(
+        "--profile-sample", type=int, default=8, help="files in the profiled worker-equivalent run"
+    )
     ap.add_argument("--top", type=int, default=25, help="functions shown in the profile")
-    ap.add_argument("--shards", type=int, default=0,
-                    help="also ingest into Elasticsearch (FINQA_ES_URL) by 1 process and by N shard processes")
+    ap.add_argument(
+        "--shards",
+        type=int,
+        default=0,
+        help="also ingest into Elasticsearch (FINQA_ES_URL) by 1 process and by N shard processes",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="finqa-bench-ingest-") as temp:
         paths, corpus = [], None
@@ -311,12 +383,16 @@ def main(argv: list[str]) -> int:
                 if os.environ.get("FINQA_ES_URL"):
                     measure_shards(name, corpus, Path(temp), os.environ["FINQA_ES_URL"], args.shards)
                 else:
-                    print("shards: skipped, FINQA_ES_URL is not set (run through docker/elasticsearch.sh run)")
+                    print(
+                        "shards: skipped, FINQA_ES_URL is not set (run through docker/elasticsearch.sh run)"
+                    )
         if corpus is None or not args.profile_sample:
             return 0
         step = max(1, len(paths) // max(1, args.profile_sample))
         sample = paths[::step][: args.profile_sample]
-        print(f"\nprofile of ingesting {len(sample)} files in this process, every {step}th "
-              f"({', '.join(p.relative_to(corpus).as_posix() for p in sample)}):")
+        print(
+            f"\nprofile of ingesting {len(sample)} files in this process, every {step}th "
+            f"({', '.join(p.relative_to(corpus).as_posix() for p in sample)}):"
+        )
         print(profile_sample(corpus, sample, args.top))
     return 0

@@ -22,6 +22,7 @@ snapshot, keeps it right while other changes move the outputs on purpose
     python -m eval.bench ingest_same --set annual-cn
     python -m eval.bench ingest_same --set aicup --limit 20 --ref main
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,10 +48,15 @@ SHOWN = 5  # differences printed per kind
 
 def old_code(ref: str, target: Path) -> str:
     """The project at git revision `ref`, unpacked into `target`; returns the revision's commit id."""
-    commit = subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "--verify", f"{ref}^{{commit}}"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    archive = subprocess.run(["git", "-C", str(PROJECT_ROOT), "archive", "--format=tar", commit],
-                             capture_output=True, check=True).stdout
+    commit = subprocess.run(
+        ["git", "-C", str(PROJECT_ROOT), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    archive = subprocess.run(
+        ["git", "-C", str(PROJECT_ROOT), "archive", "--format=tar", commit], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
     return commit
@@ -58,8 +64,9 @@ def old_code(ref: str, target: Path) -> str:
 
 def default_ref() -> str:
     """Where this branch left main (main itself when the checkout is main)."""
-    found = subprocess.run(["git", "-C", str(PROJECT_ROOT), "merge-base", "HEAD", "main"],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["git", "-C", str(PROJECT_ROOT), "merge-base", "HEAD", "main"], capture_output=True, text=True
+    )
     return found.stdout.strip() or "main"
 
 
@@ -71,12 +78,27 @@ def children_cpu() -> float:
 def run_ingest(code: Path, corpus: Path, index: Path, workers: int) -> tuple[float, float]:
     """Wall and CPU seconds of `python -m parser.ingest` run with the code in `code`."""
     started, cpu = time.perf_counter(), children_cpu()
-    done = subprocess.run([sys.executable, "-m", "parser.ingest", str(corpus), "--index", str(index),
-                           "--workers", str(workers)],
-                          cwd=code, env=_env(code), capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "parser.ingest",
+            str(corpus),
+            "--index",
+            str(index),
+            "--workers",
+            str(workers),
+        ],
+        cwd=code,
+        env=_env(code),
+        capture_output=True,
+        text=True,
+    )
     if done.returncode not in (0, 3):  # 3: some files failed; the comparison shows whether the same ones did
-        raise SystemExit(f"ingest with the code in {code} exited with {done.returncode}: "
-                         f"{done.stderr.strip().splitlines()[-1:]}")
+        raise SystemExit(
+            f"ingest with the code in {code} exited with {done.returncode}: "
+            f"{done.stderr.strip().splitlines()[-1:]}"
+        )
     return time.perf_counter() - started, children_cpu() - cpu
 
 
@@ -103,8 +125,9 @@ def fact_rows(index: Path) -> dict[str, Counter]:
     """How often each row occurs in the facts store's tables (facts, reports): row order is no output."""
     db = sqlite3.connect(f"file:{index / 'facts.sqlite'}?mode=ro", uri=True)
     try:
-        return {table: Counter(db.execute(f"SELECT * FROM {table}").fetchall())
-                for table in ("facts", "reports")}
+        return {
+            table: Counter(db.execute(f"SELECT * FROM {table}").fetchall()) for table in ("facts", "reports")
+        }
     finally:
         db.close()
 
@@ -134,8 +157,9 @@ def differences(old: dict, new: dict) -> list[str]:
     """Keys missing on one side or holding other values, as lines to print."""
     lines = [f"only in the old: {key}" for key in old.keys() - new.keys()]
     lines += [f"only in the new: {key}" for key in new.keys() - old.keys()]
-    lines += [f"{key}: {old[key]!r} -> {new[key]!r}"
-              for key in old.keys() & new.keys() if old[key] != new[key]]
+    lines += [
+        f"{key}: {old[key]!r} -> {new[key]!r}" for key in old.keys() & new.keys() if old[key] != new[key]
+    ]
     return sorted(lines)
 
 
@@ -143,10 +167,12 @@ def compare(old: Path, new: Path) -> int:
     """Print how the two indexes differ; the number of differences."""
     total = 0
     old_facts, new_facts = fact_rows(old), fact_rows(new)
-    kinds = (("chunks", stored_chunks(old), stored_chunks(new)),
-             ("facts", old_facts["facts"], new_facts["facts"]),
-             ("company-years", old_facts["reports"], new_facts["reports"]),
-             ("workbook cells", workbook_cells(old), workbook_cells(new)))
+    kinds = (
+        ("chunks", stored_chunks(old), stored_chunks(new)),
+        ("facts", old_facts["facts"], new_facts["facts"]),
+        ("company-years", old_facts["reports"], new_facts["reports"]),
+        ("workbook cells", workbook_cells(old), workbook_cells(new)),
+    )
     for kind, before, after in kinds:
         found = differences(before, after)
         total += len(found)
@@ -158,12 +184,15 @@ def compare(old: Path, new: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench ingest_same",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ref", default="",
-                    help="git revision to compare with (default: git merge-base HEAD main)")
-    ap.add_argument("--set", choices=(*SETS, "both"), default="both",
-                    help="annual-cn, aicup, or both (default)")
+    ap = argparse.ArgumentParser(
+        prog="python -m eval.bench ingest_same", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--ref", default="", help="git revision to compare with (default: git merge-base HEAD main)"
+    )
+    ap.add_argument(
+        "--set", choices=(*SETS, "both"), default="both", help="annual-cn, aicup, or both (default)"
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes of each run (default 2)")
     args = ap.parse_args(argv)
@@ -186,9 +215,11 @@ def main(argv: list[str]) -> int:
             print(f"\n[{name}] {len(files)} PDFs from {root}")
             old_wall, old_cpu = run_ingest(work / "old-code", corpus, work / name / "old-index", args.workers)
             new_wall, new_cpu = run_ingest(PROJECT_ROOT, corpus, work / name / "new-index", args.workers)
-            print(f"  ingest CPU seconds: old {old_cpu:.1f}, new {new_cpu:.1f} = {old_cpu / new_cpu:.2f}x "
-                  f"per core "
-                  f"(wall {old_wall:.1f} s, {new_wall:.1f} s)")
+            print(
+                f"  ingest CPU seconds: old {old_cpu:.1f}, new {new_cpu:.1f} = {old_cpu / new_cpu:.2f}x "
+                f"per core "
+                f"(wall {old_wall:.1f} s, {new_wall:.1f} s)"
+            )
             differ += compare(work / name / "old-index", work / name / "new-index")
     print("\nsame outputs" if not differ else f"\n{differ} differences")
     return 1 if differ else 0

@@ -22,6 +22,7 @@ With --llm the small model also judges each statement against its law sentence
 --only-ties runs it only on the questions the rules tied on (the rest keep the
 rules' answer) to save time on a CPU.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,9 @@ from search.settings import IndexSettings
 
 _GOLD_LAW = re.compile(r"^## (.+)$", re.M)
 _GOLD_ARTICLE = re.compile(r"^### (第.+?条(?:の[0-9]+)*)", re.M)
-_NUMERIC = re.compile(r"[0-9０-９]+\s*(?:年|日|月|か月|割|%|人)|[一二三四五六七八九十百]+(?:年|日|か月|箇月|割)|百分の")
+_NUMERIC = re.compile(
+    r"[0-9０-９]+\s*(?:年|日|月|か月|割|%|人)|[一二三四五六七八九十百]+(?:年|日|か月|箇月|割)|百分の"
+)
 
 
 def question_form(question: Question, gold: dict) -> str:
@@ -85,9 +88,13 @@ def cited_articles(gold: dict, laws: LawBook) -> set[tuple[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} lawqa", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} lawqa", description=__doc__.split("\n\n")[0]
+    )
     add_arguments(ap)
-    ap.add_argument("--only-ties", action="store_true", help="with --llm: ask the model only on tied questions")
+    ap.add_argument(
+        "--only-ties", action="store_true", help="with --llm: ask the model only on tied questions"
+    )
     args = ap.parse_args(argv)
     root = shared_data("lawqa_jp")
     if root is None:
@@ -108,15 +115,26 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
         base_seconds = (time.perf_counter() - started) / len(questions)
         for q in questions:
             answer = answered[q.id].answer
-            top = {(e.doc, article_key(e.text.split(": ", 1)[0].split(" ", 1)[-1])) for e in answer.evidence[:5]}
+            top = {
+                (e.doc, article_key(e.text.split(": ", 1)[0].split(" ", 1)[-1])) for e in answer.evidence[:5]
+            }
             cited = cited_articles(gold[q.id], laws)
-            results[q.id] = {"form": question_form(q, gold[q.id]), "gold": gold[q.id]["answer"],
-                             "numeric": bool(_NUMERIC.search(" ".join(t for _, t in q.choices))),
-                             "engine": answer.value, "baseline": base[q.id], "route": answer.route,
-                             "cited": bool(cited), "found": bool(cited & top), "trace": answer.answer}
+            results[q.id] = {
+                "form": question_form(q, gold[q.id]),
+                "gold": gold[q.id]["answer"],
+                "numeric": bool(_NUMERIC.search(" ".join(t for _, t in q.choices))),
+                "engine": answer.value,
+                "baseline": base[q.id],
+                "route": answer.route,
+                "cited": bool(cited),
+                "found": bool(cited & top),
+                "trace": answer.answer,
+            }
     model_seconds = 0.0
     if args.llm != "none":
-        tied = [q for q in questions if ":rules:tie" in results[q.id]["route"]] if args.only_ties else questions
+        tied = (
+            [q for q in questions if ":rules:tie" in results[q.id]["route"]] if args.only_ties else questions
+        )
         started = time.perf_counter()
         with Engine(EngineSettings(settings, llm=args.llm)) as engine:
             for q in tied:
@@ -124,8 +142,10 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
                 results[q.id]["model"] = answer.value
                 results[q.id]["model_route"] = answer.route
         model_seconds = (time.perf_counter() - started) / max(len(tied), 1)
-        print(f"model on {len(tied)} questions ({'tied only' if args.only_ties else 'all'}), "
-              f"{model_seconds:.1f} s per question (load included)")
+        print(
+            f"model on {len(tied)} questions ({'tied only' if args.only_ties else 'all'}), "
+            f"{model_seconds:.1f} s per question (load included)"
+        )
     _report(results, engine_seconds, base_seconds, args)
     print_census("lawqa", census_rows(answered, {q.id: gold[q.id]["answer"] for q in questions}), args.census)
     return 0
@@ -148,14 +168,18 @@ def _report(results: dict[str, dict], engine_s: float, base_s: float, args) -> N
     for name, ids in rows:
         print(f"{name:16}" + "".join(f"{acc(s, ids):>18}" for s in systems))
     cited = [r for r in results.values() if r["cited"]]
-    print(f"retrieval: cited article in the top 5 for {sum(r['found'] for r in cited)}/{len(cited)} "
-          f"= {sum(r['found'] for r in cited) / max(len(cited), 1):.3f} (questions whose gold cites articles)")
+    print(
+        f"retrieval: cited article in the top 5 for {sum(r['found'] for r in cited)}/{len(cited)} "
+        f"= {sum(r['found'] for r in cited) / max(len(cited), 1):.3f} (questions whose gold cites articles)"
+    )
     routes = defaultdict(int)
     for r in results.values():
         routes[":".join(r["route"].split(":")[1:2] + r["route"].split(":")[3:4])] += 1
     print(f"routes: {dict(routes)}")
-    print(f"seconds per question: engine {engine_s:.3f}, baseline {base_s:.3f} "
-          f"(ratio {engine_s / max(base_s, 1e-9):.1f}x)")
+    print(
+        f"seconds per question: engine {engine_s:.3f}, baseline {base_s:.3f} "
+        f"(ratio {engine_s / max(base_s, 1e-9):.1f}x)"
+    )
     shown = 0
     for qid, r in sorted(results.items()):
         if r["engine"] != r["gold"] and shown < args.show:

@@ -20,6 +20,7 @@ on first use). Figures:
   against the model alone. A gold key word is found when an extracted key word or field is
   the same word or the same canonical field (rules/fields.yaml).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT, data_dir
 from core.command_names import command_name
+from core.rulefile import PROJECT_ROOT, data_dir
 from eval.bench._data import SHARED_DATA, shared_data
 
 SMALL_LLM_SCRIPT = SHARED_DATA.parent / "tools" / "small-llm.sh"
@@ -67,8 +68,11 @@ def measure_questions(path: Path) -> list[tuple[str, float, float, str, str]]:
     index = IndexSettings(CACHE / "examples")
     ingest(EXAMPLES / "corpus", index, workers=1)
     with Engine(EngineSettings(index=index)) as plain:
-        questions = [q for q in load_questions(EXAMPLES / "questions.json")
-                     if plain.analyze(q).type in ("report_text", "open")]
+        questions = [
+            q
+            for q in load_questions(EXAMPLES / "questions.json")
+            if plain.analyze(q).type in ("report_text", "open")
+        ]
         without = {}
         for q in questions:
             started = time.perf_counter()
@@ -85,12 +89,16 @@ def measure_questions(path: Path) -> list[tuple[str, float, float, str, str]]:
 
 def keyword_questions(finglm: Path) -> list[tuple[str, list[str]]]:
     """(question, gold key words) of the dev list's types with key words (negative questions left out)."""
-    rows = [json.loads(line) for line in (finglm / "A-list-answer.jsonl").open(encoding="utf-8") if line.strip()]
+    rows = [
+        json.loads(line) for line in (finglm / "A-list-answer.jsonl").open(encoding="utf-8") if line.strip()
+    ]
     usable = []
     for row in rows:
         words = (row.get("prompt") or {}).get("key_word") or ""
         if row.get("type") in KEYWORD_TYPES and words and "|" not in words:
-            usable.append((row["question"], [_YEAR_PREFIX.sub("", w).strip() for w in words.split("、") if w.strip()]))
+            usable.append(
+                (row["question"], [_YEAR_PREFIX.sub("", w).strip() for w in words.split("、") if w.strip()])
+            )
     return usable
 
 
@@ -105,22 +113,35 @@ def found_all(gold: list[str], keywords, fields, dictionary) -> bool:
 def measure_keywords(finglm: Path, llm, size: int, seed: int) -> dict:
     """Rules and rules + fallback over every key-word question; the model alone on a seeded sample."""
     from core.fields import FieldDictionary
-    from qa.understand.companies import CompanyRegister
     from qa.records import Question
     from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
+    from qa.understand.companies import CompanyRegister
 
-    analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_reports_list(finglm / "reports_list.csv")))
+    analyzer = QuestionAnalyzer(
+        AnalyzerConfig(register=CompanyRegister.from_reports_list(finglm / "reports_list.csv"))
+    )
     dictionary = FieldDictionary.load()
     questions = keyword_questions(finglm)
     sample = set(random.Random(seed).sample(range(len(questions)), min(size, len(questions))))
-    counts = {"questions": len(questions), "rules": 0, "fallback": 0, "asked": 0, "asked_ok": 0,
-              "sample": len(sample), "sample_rules": 0, "sample_model": 0, "model_seconds": 0.0}
+    counts = {
+        "questions": len(questions),
+        "rules": 0,
+        "fallback": 0,
+        "asked": 0,
+        "asked_ok": 0,
+        "sample": len(sample),
+        "sample_rules": 0,
+        "sample_model": 0,
+        "model_seconds": 0.0,
+    }
     for i, (text, gold) in enumerate(questions):
         analysis = analyzer.run(Question(str(i), text))
         names = [analysis.company.name, analysis.company.short_name] if analysis.company else []
         rules_ok = found_all(gold, analysis.keywords, analysis.fields, dictionary)
         counts["rules"] += rules_ok
-        asked = not analysis.keywords and analysis.type != "open"  # when question understanding asks the model
+        asked = (
+            not analysis.keywords and analysis.type != "open"
+        )  # when question understanding asks the model
         model_words: list[str] = []
         if asked or i in sample:
             started = time.perf_counter()
@@ -140,10 +161,15 @@ def measure_keywords(finglm: Path, llm, size: int, seed: int) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} llm",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="", help="model folder or .gguf file (default: $FINQA_LLM or small-llm.sh)")
-    ap.add_argument("--sample", type=int, default=50, help="FinGLM questions for the key-word figures (default 50)")
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} llm", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--model", default="", help="model folder or .gguf file (default: $FINQA_LLM or small-llm.sh)"
+    )
+    ap.add_argument(
+        "--sample", type=int, default=50, help="FinGLM questions for the key-word figures (default 50)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     try:
@@ -155,13 +181,15 @@ def main(argv: list[str]) -> int:
     if path is None:
         return 0
 
-    from qa.llm.model import LLMSettings
     from qa.llm.llama import available
+    from qa.llm.model import LLMSettings
 
     print(f"model: {path} ({path.stat().st_size / 2**20:.0f} MB)")
     backends = ("llama.cpp", "transformers") if available() and path.is_file() else ("transformers",)
     if len(backends) == 1:
-        print("llama.cpp: skipped (llama-cpp-python is not installed, or the model is a folder): pip install 'finqa[llama]'")
+        print(
+            "llama.cpp: skipped (llama-cpp-python is not installed, or the model is a folder): pip install 'finqa[llama]'"
+        )
     rates = {}
     for backend in backends:  # the same prompt, greedy, on each backend in this run
         started = time.perf_counter()
@@ -172,13 +200,17 @@ def main(argv: list[str]) -> int:
         again = time.perf_counter() - started
         # The first reply also pays one-time set-up (buffers, the weights paged in): timed apart, then the best
         # of three more, the rate a batch of questions gets.
-        replies = [loaded.generate(loaded.messages("open", "什么是流动比率？"), max_new_tokens=64) for _ in range(4)]
+        replies = [
+            loaded.generate(loaded.messages("open", "什么是流动比率？"), max_new_tokens=64) for _ in range(4)
+        ]
         reply = min(replies[1:], key=lambda r: r.seconds)
         rates[backend] = reply.new_tokens / reply.seconds
-        print(f"{backend:>12}: load {first:.1f} s (again in the same process: {again * 1000:.2f} ms, "
-              f"{'the same object' if cached else 'NOT cached'}); {reply.new_tokens} tokens in {reply.seconds:.1f} s "
-              f"= {rates[backend]:.2f} tokens/s, best of 3 (the first reply: {replies[0].seconds:.1f} s; prompt "
-              f"{reply.prompt_tokens} tokens, prefill included; stopped: {reply.stopped})")
+        print(
+            f"{backend:>12}: load {first:.1f} s (again in the same process: {again * 1000:.2f} ms, "
+            f"{'the same object' if cached else 'NOT cached'}); {reply.new_tokens} tokens in {reply.seconds:.1f} s "
+            f"= {rates[backend]:.2f} tokens/s, best of 3 (the first reply: {replies[0].seconds:.1f} s; prompt "
+            f"{reply.prompt_tokens} tokens, prefill included; stopped: {reply.stopped})"
+        )
     if len(rates) == 2:
         print(f"llama.cpp / transformers tokens/s: {rates['llama.cpp'] / rates['transformers']:.1f}x")
     llm = LocalLLM.load(path, LLMSettings(backend=backends[0]))
@@ -189,22 +221,32 @@ def main(argv: list[str]) -> int:
     for qid, seconds, plain, route, answer in rows:
         print(f"  {qid:<8} {seconds:6.1f} s  (without: {plain:.2f} s)  {route:<26} {answer[:90]}")
     if rows:
-        print(f"  mean: {sum(r[1] for r in rows) / len(rows):.1f} s per question with the model, "
-              f"{sum(r[2] for r in rows) / len(rows):.2f} s without")
+        print(
+            f"  mean: {sum(r[1] for r in rows) / len(rows):.1f} s per question with the model, "
+            f"{sum(r[2] for r in rows) / len(rows):.2f} s without"
+        )
 
     finglm = shared_data("finglm")
     if finglm is not None:
         counts = measure_keywords(finglm, llm, args.sample, args.seed)
         n, k = counts["questions"], counts["sample"]
         calls = counts["asked"] + k
-        print(f"\nkey words, FinGLM dev list: {n} questions with key words (types {', '.join(KEYWORD_TYPES)}):")
+        print(
+            f"\nkey words, FinGLM dev list: {n} questions with key words (types {', '.join(KEYWORD_TYPES)}):"
+        )
         print(f"  rules alone:            {counts['rules'] / n:.3f}")
-        print(f"  rules + model fallback: {counts['fallback'] / n:.3f}  (the rules found no key word for {counts['asked']}"
-              f" questions; the model got {counts['asked_ok']} of them)")
-        print(f"  seeded sample of {k} (seed {args.seed}): rules alone {counts['sample_rules'] / k:.3f}, "
-              f"model alone {counts['sample_model'] / k:.3f}")
+        print(
+            f"  rules + model fallback: {counts['fallback'] / n:.3f}  (the rules found no key word for {counts['asked']}"
+            f" questions; the model got {counts['asked_ok']} of them)"
+        )
+        print(
+            f"  seeded sample of {k} (seed {args.seed}): rules alone {counts['sample_rules'] / k:.3f}, "
+            f"model alone {counts['sample_model'] / k:.3f}"
+        )
         print(f"  model: {counts['model_seconds'] / max(calls, 1):.1f} s per question ({calls} questions)")
     stats = llm.stats
-    print(f"\nall generations: {stats.calls} calls, {stats.new_tokens} new tokens, {stats.prompt_tokens} prompt tokens, "
-          f"{stats.seconds:.0f} s, {stats.timeouts} timeouts")
+    print(
+        f"\nall generations: {stats.calls} calls, {stats.new_tokens} new tokens, {stats.prompt_tokens} prompt tokens, "
+        f"{stats.seconds:.0f} s, {stats.timeouts} timeouts"
+    )
     return 0

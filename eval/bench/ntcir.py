@@ -40,6 +40,7 @@ whose answers must be the same. Targets: value accuracy >= 0.88 overall, >= 0.85
 on each half, no report below 0.75 (UFO: >= 0.90 overall, >= 0.88 on each half); table-cell questions at
 >= 300 q/s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,15 +78,28 @@ _CELL = re.compile(r"^(?P<file>.+?-\d{7})-(?P<table>tab\d+)-r(?P<row>\d+)c(?P<co
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} ntcir",
-                                 description=__doc__.splitlines()[0])
-    ap.add_argument("--set", choices=(*SETS, "all"), default="ntcir",
-                    help="the development set (default ntcir; all: each in turn)")
-    ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used; one "
-                                              "folder per set below it) instead of a temp dir")
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} ntcir", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument(
+        "--set",
+        choices=(*SETS, "all"),
+        default="ntcir",
+        help="the development set (default ntcir; all: each in turn)",
+    )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="build the corpus links and the index here (kept, re-used; one "
+        "folder per set below it) instead of a temp dir",
+    )
     ap.add_argument("--show", type=int, default=10, help="wrong answers to list per kind (default 10)")
-    ap.add_argument("--json", type=Path, help="write the figures and the wrong answers here (with --set all: "
-                                              "one file per set, the set's name before the suffix)")
+    ap.add_argument(
+        "--json",
+        type=Path,
+        help="write the figures and the wrong answers here (with --set all: "
+        "one file per set, the set's name before the suffix)",
+    )
     args = ap.parse_args(argv)
     names = list(SETS) if args.set == "all" else [args.set]
     for name in names:
@@ -154,12 +168,24 @@ def run(root: Path, work: Path, show: int, json_out: Path | None, dev: DevSet = 
         value_right += value_ok
         by_report.setdefault(_report_of(question), []).append(int(value_ok))
         cell_right += cell == expected["cell_id"]
-        routes[answer.route.split(":")[0] + ":" + answer.route.split(":")[-1] if ":" in answer.route else answer.route] += 1
+        routes[
+            answer.route.split(":")[0] + ":" + answer.route.split(":")[-1]
+            if ":" in answer.route
+            else answer.route
+        ] += 1
         kind = error_kind(expected["cell_id"], cell, value_ok, answered)
         if kind:
             kinds[kind] += 1
-            wrong[kind].append({"id": question.id, "question": question.text, "gold": expected,
-                                "value": answer.value, "cell_id": cell, "route": answer.route})
+            wrong[kind].append(
+                {
+                    "id": question.id,
+                    "question": question.text,
+                    "gold": expected,
+                    "value": answer.value,
+                    "cell_id": cell,
+                    "route": answer.route,
+                }
+            )
     n = len(questions)
     value_acc, cell_acc = value_right / n, cell_right / n
     lines = [
@@ -181,17 +207,36 @@ def run(root: Path, work: Path, show: int, json_out: Path | None, dev: DevSet = 
     ]
     for kind in KINDS:
         for row in wrong[kind][:show]:
-            lines.append(f"  [{kind}] {row['question']}\n      gold {row['gold']['value'][:40]} "
-                         f"{row['gold']['cell_id']} | got {str(row['value'])[:40]} {row['cell_id']}")
+            lines.append(
+                f"  [{kind}] {row['question']}\n      gold {row['gold']['value'][:40]} "
+                f"{row['gold']['cell_id']} | got {str(row['value'])[:40]} {row['cell_id']}"
+            )
     print("\n".join(lines))
     if json_out:
-        json_out.write_text(json.dumps({
-            "set": dev.name, "questions": n, "value_accuracy": value_acc, "cell_accuracy": cell_acc,
-            "ingest_mb_per_s": megabytes / ingest_seconds, "lxml_mb_per_s": megabytes / parse_seconds,
-            "answer_qps": n / answer_seconds, "analysis_qps": n / analyse_seconds,
-            "qa_run_qps": n / pooled_seconds, "qa_run_workers": workers, "qa_run_same_answers": same,
-            "per_report": {r: sum(v) / len(v) for r, v in sorted(by_report.items())},
-            "wrong_by_kind": dict(kinds), "wrong": wrong}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        json_out.write_text(
+            json.dumps(
+                {
+                    "set": dev.name,
+                    "questions": n,
+                    "value_accuracy": value_acc,
+                    "cell_accuracy": cell_acc,
+                    "ingest_mb_per_s": megabytes / ingest_seconds,
+                    "lxml_mb_per_s": megabytes / parse_seconds,
+                    "answer_qps": n / answer_seconds,
+                    "analysis_qps": n / analyse_seconds,
+                    "qa_run_qps": n / pooled_seconds,
+                    "qa_run_workers": workers,
+                    "qa_run_same_answers": same,
+                    "per_report": {r: sum(v) / len(v) for r, v in sorted(by_report.items())},
+                    "wrong_by_kind": dict(kinds),
+                    "wrong": wrong,
+                },
+                ensure_ascii=False,
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 
@@ -200,18 +245,23 @@ def _report_of(question) -> str:
     return question.sources[0] if question.sources else ""
 
 
-def report_lines(by_report: dict[str, list[int]],
-                 half_target: float = SETS["ntcir"].half_target) -> list[str]:
+def report_lines(
+    by_report: dict[str, list[int]], half_target: float = SETS["ntcir"].half_target
+) -> list[str]:
     """Value accuracy of each half of the reports and of each report, against the targets."""
     tune, check = fixed_halves(by_report)
     lines = []
     for name, half in (("tune", tune), ("check", check)):
         right = [ok for report in half for ok in by_report[report]]
         accuracy = sum(right) / len(right) if right else 0.0
-        lines.append(f"half {name:5} ({len(half)} reports, {len(right)} q): value accuracy {accuracy:.3f}  "
-                     f"target >= {half_target:.2f} {'MET' if accuracy >= half_target else 'NOT MET'}")
+        lines.append(
+            f"half {name:5} ({len(half)} reports, {len(right)} q): value accuracy {accuracy:.3f}  "
+            f"target >= {half_target:.2f} {'MET' if accuracy >= half_target else 'NOT MET'}"
+        )
     for report, right in sorted(by_report.items()):
         accuracy = sum(right) / len(right)
         flag = "" if accuracy >= REPORT_TARGET else f"  below {REPORT_TARGET:.2f}"
-        lines.append(f"  {report} ({'tune' if report in tune else 'check'}) {accuracy:.3f} ({sum(right)}/{len(right)}){flag}")
+        lines.append(
+            f"  {report} ({'tune' if report in tune else 'check'}) {accuracy:.3f} ({sum(right)}/{len(right)}){flag}"
+        )
     return lines

@@ -22,6 +22,7 @@ Refused: the answer's value is null. Correct: for `mixed`, the gold value and th
 answer; for `quarter`, a value whose evidence column is the third quarter's. Everything else is
 counted as invented and listed. Figures per kind and on two fixed halves of the probes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,8 +75,12 @@ def absent_companies(reports_list: Path, present: list[dict]) -> tuple[list[str]
     with reports_list.open(encoding="utf-8") as handle:
         for row in csv.reader(handle):
             parts = row[0].split("__") if row else []
-            if (len(parts) < 5 or parts[1] in names or parts[3] in names
-                    or not re.fullmatch(r"[\u4e00-\u9fff]{4}", parts[3])):
+            if (
+                len(parts) < 5
+                or parts[1] in names
+                or parts[3] in names
+                or not re.fullmatch(r"[\u4e00-\u9fff]{4}", parts[3])
+            ):
                 continue
             short = parts[3]
             if any(short in n or n in short for n in names):
@@ -97,27 +102,57 @@ def probes(gold: list[dict], near: list[str], other: list[str]) -> list[Probe]:
             continue
         for absent in (next(spare_near, None), next(spare_other, None))[:PER_QUESTION]:
             if absent:
-                made.append(Probe(Question(f"{g['id']}-co-{absent}", text.replace(written, absent)),
-                                  "absent_company", absent, g))
+                made.append(
+                    Probe(
+                        Question(f"{g['id']}-co-{absent}", text.replace(written, absent)),
+                        "absent_company",
+                        absent,
+                        g,
+                    )
+                )
         lacking = next(y for y in ABSENT_YEARS if y != g["year"])
-        made.append(Probe(Question(f"{g['id']}-year", text.replace(year, f"{lacking}年")), "absent_year",
-                          str(lacking), g))
-        made.append(Probe(Question(f"{g['id']}-q5", text.replace(year, f"{year}第五季度")), "fifth_quarter",
-                          "第五季度", g))
-        made.append(Probe(Question(f"{g['id']}-q3", text.replace(year, f"{year}第三季度")), "quarter", "第三季度", g))
+        made.append(
+            Probe(
+                Question(f"{g['id']}-year", text.replace(year, f"{lacking}年")),
+                "absent_year",
+                str(lacking),
+                g,
+            )
+        )
+        made.append(
+            Probe(
+                Question(f"{g['id']}-q5", text.replace(year, f"{year}第五季度")),
+                "fifth_quarter",
+                "第五季度",
+                g,
+            )
+        )
+        made.append(
+            Probe(Question(f"{g['id']}-q3", text.replace(year, f"{year}第三季度")), "quarter", "第三季度", g)
+        )
         if g.get("field") and g["field"] in text:
             field = ABSENT_FIELDS[len(made) % len(ABSENT_FIELDS)]
-            made.append(Probe(Question(f"{g['id']}-field", text.replace(g["field"], field)), "absent_field",
-                              field, g))
+            made.append(
+                Probe(Question(f"{g['id']}-field", text.replace(g["field"], field)), "absent_field", field, g)
+            )
         absent = next(spare_other, None)
         if absent:
-            made.append(Probe(Question(f"{g['id']}-mixed", text.replace(written, f"{written}和{absent}").replace(
-                "是多少", "分别是多少")), "mixed", absent, g))
+            made.append(
+                Probe(
+                    Question(
+                        f"{g['id']}-mixed",
+                        text.replace(written, f"{written}和{absent}").replace("是多少", "分别是多少"),
+                    ),
+                    "mixed",
+                    absent,
+                    g,
+                )
+            )
     return made
 
 
 def judge(probe: Probe, answer: Answer) -> str:
-    """"refused", "correct" or "invented"."""
+    """ "refused", "correct" or "invented"."""
     if probe.kind == "mixed":
         value = (answer.value or "").replace(",", "")
         right = value and _same(value, probe.gold["value"])
@@ -128,8 +163,10 @@ def judge(probe: Probe, answer: Answer) -> str:
         return "refused"
     if probe.kind == "quarter":
         rules = shared_statement_rules()
-        if answer.evidence and all(rules.period_kind(e.period) == "quarter" and rules.quarter_end(e.period) == 3
-                                   for e in answer.evidence):
+        if answer.evidence and all(
+            rules.period_kind(e.period) == "quarter" and rules.quarter_end(e.period) == 3
+            for e in answer.evidence
+        ):
             return "correct"
     return "invented"
 
@@ -142,8 +179,11 @@ def _same(value: str, gold: str) -> bool:
 
 
 def run(root: Path, reports_list: Path, work: Path, json_out: Path | None, show: int) -> int:
-    gold = [json.loads(line) for line in (root / "gold_dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    gold = [
+        json.loads(line)
+        for line in (root / "gold_dev.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     near, other = absent_companies(reports_list, gold)
     made = probes(gold, near, other)
     reports = sorted((root / "reports").glob("*.pdf"))
@@ -153,28 +193,40 @@ def run(root: Path, reports_list: Path, work: Path, json_out: Path | None, show:
     for probe, _, verdict in results:
         by_kind[probe.kind].append(verdict)
     invented = [(p, a) for p, a, v in results if v == "invented"]
-    lines = [f"precision: {len(results)} probes from {len(gold)} development questions over "
-             f"{len(reports)} reports "
-             f"({len(near)} near-miss and {len(other)} other absent companies in the reports list)",
-             f"refused or correct: {1 - len(invented) / len(results):.3f} "
-             f"({len(results) - len(invented)}/{len(results)}); invented {len(invented)}"]
+    lines = [
+        f"precision: {len(results)} probes from {len(gold)} development questions over "
+        f"{len(reports)} reports "
+        f"({len(near)} near-miss and {len(other)} other absent companies in the reports list)",
+        f"refused or correct: {1 - len(invented) / len(results):.3f} "
+        f"({len(results) - len(invented)}/{len(results)}); invented {len(invented)}",
+    ]
     for kind in KINDS:
         verdicts = by_kind.get(kind, [])
         if verdicts:
-            lines.append(f"  {kind:15} {len(verdicts):3} probes: refused {verdicts.count('refused'):3}, "
-                         f"correct {verdicts.count('correct'):3}, invented {verdicts.count('invented'):3}")
+            lines.append(
+                f"  {kind:15} {len(verdicts):3} probes: refused {verdicts.count('refused'):3}, "
+                f"correct {verdicts.count('correct'):3}, invented {verdicts.count('invented'):3}"
+            )
     first, second = fixed_halves(p.question.id for p in made)
     for name, half in (("A", first), ("B", second)):
         verdicts = [v for p, _, v in results if p.question.id in half]
         lines.append(f"half {name}: {len(verdicts)} probes, invented {verdicts.count('invented')}")
     for probe, answer in invented[:show]:
-        lines.append(f"  INVENTED {probe.kind} {probe.question.text} -> {answer.value} ({answer.route}) "
-                     f"{answer.answer[:80]}")
+        lines.append(
+            f"  INVENTED {probe.kind} {probe.question.text} -> {answer.value} ({answer.route}) "
+            f"{answer.answer[:80]}"
+        )
     print("\n".join(lines))
     if json_out:
-        json_out.write_text(json.dumps([{**a.to_json(), "kind": p.kind, "asked": p.asked, "verdict": v}
-                                        for p, a, v in results], ensure_ascii=False, indent=1) + "\n",
-                            encoding="utf-8")
+        json_out.write_text(
+            json.dumps(
+                [{**a.to_json(), "kind": p.kind, "asked": p.asked, "verdict": v} for p, a, v in results],
+                ensure_ascii=False,
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0 if not invented else 1
 
 

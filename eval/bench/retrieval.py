@@ -27,6 +27,7 @@ Figures: P@1 overall, per category and on two fixed halves of the questions (qid
 alternating: A = 1st, 3rd, ...; B = 2nd, 4th, ...; tune on A, check on B), questions per second,
 and the engine's speed as a ratio to the index baseline's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT
 from core.command_names import command_name
+from core.rulefile import PROJECT_ROOT
 from eval.bench._data import shared_data
 
 DEFAULT_CACHE = PROJECT_ROOT / ".cache" / "bench" / "aicup"
@@ -116,8 +117,10 @@ def run_variant(engine, questions, gold, backend: str, variant: str, answer) -> 
         hits[question.category].append(ok)
         hits[half[question.id]].append(ok)
         if not ok:
-            errors.append(f"{question.id} [{question.category} {half[question.id]}] {question.text} -> "
-                          f"{documents[:3]} gold {gold[question.id]}")
+            errors.append(
+                f"{question.id} [{question.category} {half[question.id]}] {question.text} -> "
+                f"{documents[:3]} gold {gold[question.id]}"
+            )
     return Result(backend, variant, dict(hits), time.perf_counter() - started, errors)
 
 
@@ -136,7 +139,9 @@ class OrganisersBaseline:
         if missing:
             from tqdm import tqdm
 
-            for doc_id in tqdm(missing, desc="organisers' baseline: pdfplumber text", unit="file", file=sys.stderr):
+            for doc_id in tqdm(
+                missing, desc="organisers' baseline: pdfplumber text", unit="file", file=sys.stderr
+            ):
                 cached[doc_id] = self._extract(doc_id)
             self.cache.write_text(json.dumps(cached, ensure_ascii=False), encoding="utf-8")
         self.texts = cached
@@ -189,18 +194,32 @@ def measure(backend: str, corpus: Path, cache: Path, questions, gold, workers: i
         results.append(run_variant(engine, questions, gold, backend, "baseline", baseline_documents))
         for doc_score in DOC_SCORES:
             engine.text.settings = dataclasses.replace(engine.text.settings, doc_score=doc_score)
-            results.append(run_variant(engine, questions, gold, backend, f"engine/{doc_score}",
-                                       lambda e, q: e.answer(q).documents))
+            results.append(
+                run_variant(
+                    engine,
+                    questions,
+                    gold,
+                    backend,
+                    f"engine/{doc_score}",
+                    lambda e, q: e.answer(q).documents,
+                )
+            )
     return results
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} retrieval",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--backend", choices=("embedded", "elasticsearch", "both"),
-                    default="both" if os.environ.get("FINQA_ES_URL") else "embedded")
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} retrieval", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--backend",
+        choices=("embedded", "elasticsearch", "both"),
+        default="both" if os.environ.get("FINQA_ES_URL") else "embedded",
+    )
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--show-errors", type=int, default=0, metavar="N", help="list N misses of the default variant")
+    ap.add_argument(
+        "--show-errors", type=int, default=0, metavar="N", help="list N misses of the default variant"
+    )
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     args = ap.parse_args(argv)
     aicup = shared_data("aicup")
@@ -215,19 +234,29 @@ def main(argv: list[str]) -> int:
     questions = load_questions(aicup / "questions_dev.json")
     gold = gold_documents(aicup)
     backends = ("embedded", "elasticsearch") if args.backend == "both" else (args.backend,)
-    results = [r for backend in backends for r in measure(backend, corpus, args.cache, questions, gold, args.workers)]
+    results = [
+        r for backend in backends for r in measure(backend, corpus, args.cache, questions, gold, args.workers)
+    ]
 
     default = f"engine/{TextSettings().doc_score}"
-    print(f"AI CUP dev, {len(questions)} questions, Precision@1 (keyword search only; default doc_score={TextSettings().doc_score})")
+    print(
+        f"AI CUP dev, {len(questions)} questions, Precision@1 (keyword search only; default doc_score={TextSettings().doc_score})"
+    )
     groups = CATEGORIES + HALVES
-    print(f"{'backend':<14}{'variant':<22}{'all':>7}" + "".join(f"{g:>11}" for g in groups)
-          + f"{'q/s':>9}{'speed vs base':>15}")
+    print(
+        f"{'backend':<14}{'variant':<22}{'all':>7}"
+        + "".join(f"{g:>11}" for g in groups)
+        + f"{'q/s':>9}{'speed vs base':>15}"
+    )
     for backend in backends:
         base = next(r for r in results if r.backend == backend and r.variant == "baseline")
         for r in (r for r in results if r.backend == backend):
             ratio = r.per_second / base.per_second if base.per_second else 0.0
-            print(f"{backend:<14}{r.variant:<22}{r.precision():>7.4f}" + "".join(f"{r.precision(g):>11.4f}" for g in groups)
-                  + f"{r.per_second:>9.1f}{ratio:>14.2f}x")
+            print(
+                f"{backend:<14}{r.variant:<22}{r.precision():>7.4f}"
+                + "".join(f"{r.precision(g):>11.4f}" for g in groups)
+                + f"{r.per_second:>9.1f}{ratio:>14.2f}x"
+            )
     if args.show_errors:
         for r in results:
             if r.variant == default:

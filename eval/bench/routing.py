@@ -19,6 +19,7 @@ lookup with several fields or ranking = 1-2, formula = 2-1, compare_years =
 2-2, report_text = 3-1, open = 3-2. The literal mapping (1-2 -> ranking) is
 printed as well.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,15 +29,22 @@ import json
 import os
 import re
 import time
-from core.command_names import command_name
 
+from core.command_names import command_name
 from eval.bench._data import shared_data
-from qa.understand.companies import CompanyRegister, read_reports_list
 from qa.records import Analysis, Question
 from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
+from qa.understand.companies import CompanyRegister, read_reports_list
 
 FINGLM_TYPES = ("1", "1-2", "2-1", "2-2", "3-1", "3-2")
-LITERAL = {"1": "lookup", "1-2": "ranking", "2-1": "formula", "2-2": "compare_years", "3-1": "report_text", "3-2": "open"}
+LITERAL = {
+    "1": "lookup",
+    "1-2": "ranking",
+    "2-1": "formula",
+    "2-2": "compare_years",
+    "3-1": "report_text",
+    "3-2": "open",
+}
 TARGETS = {"type": 0.98, "company": 0.99, "year": 0.995, "keywords": 0.95, "throughput": 7000.0}
 _YEAR_KEY = re.compile(r"^((?:19|20)\d{2})年")
 
@@ -44,7 +52,9 @@ _YEAR_KEY = re.compile(r"^((?:19|20)\d{2})年")
 def finglm_type(analysis: Analysis) -> str:
     if analysis.type == "ranking" or (analysis.type == "lookup" and len(analysis.fields) >= 2):
         return "1-2"
-    return {"lookup": "1", "formula": "2-1", "compare_years": "2-2", "report_text": "3-1"}.get(analysis.type, "3-2")
+    return {"lookup": "1", "formula": "2-1", "compare_years": "2-2", "report_text": "3-1"}.get(
+        analysis.type, "3-2"
+    )
 
 
 def gold_years(row: dict) -> set[int]:
@@ -81,24 +91,37 @@ def baseline_run(analyzer: QuestionAnalyzer, loop, question: Question) -> tuple[
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} routing",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="timed passes over the questions (best is kept)")
-    parser.add_argument("--baseline-questions", type=int, default=300, help="questions timed for the slow baseline")
+    parser = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} routing", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="timed passes over the questions (best is kept)"
+    )
+    parser.add_argument(
+        "--baseline-questions", type=int, default=300, help="questions timed for the slow baseline"
+    )
     parser.add_argument("--show", type=int, default=3, help="wrong questions shown per worst rule")
     args = parser.parse_args(argv)
     finglm = shared_data("finglm")
     if finglm is None:
         return 0
-    rows = [json.loads(line) for line in (finglm / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in (finglm / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     questions = [Question(str(r["id"]), r["question"]) for r in rows]
 
     started = time.perf_counter()
-    entries = read_reports_list(finglm / "reports_list.csv") + read_reports_list(finglm / "A-list-txt-name.txt")
+    entries = read_reports_list(finglm / "reports_list.csv") + read_reports_list(
+        finglm / "A-list-txt-name.txt"
+    )
     register = CompanyRegister(entries)
     analyzer = QuestionAnalyzer(AnalyzerConfig(register=register))
-    print(f"register: {len(register)} companies from {sum(1 for _ in open(finglm / 'reports_list.csv', encoding='utf-8')) - 1} "
-          f"reports + the A-list; analyzer ready in {time.perf_counter() - started:.2f}s")
+    print(
+        f"register: {len(register)} companies from {sum(1 for _ in open(finglm / 'reports_list.csv', encoding='utf-8')) - 1} "
+        f"reports + the A-list; analyzer ready in {time.perf_counter() - started:.2f}s"
+    )
     gc.freeze()  # the register is long-lived: keep the cyclic collector from re-walking it
 
     analyses = [analyzer.run(q) for q in questions]
@@ -123,7 +146,9 @@ def main(argv: list[str]) -> int:
         prompt = row["prompt"]
         gold_names = {prompt.get("ent_name"), prompt.get("ent_short_name")} - {None, ""}
         got = analysis.company
-        if (not gold_names and got is None and not analysis.candidates) or (got and gold_names & {got.name, got.short_name}):
+        if (not gold_names and got is None and not analysis.candidates) or (
+            got and gold_names & {got.name, got.short_name}
+        ):
             right["company"] += 1
         unregistered += any(t.startswith("company: unregistered") for t in analysis.trace)
         right["year"] += set(analysis.years) == gold_years(row)
@@ -134,8 +159,12 @@ def main(argv: list[str]) -> int:
             keyword_found += (fields.canonical(word) or word) in found
 
     n = len(rows)
-    figures = {"type": right["type"] / n, "company": right["company"] / n, "year": right["year"] / n,
-               "keywords": keyword_found / max(keyword_total, 1)}
+    figures = {
+        "type": right["type"] / n,
+        "company": right["company"] / n,
+        "year": right["year"] / n,
+        "keywords": keyword_found / max(keyword_total, 1),
+    }
 
     # Throughput: the analyzer against the regex loop, questions per CPU-second (the machine is shared).
     best = 0.0
@@ -164,16 +193,30 @@ def main(argv: list[str]) -> int:
         for example in wrong_by_rule[rule_id][: args.show]:
             print(f"      {example}")
     print(f"\ntype accuracy (FinGLM types)          {figures['type']:.4f}   target >= {TARGETS['type']}")
-    print(f"type accuracy (literal 1-2 -> ranking)  {right['literal'] / n:.4f}   (no 1-2 dev question is a ranking)")
-    print(f"company accuracy                        {figures['company']:.4f}   target >= {TARGETS['company']}"
-          f"   ({unregistered} named companies missing from the register, taken as written)")
+    print(
+        f"type accuracy (literal 1-2 -> ranking)  {right['literal'] / n:.4f}   (no 1-2 dev question is a ranking)"
+    )
+    print(
+        f"company accuracy                        {figures['company']:.4f}   target >= {TARGETS['company']}"
+        f"   ({unregistered} named companies missing from the register, taken as written)"
+    )
     print(f"year accuracy                           {figures['year']:.4f}   target >= {TARGETS['year']}")
-    print(f"key-word recall                         {figures['keywords']:.4f}   target >= {TARGETS['keywords']}")
-    print(f"throughput (classification + extraction, CPU time, best of {args.repeat}): {best:,.0f} q/s   "
-          f"target >= {TARGETS['throughput']:,.0f}")
+    print(
+        f"key-word recall                         {figures['keywords']:.4f}   target >= {TARGETS['keywords']}"
+    )
+    print(
+        f"throughput (classification + extraction, CPU time, best of {args.repeat}): {best:,.0f} q/s   "
+        f"target >= {TARGETS['throughput']:,.0f}"
+    )
     print(f"machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"regex-loop baseline ({len(loop)} per-company regexes, {len(sample)} questions): {baseline:,.0f} q/s   "
-          f"ratio {best / baseline:.1f}x")
+    print(
+        f"regex-loop baseline ({len(loop)} per-company regexes, {len(sample)} questions): {baseline:,.0f} q/s   "
+        f"ratio {best / baseline:.1f}x"
+    )
     met = all(figures[k] >= v for k, v in TARGETS.items())
-    print("all targets met" if met else "targets NOT met: " + ", ".join(k for k, v in TARGETS.items() if figures[k] < v))
+    print(
+        "all targets met"
+        if met
+        else "targets NOT met: " + ", ".join(k for k, v in TARGETS.items() if figures[k] < v)
+    )
     return 0 if met else 1

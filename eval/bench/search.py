@@ -26,6 +26,7 @@ from the whole index, so Precision@1 may move: the recombined sentences make fin
     python -m eval.bench search --chunks-cache /tmp/aicup-chunks.pickle   # parse once, reuse
     bash docker/elasticsearch.sh run python -m eval.bench search --chunks-cache FILE --generated 200000
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,10 +45,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from core.command_names import command_name
 from core.errors import InputError
 from core.records import Chunk, DocumentMeta
 from core.sentences import SENTENCE_END
-from core.command_names import command_name
 from eval.bench._data import shared_data
 from search.backend import SearchQuery, TextIndex
 from search.settings import IndexSettings
@@ -97,18 +98,39 @@ class BackendRun:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} search",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--chunks", choices=("auto", "parser", "pdfplumber"), default="auto",
-                        help="where chunks come from (auto: the parser when importable)")
-    parser.add_argument("--no-ocr", action="store_true", help="parser: skip OCR of pages without a text layer")
+    parser = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} search", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--chunks",
+        choices=("auto", "parser", "pdfplumber"),
+        default="auto",
+        help="where chunks come from (auto: the parser when importable)",
+    )
+    parser.add_argument(
+        "--no-ocr", action="store_true", help="parser: skip OCR of pages without a text layer"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed passes over the questions (default 3)")
-    parser.add_argument("--warmup", type=int, default=50, metavar="N",
-                        help="untimed batch passes before the timed ones (default 50: 3,000 queries)")
-    parser.add_argument("--chunks-cache", type=Path, metavar="FILE",
-                        help="read chunks from FILE when it exists, else parse and save them there (parsing takes minutes)")
-    parser.add_argument("--generated", type=int, default=0, metavar="N",
-                        help="add N generated chunks (real sentences recombined) to grow the index")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=50,
+        metavar="N",
+        help="untimed batch passes before the timed ones (default 50: 3,000 queries)",
+    )
+    parser.add_argument(
+        "--chunks-cache",
+        type=Path,
+        metavar="FILE",
+        help="read chunks from FILE when it exists, else parse and save them there (parsing takes minutes)",
+    )
+    parser.add_argument(
+        "--generated",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add N generated chunks (real sentences recombined) to grow the index",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
         parser.error("--repeat must be at least 1 and --warmup not negative")
@@ -117,7 +139,10 @@ def main(argv: list[str]) -> int:
     if root is None:
         return 0
     questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))["questions"]
-    gold = {g["qid"]: g["retrieve"] for g in json.loads((root / "ground_truths_dev.json").read_text(encoding="utf-8"))["ground_truths"]}
+    gold = {
+        g["qid"]: g["retrieve"]
+        for g in json.loads((root / "ground_truths_dev.json").read_text(encoding="utf-8"))["ground_truths"]
+    }
     if args.chunks_cache and args.chunks_cache.is_file():
         with args.chunks_cache.open("rb") as cache:
             chunks, source = pickle.load(cache)  # a file this benchmark wrote itself
@@ -132,7 +157,9 @@ def main(argv: list[str]) -> int:
     print(f"chunks: {real} from {source} + {args.generated} generated; questions: {len(questions)}")
 
     tokenizer = Tokenizer()
-    for chunk in chunks[:: max(1, len(chunks) // 50)]:  # load jieba's and Sudachi's dictionaries before timing
+    for chunk in chunks[
+        :: max(1, len(chunks) // 50)
+    ]:  # load jieba's and Sudachi's dictionaries before timing
         tokenizer.tokens(chunk.text)
     start = time.perf_counter()
     for chunk in chunks:
@@ -147,20 +174,28 @@ def main(argv: list[str]) -> int:
             runs.append(run_backend("embedded", index, chunks, questions, gold, args.repeat, args.warmup))
         es_url = os.environ.get("FINQA_ES_URL")
         if not es_url:
-            print("elasticsearch: skipped, FINQA_ES_URL is not set "
-                  "(run `bash docker/elasticsearch.sh run python -m eval.bench search`)")
+            print(
+                "elasticsearch: skipped, FINQA_ES_URL is not set "
+                "(run `bash docker/elasticsearch.sh run python -m eval.bench search`)"
+            )
         else:
             from search.elastic import ElasticIndex
 
-            settings = IndexSettings(Path(tmp), backend="elasticsearch", es_url=es_url,
-                                     es_prefix=f"finqa-bench-{uuid.uuid4().hex[:8]}")
+            settings = IndexSettings(
+                Path(tmp),
+                backend="elasticsearch",
+                es_url=es_url,
+                es_prefix=f"finqa-bench-{uuid.uuid4().hex[:8]}",
+            )
             try:
                 index = ElasticIndex(settings, tokenizer)
             except InputError as exc:
                 print(f"elasticsearch: skipped, {exc}")
             else:
                 try:
-                    runs.append(run_backend("elasticsearch", index, chunks, questions, gold, args.repeat, args.warmup))
+                    runs.append(
+                        run_backend("elasticsearch", index, chunks, questions, gold, args.repeat, args.warmup)
+                    )
                 finally:
                     index.client.options(ignore_status=404).indices.delete(index=index.name)
                     index.close()
@@ -180,8 +215,12 @@ def load_chunks(reference: Path, mode: str, ocr: bool) -> tuple[list[Chunk], str
             parse = lambda path, meta: parse_pdf(path, meta, settings).chunks  # noqa: E731
         except ImportError as exc:
             if mode == "parser":
-                raise SystemExit(f"the parser is not importable: {exc}")
-    source = f"parser/pdf.py (ocr {'on' if ocr else 'off'})" if parse else f"pdfplumber page text cut into {PIECE_CHARS}-char pieces"
+                raise SystemExit(f"the parser is not importable: {exc}") from None
+    source = (
+        f"parser/pdf.py (ocr {'on' if ocr else 'off'})"
+        if parse
+        else f"pdfplumber page text cut into {PIECE_CHARS}-char pieces"
+    )
     chunks: list[Chunk] = []
     failed = []
     pdfs = [p for category in ("insurance", "finance") for p in sorted((reference / category).glob("*.pdf"))]
@@ -223,24 +262,49 @@ def _pieces(path: Path, meta: DocumentMeta) -> list[Chunk]:
             for number, page in enumerate(pdf.pages, 1):
                 text = page.extract_text() or ""
                 for i in range(0, len(text), PIECE_CHARS):
-                    out.append(Chunk(f"{meta.doc_id}#p{number}c{i // PIECE_CHARS}", meta.doc_id,
-                                     text[i:i + PIECE_CHARS], page_start=number, page_end=number))
+                    out.append(
+                        Chunk(
+                            f"{meta.doc_id}#p{number}c{i // PIECE_CHARS}",
+                            meta.doc_id,
+                            text[i : i + PIECE_CHARS],
+                            page_start=number,
+                            page_end=number,
+                        )
+                    )
     except Exception as exc:  # pdfminer raises many types on damaged files
         raise InputError(f"cannot read ({type(exc).__name__})", str(path)) from None
     return out
 
 
-def run_backend(name: str, index: TextIndex, chunks: list[Chunk], questions: list[dict], gold: dict,
-                repeat: int, warmup: int) -> BackendRun:
+def run_backend(
+    name: str,
+    index: TextIndex,
+    chunks: list[Chunk],
+    questions: list[dict],
+    gold: dict,
+    repeat: int,
+    warmup: int,
+) -> BackendRun:
     run = BackendRun(name, chunks=len(chunks), questions=len(questions), batches=repeat)
     start = time.perf_counter()
     index.add(tqdm(chunks, desc=f"{name}: indexing", unit="chunk", file=sys.stderr, leave=False))
     index.commit()
     run.index_seconds = time.perf_counter() - start
-    queries = [(q, SearchQuery(text=q["query"], doc_ids=tuple(f"{q['category']}/{s}" for s in q["source"]),
-                               limit=HITS_PER_QUESTION)) for q in questions]
+    queries = [
+        (
+            q,
+            SearchQuery(
+                text=q["query"],
+                doc_ids=tuple(f"{q['category']}/{s}" for s in q["source"]),
+                limit=HITS_PER_QUESTION,
+            ),
+        )
+        for q in questions
+    ]
     for q, query in queries:  # untimed pass: scores Precision@1
-        run.correct[q["category"]].append(best_document(index.search(query)) == f"{q['category']}/{gold.get(q['qid'])}")
+        run.correct[q["category"]].append(
+            best_document(index.search(query)) == f"{q['category']}/{gold.get(q['qid'])}"
+        )
     batch = [query for _, query in queries]
     start = time.perf_counter()
     index.search_many(batch)
@@ -271,23 +335,49 @@ def best_document(hits) -> str | None:
 
 def print_table(runs: list[BackendRun], tokenize_rate: float) -> None:
     print(f"baseline: tokenizing alone {tokenize_rate:,.0f} chunks/s")
-    header = ("backend", "chunks", "index s", "chunks/s", "x tokenize", "p50 ms", "p95 ms", "queries/s", "batch q/s",
-              "cold batch q/s", *(f"P@1 {c}" for c in CATEGORIES), "P@1 all")
-    rows = [(r.name, f"{r.chunks}", f"{r.index_seconds:.1f}", f"{r.chunks_per_second:,.0f}",
-             f"{r.chunks_per_second / tokenize_rate:.2f}", f"{r.percentile(0.5):.1f}", f"{r.percentile(0.95):.1f}",
-             f"{r.queries_per_second:,.0f}", f"{r.batch_queries_per_second:,.0f}", f"{r.cold_batch_queries_per_second:,.0f}",
-             *(f"{r.precision(c):.3f}" for c in CATEGORIES), f"{r.precision():.3f}")
-            for r in runs]
+    header = (
+        "backend",
+        "chunks",
+        "index s",
+        "chunks/s",
+        "x tokenize",
+        "p50 ms",
+        "p95 ms",
+        "queries/s",
+        "batch q/s",
+        "cold batch q/s",
+        *(f"P@1 {c}" for c in CATEGORIES),
+        "P@1 all",
+    )
+    rows = [
+        (
+            r.name,
+            f"{r.chunks}",
+            f"{r.index_seconds:.1f}",
+            f"{r.chunks_per_second:,.0f}",
+            f"{r.chunks_per_second / tokenize_rate:.2f}",
+            f"{r.percentile(0.5):.1f}",
+            f"{r.percentile(0.95):.1f}",
+            f"{r.queries_per_second:,.0f}",
+            f"{r.batch_queries_per_second:,.0f}",
+            f"{r.cold_batch_queries_per_second:,.0f}",
+            *(f"{r.precision(c):.3f}" for c in CATEGORIES),
+            f"{r.precision():.3f}",
+        )
+        for r in runs
+    ]
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
     for row in (header, *rows):
         print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
     if len(runs) == 2:
         embedded, elastic = runs
-        print(f"elasticsearch / embedded: indexing {elastic.chunks_per_second / embedded.chunks_per_second:.2f}x, "
-              f"queries {elastic.queries_per_second / embedded.queries_per_second:.2f}x one by one, "
-              f"{elastic.batch_queries_per_second / embedded.batch_queries_per_second:.2f}x as a batch "
-              f"({elastic.cold_batch_queries_per_second / embedded.cold_batch_queries_per_second:.2f}x cold), "
-              f"same Precision@1: {elastic.correct == embedded.correct}")
+        print(
+            f"elasticsearch / embedded: indexing {elastic.chunks_per_second / embedded.chunks_per_second:.2f}x, "
+            f"queries {elastic.queries_per_second / embedded.queries_per_second:.2f}x one by one, "
+            f"{elastic.batch_queries_per_second / embedded.batch_queries_per_second:.2f}x as a batch "
+            f"({elastic.cold_batch_queries_per_second / embedded.cold_batch_queries_per_second:.2f}x cold), "
+            f"same Precision@1: {elastic.correct == embedded.correct}"
+        )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ and the tokens that differ most often.
     python -m eval.bench segmenter
     python -m eval.bench segmenter --limit 40
 """
+
 from __future__ import annotations
 
 import argparse
@@ -94,13 +95,20 @@ def compare(name: str, texts: list[str]) -> float:
         differing.update({f"+{token}": n for token, n in (new_counts - old_counts).items()})
     share = both / total if total else 1.0
     same = sum(old == new for old, new in zip(expected, found))
-    print(f"[{name}] {len(texts)} pages, {sum(map(len, texts))} characters, {total} tokens: "
-          f"{share:.4%} given by both (target {TARGET:.1%}), {same} of {len(texts)} pages identical in order")
-    print(f"  CPU seconds: Python jieba {reference_seconds:.2f}, rjieba {seconds:.2f} = "
-          f"{reference_seconds / seconds:.2f}x" if seconds else "  CPU seconds: n/a")
+    print(
+        f"[{name}] {len(texts)} pages, {sum(map(len, texts))} characters, {total} tokens: "
+        f"{share:.4%} given by both (target {TARGET:.1%}), {same} of {len(texts)} pages identical in order"
+    )
+    print(
+        f"  CPU seconds: Python jieba {reference_seconds:.2f}, rjieba {seconds:.2f} = "
+        f"{reference_seconds / seconds:.2f}x"
+        if seconds
+        else "  CPU seconds: n/a"
+    )
     if differing:
-        print(f"  most frequent differences (- Python jieba only, + rjieba only): "
-              f"{differing.most_common(12)}")
+        print(
+            f"  most frequent differences (- Python jieba only, + rjieba only): {differing.most_common(12)}"
+        )
     return share
 
 

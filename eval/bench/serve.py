@@ -15,6 +15,7 @@ dictionaries and caches a process loads with its first questions):
 The answers must be the same both ways. Target: POST /ask at least half the
 rate of qa.run's in-process one-process answering.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,13 +64,16 @@ def run(data: Path, work: Path, lists: int) -> int:
     print(ingest(corpus, settings, progress=False).text(), file=sys.stderr)
     engine_settings = EngineSettings(index=settings)
     with Engine(engine_settings) as engine:
-        lookups = [q for q in (Question(str(r["id"]), r["question"]) for r in rows)
-                   if engine.analyze(q).type == "lookup"]
-    questions = (lookups * (1 + (lists + 1) * LIST // max(len(lookups), 1)))[:(lists + 1) * LIST]
+        lookups = [
+            q
+            for q in (Question(str(r["id"]), r["question"]) for r in rows)
+            if engine.analyze(q).type == "lookup"
+        ]
+    questions = (lookups * (1 + (lists + 1) * LIST // max(len(lookups), 1)))[: (lists + 1) * LIST]
     questions = [Question(f"{i}-{q.id}", q.text) for i, q in enumerate(questions)]  # ids unique when repeated
     # the last list warms each side up, untimed: the dictionaries and caches a process loads at first
     warm_up, questions = questions[-LIST:], questions[:-LIST]
-    batches = [questions[i:i + LIST] for i in range(0, len(questions), LIST)]
+    batches = [questions[i : i + LIST] for i in range(0, len(questions), LIST)]
     print(f"{len(lookups)} lookup questions; {len(batches)} lists of {LIST}, after one list to warm up")
 
     # in a fresh process, as the server's: this one analysed every question already, which warms caches
@@ -77,21 +81,41 @@ def run(data: Path, work: Path, lists: int) -> int:
         baseline, in_process = pool.submit(answer_as_qa_run, engine_settings, warm_up, batches).result()
 
     path = work / "questions.jsonl"
-    path.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
-                            for q in questions), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in questions),
+        encoding="utf-8",
+    )
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "qa.run", str(path), "--index", str(settings.index_dir),
-                    "--workers", "1", "-q", "-o", str(work / "qa-run.jsonl")], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(path),
+            "--index",
+            str(settings.index_dir),
+            "--workers",
+            "1",
+            "-q",
+            "-o",
+            str(work / "qa-run.jsonl"),
+        ],
+        check=True,
+    )
     command_rate = len(questions) / (time.perf_counter() - started)
 
     served, served_rate = _serve(settings.index_dir, warm_up, batches)
     same = sum(all(served[q.id][k] == baseline[q.id][k] for k in ("value", "answer")) for q in questions)
     ratio = served_rate / in_process
-    print(f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a "
-          f"command (start-up included)")
-    print(f"POST /ask, lists of {LIST}: {served_rate:,.1f} q/s = {ratio:.2f}x qa.run's one-process rate "
-          f"(target >= {TARGET}), {served_rate / command_rate:.2f}x the command's; "
-          f"same answers {same}/{len(questions)}")
+    print(
+        f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a "
+        f"command (start-up included)"
+    )
+    print(
+        f"POST /ask, lists of {LIST}: {served_rate:,.1f} q/s = {ratio:.2f}x qa.run's one-process rate "
+        f"(target >= {TARGET}), {served_rate / command_rate:.2f}x the command's; "
+        f"same answers {same}/{len(questions)}"
+    )
     return 0 if ratio >= TARGET and same == len(questions) else 1
 
 
@@ -106,15 +130,17 @@ def answer_as_qa_run(settings, warm_up: list[Question], batches: list[list[Quest
         return answers, sum(map(len, batches)) / (time.perf_counter() - started)
 
 
-def _serve(index: Path, warm_up: list[Question],
-           batches: list[list[Question]]) -> tuple[dict[str, dict], float]:
+def _serve(
+    index: Path, warm_up: list[Question], batches: list[list[Question]]
+) -> tuple[dict[str, dict], float]:
     """Start `python -m serve` on a free port, wait until it answers, send the warm-up list, then time
     POST /ask over the batches."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "serve", "--index", str(index), "--port", str(port),
-                               "-q"])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "serve", "--index", str(index), "--port", str(port), "-q"]
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300

@@ -14,6 +14,7 @@ temporary PYCACHEPREFIX and warmed by one untimed run, as an installed
 package would have it. Figures: median and best seconds per version and
 question, and the ratio.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,8 @@ import time
 from io import BytesIO
 from pathlib import Path
 
-from core.rulefile import PROJECT_ROOT
 from core.command_names import command_name
+from core.rulefile import PROJECT_ROOT
 
 DEFAULT_BASELINE = "d658be6"
 QUESTIONS = {
@@ -40,7 +41,9 @@ QUESTIONS = {
 
 def extract(ref: str, target: Path) -> Path:
     """The tree of `ref` written under `target` (git archive)."""
-    archive = subprocess.run(["git", "-C", str(PROJECT_ROOT), "archive", ref], capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(PROJECT_ROOT), "archive", ref], capture_output=True, check=True
+    ).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
     return target
@@ -48,8 +51,13 @@ def extract(ref: str, target: Path) -> Path:
 
 def run(code: Path, args: list[str], env: dict) -> float:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], cwd=code, env={**env, "PYTHONPATH": str(code)},
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, *args],
+        cwd=code,
+        env={**env, "PYTHONPATH": str(code)},
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"{code}: {' '.join(args)} failed: {done.stderr.strip()[-500:]}")
@@ -57,9 +65,14 @@ def run(code: Path, args: list[str], env: dict) -> float:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} startup",
-                                 description=__doc__.split("\n\n")[0])
-    ap.add_argument("--baseline-ref", default=DEFAULT_BASELINE, help=f"git ref of the baseline (default {DEFAULT_BASELINE})")
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} startup", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--baseline-ref",
+        default=DEFAULT_BASELINE,
+        help=f"git ref of the baseline (default {DEFAULT_BASELINE})",
+    )
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per version and question (default 5)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="finqa-bench-startup-") as temp:
@@ -67,7 +80,9 @@ def main(argv: list[str]) -> int:
         try:
             baseline = extract(args.baseline_ref, temp / "baseline")
         except subprocess.CalledProcessError as exc:
-            print(f"skipped: cannot extract {args.baseline_ref} with git archive ({exc.stderr.decode().strip()})")
+            print(
+                f"skipped: cannot extract {args.baseline_ref} with git archive ({exc.stderr.decode().strip()})"
+            )
             return 0
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "FINQA_LLM")}
         versions = {f"baseline {args.baseline_ref}": baseline, "this checkout": PROJECT_ROOT}
@@ -75,12 +90,25 @@ def main(argv: list[str]) -> int:
         files = {}
         for kind, text in QUESTIONS.items():
             files[kind] = temp / f"{kind}.json"
-            files[kind].write_text(json.dumps([{"id": kind, "question": text}], ensure_ascii=False), encoding="utf-8")
+            files[kind].write_text(
+                json.dumps([{"id": kind, "question": text}], ensure_ascii=False), encoding="utf-8"
+            )
         for name, code in versions.items():
             env_v = {**env, "PYTHONPYCACHEPREFIX": str(temp / "pycache" / name.replace(" ", "-"))}
             index = temp / "index" / name.replace(" ", "-")
-            run(code, ["-m", "parser.ingest", str(code / "examples" / "corpus"), "--index", str(index), "--workers", "1"],
-                env_v)
+            run(
+                code,
+                [
+                    "-m",
+                    "parser.ingest",
+                    str(code / "examples" / "corpus"),
+                    "--index",
+                    str(index),
+                    "--workers",
+                    "1",
+                ],
+                env_v,
+            )
             versions[name] = (code, index, env_v)
             for kind in QUESTIONS:  # untimed: writes the bytecode cache
                 run(code, ["-m", "qa.run", str(files[kind]), "--index", str(index)], env_v)
@@ -89,7 +117,9 @@ def main(argv: list[str]) -> int:
                 for name, (code, index, env_v) in versions.items():
                     seconds = run(code, ["-m", "qa.run", str(files[kind]), "--index", str(index)], env_v)
                     times.setdefault((name, kind), []).append(seconds)
-        print(f"one question from a cold start (new process, `python -m qa.run Q --index INDEX`), {args.repeat} runs each:")
+        print(
+            f"one question from a cold start (new process, `python -m qa.run Q --index INDEX`), {args.repeat} runs each:"
+        )
         names = list(versions)
         for kind in QUESTIONS:
             for name in names:

@@ -10,6 +10,7 @@ pages from the text alone (pdfium): a line under 40 characters naming a primary 
 page with facts read from it. Figures: the share per folder and overall, and the PDFs without.
 Compare runs of two checkouts for before and after (the parser is what changes).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,10 @@ def main(argv: list[str]) -> int:
                 unread.append(f"{path.stem} (pages {sorted(pages)})")
         totals[0] += with_statements
         totals[1] += read
-        print(f"{'/'.join(parts)}: {len(paths)} PDFs, {with_statements} with a statement page, facts read on one "
-              f"in {read}: {read / max(with_statements, 1):.3f}")
+        print(
+            f"{'/'.join(parts)}: {len(paths)} PDFs, {with_statements} with a statement page, facts read on one "
+            f"in {read}: {read / max(with_statements, 1):.3f}"
+        )
         if unread:
             print("  without: " + ", ".join(unread[: args.show]))
     print(f"overall: {totals[1]}/{totals[0]} = {totals[1] / max(totals[0], 1):.3f}")

@@ -15,6 +15,7 @@ reported per form for both, with the target 0.98.
                                     [--backend embedded|elasticsearch] [--es-url URL] [--keep DIR]
                                     [--show-errors N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,14 +24,14 @@ import os
 import random
 import statistics as stats
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
-from core.command_names import command_name
 
+from core.command_names import command_name
 from eval.bench._data import work_dir
 
 TARGET = 0.98
@@ -38,16 +39,64 @@ YEARS = (2018, 2019, 2020, 2021)  # reports 2019-2021; 2018 only as the 2019 rep
 REPORT_YEARS = YEARS[1:]
 # (canonical field, how questions write it, typical size in 元)
 FIELDS = (
-    ("营业收入", ("营业收入", "营收"), 5e9), ("净利润", ("净利润",), 6e8), ("研发费用", ("研发费用", "研发经费"), 3e8),
-    ("货币资金", ("货币资金", "货币总额"), 2e9), ("资产总计", ("资产总计", "总资产", "资产总金额"), 1.5e10),
-    ("负债合计", ("负债合计", "总负债", "负债总金额"), 7e9), ("营业成本", ("营业成本",), 3.5e9),
+    ("营业收入", ("营业收入", "营收"), 5e9),
+    ("净利润", ("净利润",), 6e8),
+    ("研发费用", ("研发费用", "研发经费"), 3e8),
+    ("货币资金", ("货币资金", "货币总额"), 2e9),
+    ("资产总计", ("资产总计", "总资产", "资产总金额"), 1.5e10),
+    ("负债合计", ("负债合计", "总负债", "负债总金额"), 7e9),
+    ("营业成本", ("营业成本",), 3.5e9),
     ("销售费用", ("销售费用",), 2e8),
 )
-CITIES = (("浙江省", "杭州市"), ("浙江省", "宁波市"), ("江苏省", "南京市"), ("江苏省", "苏州市"), ("广东省", "深圳市"),
-          ("广东省", "广州市"), ("上海市", "浦东新区"), ("北京市", "海淀区"), ("山东省", "青岛市"), ("四川省", "成都市"),
-          ("湖北省", "武汉市"), ("福建省", "厦门市"), ("安徽省", "合肥市"), ("湖南省", "长沙市"), ("陕西省", "西安市"))
-_NAME_PARTS = ("华", "瑞", "恒", "鼎", "泰", "诚", "信", "达", "盛", "隆", "远", "新", "安", "康", "明", "海", "天", "宏",
-               "伟", "嘉", "博", "通", "科", "创", "拓", "联", "峰", "源", "润", "丰")
+CITIES = (
+    ("浙江省", "杭州市"),
+    ("浙江省", "宁波市"),
+    ("江苏省", "南京市"),
+    ("江苏省", "苏州市"),
+    ("广东省", "深圳市"),
+    ("广东省", "广州市"),
+    ("上海市", "浦东新区"),
+    ("北京市", "海淀区"),
+    ("山东省", "青岛市"),
+    ("四川省", "成都市"),
+    ("湖北省", "武汉市"),
+    ("福建省", "厦门市"),
+    ("安徽省", "合肥市"),
+    ("湖南省", "长沙市"),
+    ("陕西省", "西安市"),
+)
+_NAME_PARTS = (
+    "华",
+    "瑞",
+    "恒",
+    "鼎",
+    "泰",
+    "诚",
+    "信",
+    "达",
+    "盛",
+    "隆",
+    "远",
+    "新",
+    "安",
+    "康",
+    "明",
+    "海",
+    "天",
+    "宏",
+    "伟",
+    "嘉",
+    "博",
+    "通",
+    "科",
+    "创",
+    "拓",
+    "联",
+    "峰",
+    "源",
+    "润",
+    "丰",
+)
 _TRADES = ("科技", "电子", "制造", "能源", "材料", "医药", "机械", "化工", "智能", "环境")
 _CN = "零一二三四五六七八九十"
 
@@ -69,6 +118,7 @@ class Case:
 
 # -- the corpus -----------------------------------------------------------------------------------------------------
 
+
 def make_corpus(n: int, rng: random.Random) -> Corpus:
     names: set[str] = set()
     companies = []
@@ -81,9 +131,17 @@ def make_corpus(n: int, rng: random.Random) -> Corpus:
         names.add(name)
         province, city = rng.choice(CITIES)
         office_province, office_city = (province, city) if rng.random() < 0.8 else rng.choice(CITIES)
-        companies.append({"name": name, "short_name": core + trade, "code": f"{600000 + len(companies):06d}",
-                          "province": province, "city": city, "office_province": office_province,
-                          "office_city": office_city})
+        companies.append(
+            {
+                "name": name,
+                "short_name": core + trade,
+                "code": f"{600000 + len(companies):06d}",
+                "province": province,
+                "city": city,
+                "office_province": office_province,
+                "office_city": office_city,
+            }
+        )
     values = {}
     for c in companies:
         for field, _, size in FIELDS:
@@ -109,21 +167,45 @@ def write_workbooks(corpus: Corpus, folder: Path) -> None:
         for c in corpus.companies:
             base = {"company": c["name"], "short_name": c["short_name"], "code": c["code"]}
             for field, _, _ in FIELDS:
-                for fact_year in ((year - 1, year) if year == REPORT_YEARS[0] else (year,)):
-                    rows.append({**base, "year": fact_year, "field": field, "unit": "元",
-                                 "value": str(corpus.values[(c["name"], field, fact_year)])})
-            rows.append({**base, "year": year, "field": "注册地址", "unit": "",
-                         "value": f"{c['province']}{c['city']}{c['short_name'][:2]}路{int(c['code']) % 97}号"})
-            rows.append({**base, "year": year, "field": "办公地址", "unit": "",
-                         "value": f"{c['office_province']}{c['office_city']}高新区{int(c['code']) % 89}号"})
-        reports = [{"company": c["name"], "short_name": c["short_name"], "code": c["code"], "year": year}
-                   for c in corpus.companies]
+                for fact_year in (year - 1, year) if year == REPORT_YEARS[0] else (year,):
+                    rows.append(
+                        {
+                            **base,
+                            "year": fact_year,
+                            "field": field,
+                            "unit": "元",
+                            "value": str(corpus.values[(c["name"], field, fact_year)]),
+                        }
+                    )
+            rows.append(
+                {
+                    **base,
+                    "year": year,
+                    "field": "注册地址",
+                    "unit": "",
+                    "value": f"{c['province']}{c['city']}{c['short_name'][:2]}路{int(c['code']) % 97}号",
+                }
+            )
+            rows.append(
+                {
+                    **base,
+                    "year": year,
+                    "field": "办公地址",
+                    "unit": "",
+                    "value": f"{c['office_province']}{c['office_city']}高新区{int(c['code']) % 89}号",
+                }
+            )
+        reports = [
+            {"company": c["name"], "short_name": c["short_name"], "code": c["code"], "year": year}
+            for c in corpus.companies
+        ]
         with pd.ExcelWriter(folder / f"facts-{year}.xlsx", engine="openpyxl") as writer:
             pd.DataFrame(rows).to_excel(writer, sheet_name="facts", index=False)
             pd.DataFrame(reports).to_excel(writer, sheet_name="reports", index=False)
 
 
 # -- the oracle -----------------------------------------------------------------------------------------------------
+
 
 class Oracle:
     def __init__(self, corpus: Corpus):
@@ -137,12 +219,18 @@ class Oracle:
         return None if not before else (self.value(company, field, year) - before) / before
 
     def companies(self, place: str = "", office: bool = False) -> list[str]:
-        key = ("office_" if office else "")
-        return [c["name"] for c in self.c.companies
-                if not place or place in (c[key + "province"], c[key + "city"])
-                or place in (c[key + "province"][:-1], c[key + "city"][:-1])]
+        key = "office_" if office else ""
+        return [
+            c["name"]
+            for c in self.c.companies
+            if not place
+            or place in (c[key + "province"], c[key + "city"])
+            or place in (c[key + "province"][:-1], c[key + "city"][:-1])
+        ]
 
-    def ranked(self, measure: Callable[[str], Decimal | None], descending: bool, names: list[str] | None = None):
+    def ranked(
+        self, measure: Callable[[str], Decimal | None], descending: bool, names: list[str] | None = None
+    ):
         scored = [(n, measure(n)) for n in (names if names is not None else self.companies())]
         scored = [(n, v) for n, v in scored if v is not None]
         scored.sort(key=lambda nv: (-nv[1] if descending else nv[1], nv[0]))
@@ -167,65 +255,205 @@ class Oracle:
 # {amount} {place} {first} {last}.
 WORDINGS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "highest": (
-        ("{year}年{field}最高的上市公司是哪家？", "哪家公司{year}年的{field}最高？", "{year}年哪个公司{field}最多？", "请问{year}年度{field}最大的是哪一家公司？", "{year}年{field}排名最高的企业叫什么？"),
-        ("{year}年里，{field}数额最高的是哪一家上市公司？", "谁是{year}年{field}最多的公司？", "{year}年{field}位居第一的公司叫什么名字？")),
+        (
+            "{year}年{field}最高的上市公司是哪家？",
+            "哪家公司{year}年的{field}最高？",
+            "{year}年哪个公司{field}最多？",
+            "请问{year}年度{field}最大的是哪一家公司？",
+            "{year}年{field}排名最高的企业叫什么？",
+        ),
+        (
+            "{year}年里，{field}数额最高的是哪一家上市公司？",
+            "谁是{year}年{field}最多的公司？",
+            "{year}年{field}位居第一的公司叫什么名字？",
+        ),
+    ),
     "lowest": (
-        ("哪家上市公司{year}年{field}最低？", "{year}年{field}最少的公司是哪家？", "{year}年{field}最低的是哪个公司？", "{year}年度哪一家企业的{field}最小？", "请找出{year}年{field}最少的那家上市公司。"),
-        ("{year}年，哪家上市企业的{field}最低？", "{year}年{field}数值最小的公司是谁？")),
+        (
+            "哪家上市公司{year}年{field}最低？",
+            "{year}年{field}最少的公司是哪家？",
+            "{year}年{field}最低的是哪个公司？",
+            "{year}年度哪一家企业的{field}最小？",
+            "请找出{year}年{field}最少的那家上市公司。",
+        ),
+        ("{year}年，哪家上市企业的{field}最低？", "{year}年{field}数值最小的公司是谁？"),
+    ),
     "nth": (
-        ("{year}年{field}排名第{n}的公司是哪家？", "{year}年{field}排名第{cn}的公司是哪家？", "{year}年{field}第{cn}高的是哪家公司？", "{year}年{field}位列第{cn}名的上市公司是？", "在{year}年，{field}排在第{n}位的是哪家企业？"),
-        ("{year}年{field}排行第{cn}的公司是哪家？", "按{field}从高到低排序，{year}年第{n}名是哪家公司？")),
+        (
+            "{year}年{field}排名第{n}的公司是哪家？",
+            "{year}年{field}排名第{cn}的公司是哪家？",
+            "{year}年{field}第{cn}高的是哪家公司？",
+            "{year}年{field}位列第{cn}名的上市公司是？",
+            "在{year}年，{field}排在第{n}位的是哪家企业？",
+        ),
+        ("{year}年{field}排行第{cn}的公司是哪家？", "按{field}从高到低排序，{year}年第{n}名是哪家公司？"),
+    ),
     "nth_low": (
-        ("{year}年{field}第{cn}低的公司是哪家？", "{year}年{field}倒数第{cn}的公司是哪家？", "{year}年{field}从低到高排第{n}名的是哪家公司？", "{year}年度{field}倒数第{n}名是哪家上市公司？"),
-        ("{year}年{field}排名倒数第{cn}的企业是哪家？", "按{field}从低到高排列，{year}年排第{cn}的是哪家公司？")),
+        (
+            "{year}年{field}第{cn}低的公司是哪家？",
+            "{year}年{field}倒数第{cn}的公司是哪家？",
+            "{year}年{field}从低到高排第{n}名的是哪家公司？",
+            "{year}年度{field}倒数第{n}名是哪家上市公司？",
+        ),
+        (
+            "{year}年{field}排名倒数第{cn}的企业是哪家？",
+            "按{field}从低到高排列，{year}年排第{cn}的是哪家公司？",
+        ),
+    ),
     "top_n": (
-        ("{year}年{field}最高的前{n}家公司是哪些？", "哪{cn}家公司{year}年{field}最高？", "{year}年{field}排名前{cn}的公司有哪些？", "列出{year}年{field}最多的{cn}家上市公司。", "{year}年度{field}前{n}名的企业分别是哪些？"),
-        ("{year}年{field}排在前{cn}名的上市公司都有哪些？", "请给出{year}年{field}最高的{n}家企业。")),
+        (
+            "{year}年{field}最高的前{n}家公司是哪些？",
+            "哪{cn}家公司{year}年{field}最高？",
+            "{year}年{field}排名前{cn}的公司有哪些？",
+            "列出{year}年{field}最多的{cn}家上市公司。",
+            "{year}年度{field}前{n}名的企业分别是哪些？",
+        ),
+        ("{year}年{field}排在前{cn}名的上市公司都有哪些？", "请给出{year}年{field}最高的{n}家企业。"),
+    ),
     "bottom_n": (
-        ("{year}年{field}最低的{n}家公司是哪些？", "{year}年{field}最少的前{cn}家公司有哪些？", "{year}年{field}倒数前{n}名的公司", "{year}年{field}最小的{cn}家企业分别是哪几家？", "请列出{year}年{field}排名后{n}位的上市公司。"),
-        ("{year}年{field}排在最后{cn}名的公司有哪些？", "{year}年{field}最低的前{n}家上市公司是哪几家？")),
+        (
+            "{year}年{field}最低的{n}家公司是哪些？",
+            "{year}年{field}最少的前{cn}家公司有哪些？",
+            "{year}年{field}倒数前{n}名的公司",
+            "{year}年{field}最小的{cn}家企业分别是哪几家？",
+            "请列出{year}年{field}排名后{n}位的上市公司。",
+        ),
+        ("{year}年{field}排在最后{cn}名的公司有哪些？", "{year}年{field}最低的前{n}家上市公司是哪几家？"),
+    ),
     "top_n_ties": (
-        ("{year}年销售费用最高的前{n}家公司是哪些？", "{year}年销售费用排名前{cn}的公司有哪些？", "{year}年度销售费用最多的{cn}家企业是哪些？"),
-        ("请给出{year}年销售费用前{cn}名的上市公司。", "{year}年销售费用位列前{n}的企业都有哪些？")),
+        (
+            "{year}年销售费用最高的前{n}家公司是哪些？",
+            "{year}年销售费用排名前{cn}的公司有哪些？",
+            "{year}年度销售费用最多的{cn}家企业是哪些？",
+        ),
+        ("请给出{year}年销售费用前{cn}名的上市公司。", "{year}年销售费用位列前{n}的企业都有哪些？"),
+    ),
     "growth_rank": (
-        ("{year}年{field}增长率最高的上市公司是哪家？", "{year}年哪家公司的{field}增长率最低？", "{year}年{field}同比增幅最大的是哪家公司？", "{year}年度{field}增长率最小的企业是哪一家？"),
-        ("{year}年哪家上市公司{field}的增长率最高？", "{year}年{field}增长率排名第一的企业是哪家？")),
+        (
+            "{year}年{field}增长率最高的上市公司是哪家？",
+            "{year}年哪家公司的{field}增长率最低？",
+            "{year}年{field}同比增幅最大的是哪家公司？",
+            "{year}年度{field}增长率最小的企业是哪一家？",
+        ),
+        ("{year}年哪家上市公司{field}的增长率最高？", "{year}年{field}增长率排名第一的企业是哪家？"),
+    ),
     "ratio_rank": (
-        ("{year}年资产负债率最高的公司是哪家？", "{year}年资产负债比率最低的上市公司是哪家？", "{year}年度哪家企业的资产负债率最大？"),
-        ("{year}年哪家公司的资产负债率最低？", "{year}年资产负债率排名第一的上市公司是哪家？")),
+        (
+            "{year}年资产负债率最高的公司是哪家？",
+            "{year}年资产负债比率最低的上市公司是哪家？",
+            "{year}年度哪家企业的资产负债率最大？",
+        ),
+        ("{year}年哪家公司的资产负债率最低？", "{year}年资产负债率排名第一的上市公司是哪家？"),
+    ),
     "every_year_top": (
-        ("{first}-{last}年哪些公司{field}均位列前{cn}？", "{first}-{last}年{field}都进入前{n}名的公司有哪些？", "{first}年至{last}年{field}每年都排名前{cn}的上市公司有哪些？", "{first}-{last}年间{field}始终位居前{n}的企业是哪些？"),
-        ("{first}至{last}年，{field}每年都位列前{cn}名的公司有哪些？", "哪些上市公司在{first}-{last}年{field}均排名前{n}？")),
+        (
+            "{first}-{last}年哪些公司{field}均位列前{cn}？",
+            "{first}-{last}年{field}都进入前{n}名的公司有哪些？",
+            "{first}年至{last}年{field}每年都排名前{cn}的上市公司有哪些？",
+            "{first}-{last}年间{field}始终位居前{n}的企业是哪些？",
+        ),
+        (
+            "{first}至{last}年，{field}每年都位列前{cn}名的公司有哪些？",
+            "哪些上市公司在{first}-{last}年{field}均排名前{n}？",
+        ),
+    ),
     "consecutive": (
-        ("{first}-{last}年{field}连续三年增长的公司有哪些？", "{first}-{last}年哪些公司的{field}连续3年增长？", "{first}年到{last}年{field}连续三年上升的上市公司有哪些？", "哪些企业{first}-{last}年{field}连续三年都在增加？"),
-        ("{first}-{last}年{field}连续三年上涨的企业有哪些？", "在{first}至{last}年间，哪些公司的{field}连续3年提高？")),
+        (
+            "{first}-{last}年{field}连续三年增长的公司有哪些？",
+            "{first}-{last}年哪些公司的{field}连续3年增长？",
+            "{first}年到{last}年{field}连续三年上升的上市公司有哪些？",
+            "哪些企业{first}-{last}年{field}连续三年都在增加？",
+        ),
+        (
+            "{first}-{last}年{field}连续三年上涨的企业有哪些？",
+            "在{first}至{last}年间，哪些公司的{field}连续3年提高？",
+        ),
+    ),
     "count": (
-        ("{year}年{field}超过{amount}的上市公司有几家？", "{year}年{field}大于{amount}的公司有多少家？", "{year}年{field}不少于{amount}的公司数量是多少？", "{year}年度{field}高于{amount}的企业一共有多少家？", "{year}年{field}在{amount}以上的上市公司共有几家？"),
-        ("{year}年{field}超过{amount}的企业有多少个？", "{year}年有多少家上市公司的{field}高于{amount}？")),
+        (
+            "{year}年{field}超过{amount}的上市公司有几家？",
+            "{year}年{field}大于{amount}的公司有多少家？",
+            "{year}年{field}不少于{amount}的公司数量是多少？",
+            "{year}年度{field}高于{amount}的企业一共有多少家？",
+            "{year}年{field}在{amount}以上的上市公司共有几家？",
+        ),
+        ("{year}年{field}超过{amount}的企业有多少个？", "{year}年有多少家上市公司的{field}高于{amount}？"),
+    ),
     "count_below": (
-        ("{year}年{field}低于{amount}的公司有几家？", "{year}年{field}小于{amount}的上市公司有多少家？", "{year}年{field}不足{amount}的企业有多少家？"),
-        ("{year}年{field}少于{amount}的上市公司有几家？", "{year}年有几家企业的{field}低于{amount}？")),
+        (
+            "{year}年{field}低于{amount}的公司有几家？",
+            "{year}年{field}小于{amount}的上市公司有多少家？",
+            "{year}年{field}不足{amount}的企业有多少家？",
+        ),
+        ("{year}年{field}少于{amount}的上市公司有几家？", "{year}年有几家企业的{field}低于{amount}？"),
+    ),
     "count_place": (
-        ("在{place}注册的上市公司中，{year}年{field}大于{amount}的有多少家？", "注册地址在{place}的公司{year}年{field}超过{amount}的有几家？", "{place}注册的企业里，{year}年{field}高于{amount}的共有几家？", "注册地位于{place}的上市公司中{year}年{field}超过{amount}的公司数量？"),
-        ("{year}年注册地在{place}、{field}超过{amount}的上市公司有几家？", "注册在{place}的企业中，{year}年{field}大于{amount}的有多少家？")),
+        (
+            "在{place}注册的上市公司中，{year}年{field}大于{amount}的有多少家？",
+            "注册地址在{place}的公司{year}年{field}超过{amount}的有几家？",
+            "{place}注册的企业里，{year}年{field}高于{amount}的共有几家？",
+            "注册地位于{place}的上市公司中{year}年{field}超过{amount}的公司数量？",
+        ),
+        (
+            "{year}年注册地在{place}、{field}超过{amount}的上市公司有几家？",
+            "注册在{place}的企业中，{year}年{field}大于{amount}的有多少家？",
+        ),
+    ),
     "list": (
-        ("{year}年{field}超过{amount}的公司有哪些？", "{year}年{field}大于{amount}的上市公司有哪些？", "请列出{year}年{field}高于{amount}的企业。", "{year}年度{field}在{amount}以上的公司都有哪些？"),
-        ("{year}年哪些上市公司的{field}超过了{amount}？", "{year}年{field}高于{amount}的公司名单是什么？")),
+        (
+            "{year}年{field}超过{amount}的公司有哪些？",
+            "{year}年{field}大于{amount}的上市公司有哪些？",
+            "请列出{year}年{field}高于{amount}的企业。",
+            "{year}年度{field}在{amount}以上的公司都有哪些？",
+        ),
+        ("{year}年哪些上市公司的{field}超过了{amount}？", "{year}年{field}高于{amount}的公司名单是什么？"),
+    ),
     "place_rank": (
-        ("在{place}注册的公司中，{year}年{field}最高的是哪家？", "注册地址在{place}的公司{year}年{field}最低的是哪家？", "{place}注册的上市公司里{year}年{field}最大的是哪家？"),
-        ("注册地在{place}的上市公司里，{year}年{field}最高的是哪家？", "{year}年，在{place}注册的企业中{field}最低的是哪一家？")),
+        (
+            "在{place}注册的公司中，{year}年{field}最高的是哪家？",
+            "注册地址在{place}的公司{year}年{field}最低的是哪家？",
+            "{place}注册的上市公司里{year}年{field}最大的是哪家？",
+        ),
+        (
+            "注册地在{place}的上市公司里，{year}年{field}最高的是哪家？",
+            "{year}年，在{place}注册的企业中{field}最低的是哪一家？",
+        ),
+    ),
     "growth_count": (
-        ("{year}年{field}增长率超过{percent}的公司有几家？", "{year}年{field}增长率大于{percent}的上市公司有多少家？", "{year}年{field}同比增幅高于{percent}的企业共有几家？"),
-        ("{year}年{field}增长率超过{percent}的企业有多少个？", "{year}年有几家上市公司的{field}增长率高于{percent}？")),
+        (
+            "{year}年{field}增长率超过{percent}的公司有几家？",
+            "{year}年{field}增长率大于{percent}的上市公司有多少家？",
+            "{year}年{field}同比增幅高于{percent}的企业共有几家？",
+        ),
+        (
+            "{year}年{field}增长率超过{percent}的企业有多少个？",
+            "{year}年有几家上市公司的{field}增长率高于{percent}？",
+        ),
+    ),
     "average": (
-        ("{year}年所有公司{field}的平均值是多少？", "{year}年上市公司{field}的平均数是多少元？", "{year}年各家企业{field}平均是多少？"),
-        ("{year}年上市公司{field}的平均值为多少？", "{year}年全部公司的{field}平均是多少元？")),
+        (
+            "{year}年所有公司{field}的平均值是多少？",
+            "{year}年上市公司{field}的平均数是多少元？",
+            "{year}年各家企业{field}平均是多少？",
+        ),
+        ("{year}年上市公司{field}的平均值为多少？", "{year}年全部公司的{field}平均是多少元？"),
+    ),
     "sum": (
-        ("{year}年在{place}注册的公司{field}总和是多少？", "{year}年所有公司{field}之和是多少元？", "{year}年{place}注册的上市公司{field}加起来是多少？"),
-        ("{year}年注册在{place}的上市公司{field}合计是多少？", "{year}年全部上市公司{field}的总和为多少元？")),
+        (
+            "{year}年在{place}注册的公司{field}总和是多少？",
+            "{year}年所有公司{field}之和是多少元？",
+            "{year}年{place}注册的上市公司{field}加起来是多少？",
+        ),
+        ("{year}年注册在{place}的上市公司{field}合计是多少？", "{year}年全部上市公司{field}的总和为多少元？"),
+    ),
     "median": (
-        ("{year}年{field}的中位数是多少？", "{year}年所有上市公司{field}的中位数是多少元？", "{year}年各公司{field}的中位值是多少？"),
-        ("{year}年全部上市公司{field}的中位数为多少？", "{year}年上市公司{field}的中位数是多少元？")),
+        (
+            "{year}年{field}的中位数是多少？",
+            "{year}年所有上市公司{field}的中位数是多少元？",
+            "{year}年各公司{field}的中位值是多少？",
+        ),
+        ("{year}年全部上市公司{field}的中位数为多少？", "{year}年上市公司{field}的中位数是多少元？"),
+    ),
 }
 
 
@@ -238,7 +466,13 @@ def cn_number(n: int) -> str:
 def _amount_text(amount: Decimal, rng: random.Random) -> str:
     yi = amount / Decimal(10**8)
     if yi >= 1 and rng.random() < 0.7:
-        return f"{yi.normalize():f}亿元" if rng.random() < 0.8 else f"{cn_number(int(yi))}亿元" if yi == int(yi) and yi <= 99 else f"{yi.normalize():f}亿元"
+        return (
+            f"{yi.normalize():f}亿元"
+            if rng.random() < 0.8
+            else f"{cn_number(int(yi))}亿元"
+            if yi == int(yi) and yi <= 99
+            else f"{yi.normalize():f}亿元"
+        )
     return f"{(amount / Decimal(10**4)).normalize():f}万元"
 
 
@@ -271,7 +505,7 @@ def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) ->
     year = rng.choice(REPORT_YEARS)
     n = rng.randrange(2, 11)
     fill = {"year": year, "field": shown, "n": n, "cn": cn_number(n), "first": 2019, "last": 2021}
-    value = lambda y=year, f=field: (lambda name: o.value(name, f, y))  # noqa: E731
+    value = lambda y=year, f=field: lambda name: o.value(name, f, y)  # noqa: E731
     descending = not any(w in wording for w in ("最低", "最少", "最小", "倒数", "后", "从低到高"))
     if form in ("highest", "lowest"):
         return Case(form, style, wording.format(**fill), _joined(o.top(value(), descending, 1)), "names")
@@ -283,7 +517,9 @@ def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) ->
         ranked = o.ranked(value(f="销售费用"), True)
         tie = next(p for p, (a, b) in enumerate(zip(ranked, ranked[1:]), start=1) if a[2] == b[2])
         fill.update(n=tie, cn=cn_number(tie))
-        return Case(form, style, wording.format(**fill), _joined(o.top(value(f="销售费用"), True, tie)), "names")
+        return Case(
+            form, style, wording.format(**fill), _joined(o.top(value(f="销售费用"), True, tie)), "names"
+        )
     if form == "growth_rank":
         high = descending
         growth = lambda name: o.growth(name, field, year)  # noqa: E731
@@ -298,7 +534,11 @@ def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) ->
         kept = set.intersection(*[set(o.top(value(y), True, n)) for y in (2019, 2020, 2021)])
         return Case(form, style, wording.format(**fill), _joined(sorted(kept)), "names")
     if form == "consecutive":
-        names = [c for c in o.companies() if all(o.value(c, field, y) > o.value(c, field, y - 1) for y in (2019, 2020, 2021))]
+        names = [
+            c
+            for c in o.companies()
+            if all(o.value(c, field, y) > o.value(c, field, y - 1) for y in (2019, 2020, 2021))
+        ]
         return Case(form, style, wording.format(**fill), _joined(names), "names")
     if form in ("count", "count_below", "count_place", "list", "place_rank", "sum"):
         place = ""
@@ -318,15 +558,28 @@ def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) ->
         fill["amount"] = _amount_text(amount, rng)
         inclusive = any(w in wording for w in ("不少于", "以上"))
         below = form == "count_below"
-        meets = [c for c in names if (o.value(c, field, year) < amount if below else
-                                      o.value(c, field, year) >= amount if inclusive else o.value(c, field, year) > amount)]
+        meets = [
+            c
+            for c in names
+            if (
+                o.value(c, field, year) < amount
+                if below
+                else o.value(c, field, year) >= amount
+                if inclusive
+                else o.value(c, field, year) > amount
+            )
+        ]
         if form == "list":
             return Case(form, style, wording.format(**fill), _joined(meets), "names")
         return Case(form, style, wording.format(**fill), str(len(meets)), "number")
     if form == "growth_count":
         percent = rng.choice((5, 10, 15, 20, 25))
         fill["percent"] = f"{percent}%" if rng.random() < 0.7 else f"百分之{cn_number(percent)}"
-        count = sum(1 for c in o.companies() if (g := o.growth(c, field, year)) is not None and g > Decimal(percent) / 100)
+        count = sum(
+            1
+            for c in o.companies()
+            if (g := o.growth(c, field, year)) is not None and g > Decimal(percent) / 100
+        )
         return Case(form, style, wording.format(**fill), str(count), "number")
     numbers = [o.value(c, field, year) for c in o.companies()]
     result = sum(numbers, Decimal(0)) / len(numbers) if form == "average" else Decimal(stats.median(numbers))
@@ -350,6 +603,7 @@ def correct(case: Case, value: str | None) -> bool:
 
 # -- running --------------------------------------------------------------------------------------------------------
 
+
 def _drop_indexes(settings) -> None:
     """The bench's Elasticsearch indexes go with its temporary folder."""
     from search.elastic import connect
@@ -361,8 +615,9 @@ def _drop_indexes(settings) -> None:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} statistics",
-                                 description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} statistics", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--companies", type=int, default=150)
     ap.add_argument("--per-form", type=int, default=12, help="questions per form and wording set")
     ap.add_argument("--seed", type=int, default=20241010)
@@ -381,11 +636,14 @@ def main(argv: list[str]) -> int:
     cases = make_cases(corpus, args.per_form, rng)
     with work_dir(args.keep, "finqa-statistics-bench-") as work:
         write_workbooks(corpus, work / "corpus")
-        settings = IndexSettings(work / "index", backend=args.backend, es_url=args.es_url,
-                                 es_prefix="finqa-statistics-bench")
+        settings = IndexSettings(
+            work / "index", backend=args.backend, es_url=args.es_url, es_prefix="finqa-statistics-bench"
+        )
         summary = ingest(work / "corpus", settings, workers=1, progress=False)
-        print(f"{args.companies} companies, {len(REPORT_YEARS)} report years, {len(FIELDS)} amounts each, "
-              f"{summary.total('facts')} facts ({args.backend}); {len(cases)} questions")
+        print(
+            f"{args.companies} companies, {len(REPORT_YEARS)} report years, {len(FIELDS)} amounts each, "
+            f"{summary.total('facts')} facts ({args.backend}); {len(cases)} questions"
+        )
         started = time.perf_counter()
         results = collections.defaultdict(list)
         errors = collections.defaultdict(list)
@@ -413,7 +671,9 @@ def main(argv: list[str]) -> int:
         print(f"{style}: {sum(oks) / len(oks):.3f} of {len(oks)} (target {TARGET})")
     print(f"{len(cases) / seconds:.1f} questions/s")
     for style in ("tuned", "held_out"):
-        for case, answer in errors[style][:args.show_errors]:
-            print(f"[{style} {case.form}] {case.question}\n  expected {case.expected[:120]}\n  got {answer.value!s:.120} "
-                  f"({answer.type}, {answer.route}) {answer.answer[:160]}")
+        for case, answer in errors[style][: args.show_errors]:
+            print(
+                f"[{style} {case.form}] {case.question}\n  expected {case.expected[:120]}\n  got {answer.value!s:.120} "
+                f"({answer.type}, {answer.route}) {answer.answer[:160]}"
+            )
     return 0

@@ -19,6 +19,7 @@ Also reported: year agreement, the share of gold facts whose year equals the
 year the question names ("…の2019年時点における…"), with the document years
 parser.metadata finds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from core.records import Fact
 from core.command_names import command_name
+from core.records import Fact
 from eval.bench._data import shared_data
 from eval.normalize import ntcir_value
 from parser.facts import current_year, table_facts
@@ -44,8 +45,9 @@ KINDS = ("no table", "header", "no fact", "sign", "scale", "value")
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog=f"{command_name('eval.bench')} tables",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} tables", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--show", type=int, default=10, help="failures to list (default 10)")
     parser.add_argument("--json", type=Path, help="write the figures and failures here")
     args = parser.parse_args(argv)
@@ -95,30 +97,61 @@ def main(argv: list[str]) -> int:
             continue
         kind = _kind(cell_id, fact, want, tables, cells)
         kinds[kind] += 1
-        failures.append({"id": qid, "kind": kind, "cell_id": cell_id, "gold": want,
-                         "fact": fact.value if fact else None, "raw": fact.raw if fact else cells.get(cell_id),
-                         "field": fact.field if fact else None, "period": fact.period if fact else None})
+        failures.append(
+            {
+                "id": qid,
+                "kind": kind,
+                "cell_id": cell_id,
+                "gold": want,
+                "fact": fact.value if fact else None,
+                "raw": fact.raw if fact else cells.get(cell_id),
+                "field": fact.field if fact else None,
+                "period": fact.period if fact else None,
+            }
+        )
 
     total = len(gold)
     fidelity = correct / total if total else 0.0
     base = baseline / total if total else 0.0
-    print(f"NTCIR-18 U4 dev: {len(paths)} HTML files, {len(tables)} tables, {fact_count} facts in {seconds:.1f}s")
-    print(f"table fidelity  {fidelity:.4f}  ({correct}/{total} gold cells as facts with the gold value; "
-          f"target {TARGET})")
-    print(f"baseline        {base:.4f}  (the cell's printed text, officially normalised)"
-          f"  ratio {fidelity / base if base else float('inf'):.2f}x")
-    print(f"year agreement  {years_agree / years_asked if years_asked else 0:.4f}  "
-          f"({years_agree}/{years_asked} correct facts whose year is the question's)")
+    print(
+        f"NTCIR-18 U4 dev: {len(paths)} HTML files, {len(tables)} tables, {fact_count} facts in {seconds:.1f}s"
+    )
+    print(
+        f"table fidelity  {fidelity:.4f}  ({correct}/{total} gold cells as facts with the gold value; "
+        f"target {TARGET})"
+    )
+    print(
+        f"baseline        {base:.4f}  (the cell's printed text, officially normalised)"
+        f"  ratio {fidelity / base if base else float('inf'):.2f}x"
+    )
+    print(
+        f"year agreement  {years_agree / years_asked if years_asked else 0:.4f}  "
+        f"({years_agree}/{years_asked} correct facts whose year is the question's)"
+    )
     print("failure kinds   " + (", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]) or "none"))
     for failure in failures[: args.show]:
-        print(f"  [{failure['kind']}] {failure['cell_id']}: gold {failure['gold']!r}, fact {failure['fact']!r} "
-              f"(raw {failure['raw']!r}, field {failure['field']!r}, period {failure['period']!r})")
+        print(
+            f"  [{failure['kind']}] {failure['cell_id']}: gold {failure['gold']!r}, fact {failure['fact']!r} "
+            f"(raw {failure['raw']!r}, field {failure['field']!r}, period {failure['period']!r})"
+        )
     if args.json:
-        args.json.write_text(json.dumps({
-            "fidelity": fidelity, "baseline": base, "correct": correct, "total": total,
-            "year_agreement": years_agree / years_asked if years_asked else None,
-            "kinds": dict(kinds), "failures": failures, "seconds": seconds,
-        }, ensure_ascii=False, indent=1), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "fidelity": fidelity,
+                    "baseline": base,
+                    "correct": correct,
+                    "total": total,
+                    "year_agreement": years_agree / years_asked if years_asked else None,
+                    "kinds": dict(kinds),
+                    "failures": failures,
+                    "seconds": seconds,
+                },
+                ensure_ascii=False,
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -13,6 +13,7 @@ seconds per question (as a ratio to the run without it, measured in the same pro
 share of the model's sentences that the evidence check rejected (a number or name that is not in
 the evidence: the extract stands). Target: >= 0.90 on each half without a model; with it no lower.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,8 +67,10 @@ def run(root: Path, work: Path, llm: str, json_out: Path | None) -> int:
     if llm != "none":
         runs["with the model"] = ingest_and_answer(reports, work, questions, llm=llm)
     tune, check = fixed_halves(q.id for q in questions)
-    lines = [f"text: {len(rows)} questions on {len(reports)} reports ({QUESTIONS.name}); "
-             f"halves: tune {len(tune)}, check {len(check)}"]
+    lines = [
+        f"text: {len(rows)} questions on {len(reports)} reports ({QUESTIONS.name}); "
+        f"halves: tune {len(tune)}, check {len(check)}"
+    ]
     figures, base_seconds = {}, None
     for name, done in runs.items():
         oks = {r["id"]: judge(r["keywords"], a) for r, a in zip(rows, done.answers)}
@@ -77,23 +80,36 @@ def run(root: Path, work: Path, llm: str, json_out: Path | None) -> int:
         said = [rejected(a) for a in done.answers]
         written = [s for s in said if s is not None]
         share = sum(written) / len(written) if written else 0.0
-        figures[name] = {"accuracy": sum(oks.values()) / len(oks), **halves, "seconds_per_question": seconds,
-                         "model_sentences": len(written), "rejected_share": share}
+        figures[name] = {
+            "accuracy": sum(oks.values()) / len(oks),
+            **halves,
+            "seconds_per_question": seconds,
+            "model_sentences": len(written),
+            "rejected_share": share,
+        }
         met = all(v >= TARGET for v in halves.values())
-        lines.append(f"{name}: accuracy {figures[name]['accuracy']:.3f} ({sum(oks.values())}/{len(oks)}); "
-                     f"tune {halves['tune']:.3f}, check {halves['check']:.3f} (target >= {TARGET:.2f} each: "
-                     f"{'MET' if met else 'NOT MET'}); {seconds:.2f} s/question ({seconds / base_seconds:.1f}x)"
-                     + (f"; model sentences {len(written)}, rejected by the evidence check {share:.3f}"
-                        if name != "without a model" else ""))
+        lines.append(
+            f"{name}: accuracy {figures[name]['accuracy']:.3f} ({sum(oks.values())}/{len(oks)}); "
+            f"tune {halves['tune']:.3f}, check {halves['check']:.3f} (target >= {TARGET:.2f} each: "
+            f"{'MET' if met else 'NOT MET'}); {seconds:.2f} s/question ({seconds / base_seconds:.1f}x)"
+            + (
+                f"; model sentences {len(written)}, rejected by the evidence check {share:.3f}"
+                if name != "without a model"
+                else ""
+            )
+        )
         routes = Counter(a.route.split(" (")[0] for a in done.answers)
         lines.append("  routes: " + ", ".join(f"{route} {n}" for route, n in routes.most_common()))
         for row, answer in zip(rows, done.answers):
             mark = "ok " if oks[row["id"]] else "BAD"
             half = "tune" if row["id"] in tune else "check"
-            lines.append(f"  {mark} {row['id']} {half:5} {answer.route:38} {row['question']} "
-                         f"[{' + '.join(row['keywords'])}] -> {' '.join((answer.answer or '').split())[:160]}")
-        figures[name]["answers"] = [{**a.to_json(), "ok": oks[r["id"]], "keywords": r["keywords"]}
-                                    for r, a in zip(rows, done.answers)]
+            lines.append(
+                f"  {mark} {row['id']} {half:5} {answer.route:38} {row['question']} "
+                f"[{' + '.join(row['keywords'])}] -> {' '.join((answer.answer or '').split())[:160]}"
+            )
+        figures[name]["answers"] = [
+            {**a.to_json(), "ok": oks[r["id"]], "keywords": r["keywords"]} for r, a in zip(rows, done.answers)
+        ]
     print("\n".join(lines))
     if json_out:
         json_out.write_text(json.dumps(figures, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

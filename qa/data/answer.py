@@ -24,6 +24,7 @@ previous-year column says so in its evidence.
 >>> answerer.run(analysis).value
 '10.04%'
 """
+
 from __future__ import annotations
 
 import re
@@ -32,16 +33,15 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
-from core.errors import InputError
 from core.fields import FieldDictionary
 from core.folding import fold_field
 from core.units import plain
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.data.fact_pick import Asked, explain, fits_period, rank_facts
+from qa.data.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
 from qa.formulas import Formula, FormulaBook, FormulaError, Operand, traditional_form
 from qa.records import Analysis, Answer, Evidence, OutputRequest
-from qa.data.rounding import MAX_DIGITS, NumberStyle, convert_unit, fixed_point, round_at_place
 from search.backend import FactLookup, FactStore
 
 if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
@@ -98,8 +98,13 @@ class DataAnswerer:
     (rules/fields.yaml); wording from the answer templates (rules/answers.yaml).
     """
 
-    def __init__(self, store: FactStore, formulas: FormulaBook, templates: AnswerTemplates,
-                 fields: FieldDictionary | None = None):
+    def __init__(
+        self,
+        store: FactStore,
+        formulas: FormulaBook,
+        templates: AnswerTemplates,
+        fields: FieldDictionary | None = None,
+    ):
         fields = fields or formulas.fields
         if fields is None:
             raise ValueError("DataAnswerer needs the field dictionary (rules/fields.yaml)")
@@ -121,8 +126,11 @@ class DataAnswerer:
         if kind == "compare_years":
             return self._compare(analysis, company, sorted(set(years)))
         if len(years) > 1:  # 2020年和2021年的X分别是多少: one answer per year, in order
-            return _joined(analysis, [self._lookup(analysis, company, y) for y in sorted(years)],
-                           self.templates.common["joiner"])
+            return _joined(
+                analysis,
+                [self._lookup(analysis, company, y) for y in sorted(years)],
+                self.templates.common["joiner"],
+            )
         return self._lookup(analysis, company, years[0])
 
     def lookups(self, analysis: Analysis) -> list[FactLookup]:
@@ -137,8 +145,13 @@ class DataAnswerer:
             formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
             if formula is None or formula.prefer_reported:
                 return []
-            return [self._request(company, {max(years) + op.offset for op in formula.operands()},
-                                  {op.field for op in formula.operands()})]
+            return [
+                self._request(
+                    company,
+                    {max(years) + op.offset for op in formula.operands()},
+                    {op.field for op in formula.operands()},
+                )
+            ]
         if kind == "compare_years":
             wanted = self._wanted_fields(analysis)
             return [self._request(company, set(years), {wanted[0][0]})] if wanted else []
@@ -157,24 +170,41 @@ class DataAnswerer:
             found, missing = self._fetch(company, year, self._wanted_fields(analysis), asked)
         shown_company = self._shown_company(analysis)
         if not found:
-            return self._not_found(analysis, company, year, [s for _, s in missing] or list(analysis.keywords))
+            return self._not_found(
+                analysis, company, year, [s for _, s in missing] or list(analysis.keywords)
+            )
         shown = [self._show_value(f, analysis.output) for f in found]
         if len(found) == 1 and not missing:
             f, (value, unit) = found[0], shown[0]
             if self._is_text(f):
-                text = self.templates.render("lookup_text", lang, company=shown_company, year=year, field=f.shown,
-                                             value=value)
+                text = self.templates.render(
+                    "lookup_text", lang, company=shown_company, year=year, field=f.shown, value=value
+                )
             else:
-                text = self.templates.render("lookup", lang, company=shown_company, year=year, field=f.shown,
-                                             value=value, unit=unit)
+                text = self.templates.render(
+                    "lookup", lang, company=shown_company, year=year, field=f.shown, value=value, unit=unit
+                )
         else:
             values = words["sep"].join(f"{f.shown}{words['is']}{v}{u}" for f, (v, u) in zip(found, shown))
-            text = self.templates.render("lookup_several", lang, company=shown_company, year=year, values=values)
+            text = self.templates.render(
+                "lookup_several", lang, company=shown_company, year=year, values=values
+            )
             if missing:
-                text += self.templates.negative("negative_value", analysis, company=shown_company, years=year,
-                                                field=words["list"].join(s for _, s in missing))
-        return self._answer(analysis, text, "lookup:facts", self.templates.common["joiner"].join(v for v, _ in shown), found,
-                            unit=shown[0][1] if len(shown) == 1 else "")
+                text += self.templates.negative(
+                    "negative_value",
+                    analysis,
+                    company=shown_company,
+                    years=year,
+                    field=words["list"].join(s for _, s in missing),
+                )
+        return self._answer(
+            analysis,
+            text,
+            "lookup:facts",
+            self.templates.common["joiner"].join(v for v, _ in shown),
+            found,
+            unit=shown[0][1] if len(shown) == 1 else "",
+        )
 
     def _show_value(self, found: _Found, output: OutputRequest) -> tuple[str, str]:
         """(value, unit) as the answer shows them: as printed, unless the question asks for a unit or precision."""
@@ -203,23 +233,37 @@ class DataAnswerer:
         shown_company = self._shown_company(analysis)
         formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
         if formula is None:
-            return self._not_found(analysis, company, year, [analysis.formula or self.templates.common["formula"]])
+            return self._not_found(
+                analysis, company, year, [analysis.formula or self.templates.common["formula"]]
+            )
         if formula.prefer_reported:
             reported = self._reported(analysis, formula, company, year)
             if reported is not None:
                 return reported
         operands, found = self._operands(formula, company, year, Asked.of(analysis))
-        missing = [op.label(words["prev"]) for op in formula.operands()
-                   if operands.get(op) is None and op.field not in formula.optional]
+        missing = [
+            op.label(words["prev"])
+            for op in formula.operands()
+            if operands.get(op) is None and op.field not in formula.optional
+        ]
         if missing:
             return self._not_found(analysis, company, year, missing)
         try:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
-            return self._answer(analysis, self.templates.negative(
-                "negative_value", analysis, company=shown_company, years=year,
-                field=formula.name + self._aside(words["zero"])),
-                "negative:formula_undefined", None, found)
+            return self._answer(
+                analysis,
+                self.templates.negative(
+                    "negative_value",
+                    analysis,
+                    company=shown_company,
+                    years=year,
+                    field=formula.name + self._aside(words["zero"]),
+                ),
+                "negative:formula_undefined",
+                None,
+                found,
+            )
         output = analysis.output
         percent = formula.percent if output.percent is None else output.percent
         style = NumberStyle(_digits(output, formula.precision), percent)
@@ -238,16 +282,29 @@ class DataAnswerer:
             else:
                 parts.append(f"{label}{words['is']}{f.printed}{f.unit}")
         text = self.templates.render(
-            "formula", lang, company=shown_company, year=year, formula=formula.name,
-            expression=formula.right_side(words["prev"]), operands=words["sep"].join(parts),
-            result=shown)
-        return self._answer(analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit)
+            "formula",
+            lang,
+            company=shown_company,
+            year=year,
+            formula=formula.name,
+            expression=formula.right_side(words["prev"]),
+            operands=words["sep"].join(parts),
+            result=shown,
+        )
+        return self._answer(
+            analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit
+        )
 
-    def _operands(self, formula: Formula, company: str, year: int,
-                  asked: Asked = Asked()) -> tuple[dict[Operand, _Found | None], list[_Found]]:
+    def _operands(
+        self, formula: Formula, company: str, year: int, asked: Asked = Asked()
+    ) -> tuple[dict[Operand, _Found | None], list[_Found]]:
         """Each operand's fact: the asked year's, and prev() from the same report when it has the value."""
-        frame = self._lookup_frame(company, {year + op.offset for op in formula.operands()},
-                                   {op.field for op in formula.operands()}, asked)
+        frame = self._lookup_frame(
+            company,
+            {year + op.offset for op in formula.operands()},
+            {op.field for op in formula.operands()},
+            asked,
+        )
         current_report = None
         chosen: dict[Operand, _Found | None] = {}
         for op in sorted(formula.operands(), key=lambda o: -o.offset):  # this year's first
@@ -270,8 +327,15 @@ class DataAnswerer:
             if found:
                 lang, _ = self._lang(analysis)
                 value, unit = self._show_value(found[0], analysis.output)
-                text = self.templates.render("lookup", lang, company=self._shown_company(analysis), year=year,
-                                             field=found[0].shown, value=value, unit=unit)
+                text = self.templates.render(
+                    "lookup",
+                    lang,
+                    company=self._shown_company(analysis),
+                    year=year,
+                    field=found[0].shown,
+                    value=value,
+                    unit=unit,
+                )
                 return self._answer(analysis, text, "formula:reported", value, found)
         return None
 
@@ -297,20 +361,32 @@ class DataAnswerer:
         years_text = words["list"].join(words["year"].format(year=y) for y in years)
         if len(set(keys)) == 1:
             value, unit = shown[-1]
-            text = self.templates.render("compare_same", lang, company=shown_company, years=years_text,
-                                         field=shown_field, value=f"{value}{unit}")
+            text = self.templates.render(
+                "compare_same",
+                lang,
+                company=shown_company,
+                years=years_text,
+                field=shown_field,
+                value=f"{value}{unit}",
+            )
             return self._answer(analysis, text, "compare_years:facts", self.templates.common["same"], found)
-        values = words["sep"].join(f"{words['year'].format(year=y)}{words['is']}{v}{u}" for y, (v, u) in zip(years, shown))
+        values = words["sep"].join(
+            f"{words['year'].format(year=y)}{words['is']}{v}{u}" for y, (v, u) in zip(years, shown)
+        )
         if analysis.asks == "difference" and not text_field:
             return self._difference(analysis, found, years, values)
         if not text_field:
             change = found[-1].number - found[0].number
-            values += words["sep"] + words["vs"].format(year=years[0]) + (
-                f"{words['up' if change > 0 else 'down']}{fixed_point(abs(change))}{found[-1].unit}")
+            values += (
+                words["sep"]
+                + words["vs"].format(year=years[0])
+                + (f"{words['up' if change > 0 else 'down']}{fixed_point(abs(change))}{found[-1].unit}")
+            )
             if found[0].number:
                 values += self._aside(NumberStyle(2, True).format(change / abs(found[0].number)))
-        text = self.templates.render("compare_changed", lang, company=shown_company, years=years_text,
-                                     field=shown_field, values=values)
+        text = self.templates.render(
+            "compare_changed", lang, company=shown_company, years=years_text, field=shown_field, values=values
+        )
         return self._answer(analysis, text, "compare_years:facts", self.templates.common["changed"], found)
 
     def _difference(self, analysis: Analysis, found: list[_Found], years: list[int], values: str) -> Answer:
@@ -319,15 +395,23 @@ class DataAnswerer:
         change = found[-1].number - found[0].number
         unit = found[-1].unit or self._default_unit(found[-1].field)
         text = self.templates.render(
-            "compare_difference", lang, company=self._shown_company(analysis), field=found[-1].shown,
-            year=years[-1], base_year=years[0], direction=words["up" if change >= 0 else "down"],
-            change=f"{fixed_point(abs(change))}{unit}", values=values)
+            "compare_difference",
+            lang,
+            company=self._shown_company(analysis),
+            field=found[-1].shown,
+            year=years[-1],
+            base_year=years[0],
+            direction=words["up" if change >= 0 else "down"],
+            change=f"{fixed_point(abs(change))}{unit}",
+            values=values,
+        )
         return self._answer(analysis, text, "compare_years:difference", fixed_point(change), found)
 
     # -- shared ------------------------------------------------------------------------------------
 
-    def _fetch(self, company: str, year: int, wanted: list[tuple[str, str]],
-               asked: Asked = Asked()) -> tuple[list[_Found], list[tuple[str, str]]]:
+    def _fetch(
+        self, company: str, year: int, wanted: list[tuple[str, str]], asked: Asked = Asked()
+    ) -> tuple[list[_Found], list[tuple[str, str]]]:
         """The preferred fact of each wanted (canonical, shown) field in the year, and the ones not found."""
         frame = self._lookup_frame(company, {year}, {field for field, _ in wanted}, asked)
         found, missing = [], []
@@ -339,15 +423,27 @@ class DataAnswerer:
                 missing.append((field, shown))
         return found, missing
 
-    def _lookup_frame(self, company: str, years: set[int], fields: set[str],
-                      asked: Asked = Asked()) -> list[dict]:
+    def _lookup_frame(
+        self, company: str, years: set[int], fields: set[str], asked: Asked = Asked()
+    ) -> list[dict]:
         """Candidate facts best first (qa.data.fact_pick: scope, statement, period, then the store's order), each
         with the canonical field it stands for; only facts of the period asked (a quarter is not the year to date,
         nor the year); `asked.parent`: the question asks for the parent company's figures."""
         owner = self._owners(fields)
-        home = {name: self.fields.fields[field].statement for name, field in owner.items() if field in self.fields.fields}
-        rows = rank_facts([r for r in frame_rows(self.store.lookup(company, sorted(years), list(owner)))
-                           if fits_period(r, asked)], asked.parent, home)
+        home = {
+            name: self.fields.fields[field].statement
+            for name, field in owner.items()
+            if field in self.fields.fields
+        }
+        rows = rank_facts(
+            [
+                r
+                for r in frame_rows(self.store.lookup(company, sorted(years), list(owner)))
+                if fits_period(r, asked)
+            ],
+            asked.parent,
+            home,
+        )
         for row in rows:
             row["canonical"] = owner.get(row["field"], row["field"])
         # A percentage where the field is an amount (売上高比（％） next to 営業利益) goes last.
@@ -371,8 +467,13 @@ class DataAnswerer:
         """How reports may label a field: its canonical name, synonyms, their Traditional and NFKC forms."""
         definition = self.fields.fields.get(field)
         written = [field, *(definition.synonyms if definition else ())]
-        return list(dict.fromkeys(written + [traditional_form(w) for w in written]
-                                  + [unicodedata.normalize("NFKC", w) for w in written]))
+        return list(
+            dict.fromkeys(
+                written
+                + [traditional_form(w) for w in written]
+                + [unicodedata.normalize("NFKC", w) for w in written]
+            )
+        )
 
     def _wanted_fields(self, analysis: Analysis) -> list[tuple[str, str]]:
         """(canonical, the question's word for it) for each field asked; row labels in quotes when none is known.
@@ -393,7 +494,11 @@ class DataAnswerer:
         """Row labels the question quotes (「…」, “…”), up to the first 、 (「原材料及び貯蔵品、流動資産」:
         the label, then where it is). Questions quoting a label within given sources go to qa.data.cells."""
         text = analysis.question.text
-        labels = [re.split(_LIST_SEPARATORS, k)[0] for k in analysis.keywords if any(o + k + c in text for o, c in _QUOTES)]
+        labels = [
+            re.split(_LIST_SEPARATORS, k)[0]
+            for k in analysis.keywords
+            if any(o + k + c in text for o, c in _QUOTES)
+        ]
         return [(label, label) for label in dict.fromkeys(labels) if label]
 
     def _is_text(self, found: _Found) -> bool:
@@ -407,7 +512,9 @@ class DataAnswerer:
     def _company(self, analysis: Analysis) -> str | None:
         if analysis.company is None:
             return None
-        return self._reports_of().resolve(analysis.company.name, analysis.company.short_name, analysis.company.code)
+        return self._reports_of().resolve(
+            analysis.company.name, analysis.company.short_name, analysis.company.code
+        )
 
     def _years(self, analysis: Analysis, company: str | None) -> list[int]:
         if analysis.years:
@@ -422,7 +529,7 @@ class DataAnswerer:
             return "/".join(c.short_name or c.name for c in analysis.candidates)
         return self._lang(analysis)[1]["unknown_company"]
 
-    def _reports_of(self) -> "_Reports":
+    def _reports_of(self) -> _Reports:
         if self._reports is None:
             self._reports = _Reports(self.store.reports())
         return self._reports
@@ -439,8 +546,13 @@ class DataAnswerer:
         return self._answer(analysis, text, "negative:no_report", None, [])
 
     def _negative_value(self, analysis: Analysis, company: str, year, fields) -> Answer:
-        text = self.templates.negative("negative_value", analysis, company=company, years=year,
-                                       field=self._lang(analysis)[1]["list"].join(fields))
+        text = self.templates.negative(
+            "negative_value",
+            analysis,
+            company=company,
+            years=year,
+            field=self._lang(analysis)[1]["list"].join(fields),
+        )
         return self._answer(analysis, text, "negative:no_value", None, [])
 
     def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:
@@ -451,8 +563,15 @@ class DataAnswerer:
     def _aside(self, text: str) -> str:
         return self.templates.common["aside"].format(text=text)
 
-    def _answer(self, analysis: Analysis, text: str, route: str, value: str | None, found: list[_Found],
-                unit: str = "") -> Answer:
+    def _answer(
+        self,
+        analysis: Analysis,
+        text: str,
+        route: str,
+        value: str | None,
+        found: list[_Found],
+        unit: str = "",
+    ) -> Answer:
         lang, words = self._lang(analysis)
         evidence = []
         for f in found:
@@ -462,14 +581,34 @@ class DataAnswerer:
                 note = self._aside(words["from_next"].format(year=row["report_year"]))
             period = self._aside(row["period"]) if row["period"] else ""
             printed = row["raw"] or row["value"]
-            line = self.templates.common["evidence"].format(company=row["company"], year=row["year"], field=row["field"],
-                                                            period=period, printed=printed, note=note)
+            line = self.templates.common["evidence"].format(
+                company=row["company"],
+                year=row["year"],
+                field=row["field"],
+                period=period,
+                printed=printed,
+                note=note,
+            )
             evidence.append(Evidence.of_fact(row, line))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
         question = analysis.question
-        trace = [f"{f.shown} #{i}: {explain(row)}" for f in found for i, row in enumerate((f.row, *f.runners_up), 1)]
-        return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route,
-                      value=value, documents=documents, evidence=evidence, trace=trace, unit=unit)
+        trace = [
+            f"{f.shown} #{i}: {explain(row)}"
+            for f in found
+            for i, row in enumerate((f.row, *f.runners_up), 1)
+        ]
+        return Answer(
+            id=question.id,
+            question=question.text,
+            answer=text,
+            type=analysis.type,
+            route=route,
+            value=value,
+            documents=documents,
+            evidence=evidence,
+            trace=trace,
+            unit=unit,
+        )
 
 
 class _Reports:
@@ -522,18 +661,21 @@ def frame_rows(frame: pd.DataFrame) -> list[dict]:
 def _joined(analysis: Analysis, answers: list[Answer], joiner: str) -> Answer:
     values = [a.value for a in answers if a.value is not None]
     routes = {a.route for a in answers}
-    return Answer(id=analysis.question.id, question=analysis.question.text, answer="".join(a.answer for a in answers),
-                  type=analysis.type, route=routes.pop() if len(routes) == 1 else "lookup:facts",
-                  value=joiner.join(values) if values else None,
-                  documents=list(dict.fromkeys(d for a in answers for d in a.documents)),
-                  evidence=[e for a in answers for e in a.evidence])
+    return Answer(
+        id=analysis.question.id,
+        question=analysis.question.text,
+        answer="".join(a.answer for a in answers),
+        type=analysis.type,
+        route=routes.pop() if len(routes) == 1 else "lookup:facts",
+        value=joiner.join(values) if values else None,
+        documents=list(dict.fromkeys(d for a in answers for d in a.documents)),
+        evidence=[e for a in answers for e in a.evidence],
+    )
 
 
 def _digits(output: OutputRequest, default: int | None) -> int | None:
     """The decimals the question asks for, when NumberStyle can keep that many; else `default`."""
     return output.digits if output.digits is not None and 0 <= output.digits <= MAX_DIGITS else default
-
-
 
 
 def _same_key(found: _Found, text: bool):

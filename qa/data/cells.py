@@ -25,6 +25,7 @@ value as the report prints it in base units and its cell id as evidence.
 >>> answer.value, answer.evidence[0].cell_id
 ('-4187000000', 'S100IXUZ-0105010-tab89-r25c9')
 """
+
 from __future__ import annotations
 
 import re
@@ -81,12 +82,18 @@ MEMBERS_SCHEMA = {
     "required": ["members"],
     "additionalProperties": False,
     "properties": {
-        "members": {"type": "object",
-                    "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9]*$", "not": {"pattern": "Member$"}},
-                    "additionalProperties": _WORDS},
+        "members": {
+            "type": "object",
+            "propertyNames": {"pattern": "^[A-Z][A-Za-z0-9]*$", "not": {"pattern": "Member$"}},
+            "additionalProperties": _WORDS,
+        },
         "neutral": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][A-Za-z0-9]*$"}},
         "silent": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z][a-z]*$"}},
-        "terms": {"type": "object", "propertyNames": {"pattern": "^[A-Z][a-z]*$"}, "additionalProperties": _WORDS},
+        "terms": {
+            "type": "object",
+            "propertyNames": {"pattern": "^[A-Z][a-z]*$"},
+            "additionalProperties": _WORDS,
+        },
     },
 }
 
@@ -105,19 +112,22 @@ class MemberWords:
     terms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # English word -> its printed words
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "MemberWords":
+    def load(cls, path: Path | None = None) -> MemberWords:
         """Read and validate the file (InputError "file:line: …" when it is wrong)."""
         rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
         data = rules.data
-        return cls({name: tuple(words) for name, words in data["members"].items()},
-                   frozenset(data.get("neutral", ())), frozenset(data.get("silent", ())),
-                   {word: tuple(printed) for word, printed in data.get("terms", {}).items()})
+        return cls(
+            {name: tuple(words) for name, words in data["members"].items()},
+            frozenset(data.get("neutral", ())),
+            frozenset(data.get("silent", ())),
+            {word: tuple(printed) for word, printed in data.get("terms", {}).items()},
+        )
 
     def of(self, member: str) -> tuple[str, ...]:
         """The printed words of a member (its name without "Member"); () when the file does not know it."""
         return self.words.get(member) or self.words.get(_MEMBER_SUFFIX.sub("", member), ())
 
-    def spoken(self, member: str) -> "SpokenMember":
+    def spoken(self, member: str) -> SpokenMember:
         """A member this file does not list, by its English words: the CamelCase words less its suffix and the
         silent words (ElectronicAndMechanicalComponentsBusinessReportableSegments: Electronic, Mechanical,
         Components, Business).
@@ -174,7 +184,9 @@ class CellQuestion:
     individual: bool  # 個別決算: the parent company's own statements
     member: str = ""  # the XBRL member without "Member" ("" when none)
     member_words: tuple[str, ...] = ()
-    person: tuple[str, ...] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.data.readings)
+    person: tuple[
+        str, ...
+    ] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.data.readings)
     spoken: SpokenMember | None = None  # a member the file does not list, by its English words
 
     @cached_property
@@ -196,7 +208,9 @@ class CellQuestion:
         return [(_SEPARATOR.join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
 
     @classmethod
-    def parse(cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None) -> "CellQuestion | None":
+    def parse(
+        cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None
+    ) -> CellQuestion | None:
         """What the question asks; None when it quotes no label. `members` default: rules/members.yaml."""
         quoted = _QUOTED.search(text)
         if quoted is None:
@@ -215,9 +229,12 @@ class CellQuestion:
         words = members.of(name) if name else ()
         segment = _MEMBER_SUFFIX.sub("", name) != name
         person = person_key(name) if name and not words and not segment else ()
-        spoken = members.spoken(name) if name and not (words or person) and name not in members.neutral else None
-        return cls(parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person,
-                   spoken)
+        spoken = (
+            members.spoken(name) if name and not (words or person) and name not in members.neutral else None
+        )
+        return cls(
+            parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person, spoken
+        )
 
 
 @dataclass(slots=True)
@@ -229,7 +246,9 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
-    parts: dict[str, float] | None = None  # the score's parts, for the trace (only a cell whose label fits has them)
+    parts: dict[str, float] | None = (
+        None  # the score's parts, for the trace (only a cell whose label fits has them)
+    )
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -252,9 +271,16 @@ class CellSettings:
 class CellAnswerer:
     """Finds the table cell a quoted-label question asks for; `run` is the entry point."""
 
-    def __init__(self, index: TextIndex, store: FactStore, tokenizer: Tokenizer,
-                 templates: AnswerTemplates | None = None, settings: CellSettings | None = None,
-                 members: MemberWords | None = None, fields: FieldDictionary | None = None):
+    def __init__(
+        self,
+        index: TextIndex,
+        store: FactStore,
+        tokenizer: Tokenizer,
+        templates: AnswerTemplates | None = None,
+        settings: CellSettings | None = None,
+        members: MemberWords | None = None,
+        fields: FieldDictionary | None = None,
+    ):
         if index is None or store is None:
             raise ValueError("CellAnswerer needs a text index and a facts store")
         self.members = members or _shared_members()
@@ -308,19 +334,35 @@ class CellAnswerer:
         field = self.fields.fields.get(self.canonical(label) or "")
         return tuple(field.synonyms) if field and _norm(field.name) == _norm(label) else ()
 
-    def candidates(self, asked: CellQuestion, sources: tuple[str, ...], wordings: tuple[str, ...] = (),
-                   language: str = "") -> list[_Cell]:
+    def candidates(
+        self,
+        asked: CellQuestion,
+        sources: tuple[str, ...],
+        wordings: tuple[str, ...] = (),
+        language: str = "",
+    ) -> list[_Cell]:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
-        titles = tuple(asked.context) + ((_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,))
+        titles = tuple(asked.context) + (
+            (_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,)
+        )
         if asked.spoken:
             titles += (asked.label,)  # the member may name the row, and the label the table's caption
         # A short label ("その他") heads many rows: look further down the hits for the right one; further still for
         # an officer, whose row is one of dozens alike in the officers' tables.
         limit = self.settings.rows * (3 if asked.person else 2 if len(asked.label) <= 4 else 1)
         phrases = (asked.label, *wordings)
-        hits = self.index.search(SearchQuery(text=" ".join(words), phrases=phrases, titles=titles,
-                                             doc_ids=sources, kinds=("table",), language=language, limit=limit))
+        hits = self.index.search(
+            SearchQuery(
+                text=" ".join(words),
+                phrases=phrases,
+                titles=titles,
+                doc_ids=sources,
+                kinds=("table",),
+                language=language,
+                limit=limit,
+            )
+        )
         if not hits:
             return []
         top = max(h.score for h in hits) or 1.0
@@ -351,14 +393,20 @@ class CellAnswerer:
             return set()
         likeness: dict[tuple[str, str], float] = {}
         for cell in cells:
-            names = [str(cell.fact["field"])] + ([str(cell.fact["value"])] if cell.fact["number"] is None else [])
+            names = [str(cell.fact["field"])] + (
+                [str(cell.fact["value"])] if cell.fact["number"] is None else []
+            )
             place = _place(str(cell.fact["cell_id"]))
             for name in names:
                 if 1 < len(name) <= MAX_NAME_CHARS:
                     score = name_likeness(asked.person, self._reading(name))
                     likeness[place] = max(likeness.get(place, 0.0), score)
         best = max(likeness.values(), default=0.0)
-        return {place for place, score in likeness.items() if score == best} if best >= MIN_NAME_LIKENESS else set()
+        return (
+            {place for place, score in likeness.items() if score == best}
+            if best >= MIN_NAME_LIKENESS
+            else set()
+        )
 
     def _reading(self, text: str) -> str:
         reading = self._readings.get(text)
@@ -368,8 +416,14 @@ class CellAnswerer:
             reading = self._readings[text] = self.tokenizer.reading(text)
         return reading
 
-    def _score(self, asked: CellQuestion, cell: _Cell, matches: list[tuple[_LabelMatch, tuple[str, ...]]],
-               persons: set[tuple[str, str]] = frozenset(), by_wording: bool = False) -> None:
+    def _score(
+        self,
+        asked: CellQuestion,
+        cell: _Cell,
+        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        persons: set[tuple[str, str]] = frozenset(),
+        by_wording: bool = False,
+    ) -> None:
         fact, titles = cell.fact, cell.chunk.titles
         named_row, period = str(fact["field"]), str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
@@ -377,18 +431,24 @@ class CellAnswerer:
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
             likeness[0] = 1.0
-        if titles and (_bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)):
+        if titles and (
+            _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
+        ):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
-            likeness = [max(similarity, *(TITLED * match.of(t, "") for t in titles))
-                        for similarity, (match, _) in zip(likeness, matches)]
+            likeness = [
+                max(similarity, *(TITLED * match.of(t, "") for t in titles))
+                for similarity, (match, _) in zip(likeness, matches)
+            ]
         cell.label = max(likeness)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
         where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
         names = {_norm(t) for t in titles} | {_norm(named_row)}
-        fit = max(4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
-                  for similarity, (_, context) in zip(likeness, matches))
+        fit = max(
+            4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
+            for similarity, (_, context) in zip(likeness, matches)
+        )
         parts = cell.parts = {}
         parts["label"] = fit + 0.5 * cell.rank
         if asked.year is not None and fact["year"]:
@@ -399,13 +459,17 @@ class CellAnswerer:
         if asked.per_share != is_per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
         if asked.us_gaap != bool(_US_GAAP.search(period)):
-            parts["gaap"] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+            parts[
+                "gaap"
+            ] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
         if asked.individual:
             parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
         elif scope == "consolidated":
             parts["scope"] = 0.7
         elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
-            parts["scope"] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
+            parts[
+                "scope"
+            ] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
         if asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
             row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
@@ -424,36 +488,81 @@ class CellAnswerer:
 
     # -- answer ------------------------------------------------------------------------------------
 
-    def _answer(self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]) -> Answer:
+    def _answer(
+        self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]
+    ) -> Answer:
         fact = cell.fact
         value = str(fact["value"])
         unit = str(fact["unit"] or "")
         number = fact["number"]
-        if number is not None and number == number and number > 0 and any(
-                _ACCUMULATED.search(p) for p in (asked.label, *asked.context)):
+        if (
+            number is not None
+            and number == number
+            and number > 0
+            and any(_ACCUMULATED.search(p) for p in (asked.label, *asked.context))
+        ):
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
         if unit in _PERCENT_UNITS and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
         lang = analysis.language if analysis.language in self.templates.words else "ja"
         # a cell of a document whose company is unknown is named as the document's company, never another's
-        company = (analysis.company.name if analysis.company else str(fact["company"])
-                   or self.templates.words[lang]["unknown_company"])
+        company = (
+            analysis.company.name
+            if analysis.company
+            else str(fact["company"]) or self.templates.words[lang]["unknown_company"]
+        )
         shown_field = _SEPARATOR.join((asked.label, *asked.context))
         if fact["number"] is None:
-            text = self.templates.render("lookup_text", lang, company=company,
-                                         year=asked.year or fact["year"], field=shown_field, value=value)
+            text = self.templates.render(
+                "lookup_text",
+                lang,
+                company=company,
+                year=asked.year or fact["year"],
+                field=shown_field,
+                value=value,
+            )
         else:
-            text = self.templates.render("lookup", lang, company=company, year=asked.year or fact["year"],
-                                         field=shown_field, value=value, unit="" if unit in _PERCENT_UNITS else unit)
-        evidence = Evidence(doc=str(fact["doc_id"]), page=None, cell_id=str(fact["cell_id"]),
-                            text=_CELLS["evidence"].format(titles=" > ".join(cell.chunk.titles), field=fact["field"],
-                                                           period=fact["period"], raw=fact["raw"]),
-                            statement=fact["statement"], scope=fact["scope"], period=str(fact["period"] or ""))
-        trace = [f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
-                 f"{c.why()}" for i, c in enumerate((cell, *runners_up), 1)]
-        return Answer(id=analysis.question.id, question=analysis.question.text, answer=text, type=analysis.type,
-                      route="lookup:cell", value=value, documents=[str(fact["doc_id"])], evidence=[evidence],
-                      trace=trace, unit=str(fact["unit"] or ""), score=round(cell.score, 4))
+            text = self.templates.render(
+                "lookup",
+                lang,
+                company=company,
+                year=asked.year or fact["year"],
+                field=shown_field,
+                value=value,
+                unit="" if unit in _PERCENT_UNITS else unit,
+            )
+        evidence = Evidence(
+            doc=str(fact["doc_id"]),
+            page=None,
+            cell_id=str(fact["cell_id"]),
+            text=_CELLS["evidence"].format(
+                titles=" > ".join(cell.chunk.titles),
+                field=fact["field"],
+                period=fact["period"],
+                raw=fact["raw"],
+            ),
+            statement=fact["statement"],
+            scope=fact["scope"],
+            period=str(fact["period"] or ""),
+        )
+        trace = [
+            f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
+            f"{c.why()}"
+            for i, c in enumerate((cell, *runners_up), 1)
+        ]
+        return Answer(
+            id=analysis.question.id,
+            question=analysis.question.text,
+            answer=text,
+            type=analysis.type,
+            route="lookup:cell",
+            value=value,
+            documents=[str(fact["doc_id"])],
+            evidence=[evidence],
+            trace=trace,
+            unit=str(fact["unit"] or ""),
+            score=round(cell.score, 4),
+        )
 
 
 @lru_cache(maxsize=65536)
@@ -559,8 +668,11 @@ class _LabelMatch:
                 named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
             # A cutoff lets rapidfuzz skip a pair too unlike in length to beat the best so far (most cells).
             best = max(best, named)
-            best = max(best, fuzz.ratio(self.wanted, name + column, score_cutoff=best),
-                       fuzz.ratio(self.wanted, column + name, score_cutoff=best))
+            best = max(
+                best,
+                fuzz.ratio(self.wanted, name + column, score_cutoff=best),
+                fuzz.ratio(self.wanted, column + name, score_cutoff=best),
+            )
         likeness = self._cells[cell] = best / 100
         return likeness
 

@@ -16,6 +16,7 @@ Facts carry their table's statement kind and scope and their column's period kin
 >>> explain(ranked[0])
 'consolidated income_statement, own report (营业收入 本期发生额 p54)'
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ class Asked:
     quarter: int = 0  # the quarter the period asked ends in (前三季 and 第三季: 3)
 
     @classmethod
-    def of(cls, analysis: Analysis) -> "Asked":
+    def of(cls, analysis: Analysis) -> Asked:
         return cls(asks_parent(analysis.question.text), analysis.period, analysis.quarter)
 
 
@@ -70,8 +71,12 @@ def preference(row: dict, parent: bool, home: str = "") -> tuple:
     See the module docstring."""
     scope = _SCOPE_RANK.get(row.get("scope") or "", 1)
     statement = row.get("statement") or ""
-    return (row["report_year"] != row["year"], 2 - scope if parent else scope,
-            0 if home and statement == home else _STATEMENT_RANK.get(statement, 3), bool(row.get("period_kind")))
+    return (
+        row["report_year"] != row["year"],
+        2 - scope if parent else scope,
+        0 if home and statement == home else _STATEMENT_RANK.get(statement, 3),
+        bool(row.get("period_kind")),
+    )
 
 
 def rank_facts(rows: list[dict], parent: bool, home: dict[str, str] | None = None) -> list[dict]:
@@ -83,8 +88,15 @@ def rank_facts(rows: list[dict], parent: bool, home: dict[str, str] | None = Non
 
 def explain(row: dict) -> str:
     """One line saying what a candidate is and where it is from, for the answer's trace."""
-    what = " ".join(p for p in (row.get("scope") or "scope unknown", row.get("statement") or "not a table",
-                                row.get("period_kind") or "") if p)
+    what = " ".join(
+        p
+        for p in (
+            row.get("scope") or "scope unknown",
+            row.get("statement") or "not a table",
+            row.get("period_kind") or "",
+        )
+        if p
+    )
     where = "own report" if row["report_year"] == row["year"] else f"report of {row['report_year']}"
     page = f" p{row['page']}" if row.get("page") else ""
     return f"{what}, {where} ({row['field']} {row.get('period') or ''}{page}: {row.get('raw') or row.get('value')})"

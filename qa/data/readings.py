@@ -9,6 +9,7 @@ ji -> zi), long vowels shortened (ou -> o), so Hepburn names meet kana readings.
 >>> kana_key("ヤマモトケイジ")
 'yamamotokeizi'
 """
+
 from __future__ import annotations
 
 import re
@@ -20,12 +21,28 @@ from core.vocabulary import vocabulary
 
 # Katakana syllables in Kunrei romanisation (rules/kana.yaml).
 _WORDS = vocabulary("kana")
-_KANA = {kana: consonant + vowel for consonant, kanas in _WORDS["rows"].items() for kana, vowel in zip(kanas, "aiueo")
-         if kana != "-"}
+_KANA = {
+    kana: consonant + vowel
+    for consonant, kanas in _WORDS["rows"].items()
+    for kana, vowel in zip(kanas, "aiueo")
+    if kana != "-"
+}
 _KANA.update(_WORDS["extra"])
 _SMALL: dict[str, str] = _WORDS["small"]
-_HEPBURN = ((r"shi", "si"), (r"sh", "sy"), (r"chi", "ti"), (r"ch", "ty"), (r"tsu", "tu"), (r"fu", "hu"),
-            (r"ji", "zi"), (r"j", "zy"), (r"l", "r"), (r"v", "b"), (r"m(?=[bp])", "n"), (r"(?<=[aiueo])h(?![aiueoy])", ""))
+_HEPBURN = (
+    (r"shi", "si"),
+    (r"sh", "sy"),
+    (r"chi", "ti"),
+    (r"ch", "ty"),
+    (r"tsu", "tu"),
+    (r"fu", "hu"),
+    (r"ji", "zi"),
+    (r"j", "zy"),
+    (r"l", "r"),
+    (r"v", "b"),
+    (r"m(?=[bp])", "n"),
+    (r"(?<=[aiueo])h(?![aiueoy])", ""),
+)
 _LONG = re.compile(r"(?<=o)[ou]|(?<=u)u|(?<=a)a|(?<=i)i|(?<=e)e")
 _CAMEL = re.compile(r"[A-Z][a-z]+")
 _VOWELS = re.compile(r"[aiueoyw]")
@@ -44,8 +61,11 @@ def kana_key(kana: str) -> str:
             continue  # long vowel: shortened anyway
         if char in _SMALL and out:
             small = _SMALL[char]
-            out[-1] = out[-1][:-1] + (small if small[0] == "y" and out[-1][-1:] == "i" else small[-1:]) \
-                if len(out[-1]) > 1 else out[-1] + small
+            out[-1] = (
+                out[-1][:-1] + (small if small[0] == "y" and out[-1][-1:] == "i" else small[-1:])
+                if len(out[-1]) > 1
+                else out[-1] + small
+            )
             continue
         syllable = _KANA.get(char, "")
         if double and syllable:
@@ -92,5 +112,10 @@ def name_likeness(keys: tuple[str, ...], reading: str) -> float:
     read = kana_key(reading)
     # Foreign names in katakana add vowels (アンドリュー for Andrew): their consonants still agree.
     bare = _VOWELS.sub("", read)
-    return max(max(fuzz.ratio(key, read), CONSONANTS_WEIGHT * fuzz.ratio(_VOWELS.sub("", key), bare))
-               for key in keys) / 100
+    return (
+        max(
+            max(fuzz.ratio(key, read), CONSONANTS_WEIGHT * fuzz.ratio(_VOWELS.sub("", key), bare))
+            for key in keys
+        )
+        / 100
+    )

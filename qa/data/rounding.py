@@ -17,6 +17,7 @@ Decimal('123.45678')
 rounds the hundreds digit, leaving a multiple of 1,000); `digits` is the number
 of decimals kept.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

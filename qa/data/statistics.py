@@ -18,20 +18,21 @@ formulas per company (growth rates, ratios) and adds Decimals.
 >>> StatisticsAnswerer(store, FormulaBook.load(), AnswerTemplates.load(), place_fields=("注册地址",)).run(analysis).value
 '甲公司、乙公司'
 """
+
 from __future__ import annotations
 
 import statistics as stats
 from dataclasses import dataclass
 from decimal import Decimal
 
-from core.errors import InputError
 from core.fields import FieldDictionary
 from qa.answers import AnswerTemplates
 from qa.data.answer import frame_rows
+from qa.data.rounding import NumberStyle, fixed_point
 from qa.formulas import Formula, FormulaBook, FormulaError, traditional_form
 from qa.records import Analysis, Answer, Evidence, StatisticsRequest, Threshold
-from qa.data.rounding import NumberStyle, fixed_point
 from search.backend import Condition, FactStore
+
 
 @dataclass(frozen=True)
 class _Value:
@@ -59,8 +60,14 @@ class _Measure:
 class StatisticsAnswerer:
     """Answers `ranking` and `statistics` questions from a FactStore; `run` is the entry point."""
 
-    def __init__(self, store: FactStore, formulas: FormulaBook, templates: AnswerTemplates,
-                 place_fields: tuple[str, ...], fields: FieldDictionary | None = None):
+    def __init__(
+        self,
+        store: FactStore,
+        formulas: FormulaBook,
+        templates: AnswerTemplates,
+        place_fields: tuple[str, ...],
+        fields: FieldDictionary | None = None,
+    ):
         fields = fields or formulas.fields
         if fields is None:
             raise ValueError("StatisticsAnswerer needs the field dictionary (rules/fields.yaml)")
@@ -71,13 +78,18 @@ class StatisticsAnswerer:
         self._latest: int | None = None
 
     def run(self, analysis: Analysis) -> Answer:
-        request = analysis.statistics or StatisticsRequest(top_n=analysis.top_n, rank=analysis.rank,
-                                                           descending=analysis.descending, ordered=True)
+        request = analysis.statistics or StatisticsRequest(
+            top_n=analysis.top_n, rank=analysis.rank, descending=analysis.descending, ordered=True
+        )
         lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"
         measure = self._measure(analysis, lang)
         years = sorted(set(analysis.years)) or ([self._latest_year()] if self._latest_year() else [])
         if measure is None or not years:
-            shown = self._list(lang, analysis.keywords) or analysis.formula or self.templates.common["unknown_measure"]
+            shown = (
+                self._list(lang, analysis.keywords)
+                or analysis.formula
+                or self.templates.common["unknown_measure"]
+            )
             return self._negative(analysis, years, shown)
         companies = None
         if request.places:
@@ -97,7 +109,9 @@ class StatisticsAnswerer:
             formula = self.formulas.get(analysis.formula, analysis.fields[0] if analysis.fields else "")
             if formula is not None:
                 return _Measure(formula.name, formula=formula)
-        numeric = [f for f in analysis.fields if f in self.fields.fields and self.fields.fields[f].kind == "number"]
+        numeric = [
+            f for f in analysis.fields if f in self.fields.fields and self.fields.fields[f].kind == "number"
+        ]
         if not numeric:  # only an address (the place filter) or nothing the dictionary knows
             return None
         field = numeric[0]
@@ -133,11 +147,24 @@ class StatisticsAnswerer:
 class _Job:
     """One question's work: values from the store, then the asked operation."""
 
-    def __init__(self, owner: StatisticsAnswerer, analysis: Analysis, request: StatisticsRequest, measure: _Measure,
-                 years: list[int], companies: list[str] | None, lang: str, latest_each: bool = False):
+    def __init__(
+        self,
+        owner: StatisticsAnswerer,
+        analysis: Analysis,
+        request: StatisticsRequest,
+        measure: _Measure,
+        years: list[int],
+        companies: list[str] | None,
+        lang: str,
+        latest_each: bool = False,
+    ):
         self.o, self.a, self.r, self.m = owner, analysis, request, measure
-        self.years, self.companies, self.lang, self.words = years, companies, lang, {
-            **owner.templates.statistics_words[lang], "list": owner.templates.words[lang]["list"]}
+        self.years, self.companies, self.lang, self.words = (
+            years,
+            companies,
+            lang,
+            {**owner.templates.statistics_words[lang], "list": owner.templates.words[lang]["list"]},
+        )
         self.year = years[-1]
         # The companies named are ranked each by its latest asked year with a value (各公司最新一期年报:
         # the years asked belong to different companies, so no one year holds them all).
@@ -170,8 +197,9 @@ class _Job:
         """Each company's value in the year (within the place filter; meeting the threshold if `filtered`)."""
         m, condition = self.m, self._condition() if filtered else None
         if m.formula is None:
-            frame = self.o.store.company_values(list(m.names), [year], unit=m.unit or None, companies=self.companies,
-                                                condition=condition)
+            frame = self.o.store.company_values(
+                list(m.names), [year], unit=m.unit or None, companies=self.companies, condition=condition
+            )
             return [_Value(row["company"], row["number"], row) for row in frame_rows(frame)]
         by_operand = {}
         for op in m.formula.operands():
@@ -181,13 +209,17 @@ class _Job:
         first = next(iter(by_operand.values()), {})
         values = []
         for company in sorted(set().union(*[set(rows) for rows in by_operand.values()])):
-            operands = {op: (rows[company]["number"] if company in rows else None) for op, rows in by_operand.items()}
+            operands = {
+                op: (rows[company]["number"] if company in rows else None) for op, rows in by_operand.items()
+            }
             try:
                 number = m.formula.evaluate(operands)
             except FormulaError:
                 continue
             if condition is None or condition.holds(number):
-                row = first.get(company) or next(rows[company] for rows in by_operand.values() if company in rows)
+                row = first.get(company) or next(
+                    rows[company] for rows in by_operand.values() if company in rows
+                )
                 values.append(_Value(company, number, row))
         return values
 
@@ -200,7 +232,9 @@ class _Job:
             frame = self.o.store.ranking(list(m.names), year, limit, r.descending, unit=m.unit or None)
             values = [_Value(row["company"], row["number"], row) for row in frame_rows(frame)]
         else:
-            values = sorted(self._values(year), key=lambda v: (-v.number if r.descending else v.number, v.company))
+            values = sorted(
+                self._values(year), key=lambda v: (-v.number if r.descending else v.number, v.company)
+            )
         places = _places([v.number for v in values])
         return [(p, v) for p, v in zip(places, values) if p <= limit]
 
@@ -227,35 +261,79 @@ class _Job:
             if place != r.rank and len(at) < r.rank:  # fewer companies than the place asked
                 return self._fewer(len(listed))
             chosen = [v for p, v in at if p == place]
-            text = self.o.templates.render("statistics_place", self.lang, year=self.shown_year, field=self.m.shown,
-                                           order=order, rank=r.rank, companies=w["list"].join(v.company for v in chosen),
-                                           value=self._show(chosen[0].number)) + self._scope()
+            text = (
+                self.o.templates.render(
+                    "statistics_place",
+                    self.lang,
+                    year=self.shown_year,
+                    field=self.m.shown,
+                    order=order,
+                    rank=r.rank,
+                    companies=w["list"].join(v.company for v in chosen),
+                    value=self._show(chosen[0].number),
+                )
+                + self._scope()
+            )
             return self._answered(text, "ranking:facts", w["list"].join(v.company for v in chosen), chosen)
         ranking = w["list"].join(f"{p}.{v.company}{self._aside(self._show(v.number))}" for p, v in listed)
-        text = self.o.templates.render("ranking", self.lang, year=self.shown_year, field=self.m.shown, order=order,
-                                       top_n=len(listed), ranking=ranking) + self._scope()
+        text = (
+            self.o.templates.render(
+                "ranking",
+                self.lang,
+                year=self.shown_year,
+                field=self.m.shown,
+                order=order,
+                top_n=len(listed),
+                ranking=ranking,
+            )
+            + self._scope()
+        )
         if r.top_n and len(listed) < r.top_n:
-            text += self.o.templates.render("statistics_fewer", self.lang, count=len(listed), year=self.year,
-                                            field=self.m.shown)
+            text += self.o.templates.render(
+                "statistics_fewer", self.lang, count=len(listed), year=self.year, field=self.m.shown
+            )
         values = [v for _, v in listed]
         return self._answered(text, "ranking:facts", w["list"].join(v.company for v in values), values)
 
     def _count(self) -> Answer:
         m = self.m
         if m.formula is None:
-            count = self.o.store.count_companies(list(m.names), self.year, unit=m.unit or None,
-                                                 companies=self.companies, condition=self._condition())
+            count = self.o.store.count_companies(
+                list(m.names),
+                self.year,
+                unit=m.unit or None,
+                companies=self.companies,
+                condition=self._condition(),
+            )
         else:
             count = len(self._values(self.year))
-        text = self.o.templates.render("statistics_count", self.lang, year=self.year, field=m.shown,
-                                       condition=self._condition_text(), count=count) + self._scope()
+        text = (
+            self.o.templates.render(
+                "statistics_count",
+                self.lang,
+                year=self.year,
+                field=m.shown,
+                condition=self._condition_text(),
+                count=count,
+            )
+            + self._scope()
+        )
         return _answer(self.a, text, "statistics:facts", str(count), [])
 
     def _list(self) -> Answer:
         values = self._ordered(self._values(self.year))
-        return self._listed(values, self.o.templates.render(
-            "statistics_list", self.lang, year=self.year, field=self.m.shown, condition=self._condition_text(),
-            count=len(values), companies=self._named(values)))
+        return self._listed(
+            values,
+            self.o.templates.render(
+                "statistics_list",
+                self.lang,
+                year=self.year,
+                field=self.m.shown,
+                condition=self._condition_text(),
+                count=len(values),
+                companies=self._named(values),
+            ),
+        )
 
     def _aggregate(self) -> Answer:
         values = self._values(self.year)
@@ -263,12 +341,25 @@ class _Job:
             return self._none()
         numbers = [v.number for v in values]
         how = self.r.operation
-        result = {"sum": lambda: sum(numbers, Decimal(0)), "average": lambda: sum(numbers, Decimal(0)) / len(numbers),
-                  "median": lambda: Decimal(stats.median(numbers))}[how]()
+        result = {
+            "sum": lambda: sum(numbers, Decimal(0)),
+            "average": lambda: sum(numbers, Decimal(0)) / len(numbers),
+            "median": lambda: Decimal(stats.median(numbers)),
+        }[how]()
         value = self._show(result, digits=2)
-        text = self.o.templates.render("statistics_aggregate", self.lang, year=self.year, field=self.m.shown,
-                                       condition=self._condition_text(), count=len(values),
-                                       aggregate=self.words[how], value=value) + self._scope()
+        text = (
+            self.o.templates.render(
+                "statistics_aggregate",
+                self.lang,
+                year=self.year,
+                field=self.m.shown,
+                condition=self._condition_text(),
+                count=len(values),
+                aggregate=self.words[how],
+                value=value,
+            )
+            + self._scope()
+        )
         return _answer(self.a, text, "statistics:facts", _bare(value), [])
 
     def _every_year_top(self) -> Answer:
@@ -279,9 +370,19 @@ class _Job:
             kept = top if kept is None else {c: v for c, v in top.items() if c in kept}
         values = self._ordered((kept or {}).values())
         order = self.words["high" if self.r.descending else "low"]
-        return self._listed(values, self.o.templates.render(
-            "statistics_every_year", self.lang, years=f"{self.years[0]}-{self.years[-1]}", field=self.m.shown,
-            order=order, n=n, count=len(values), companies=self._named(values)))
+        return self._listed(
+            values,
+            self.o.templates.render(
+                "statistics_every_year",
+                self.lang,
+                years=f"{self.years[0]}-{self.years[-1]}",
+                field=self.m.shown,
+                order=order,
+                n=n,
+                count=len(values),
+                companies=self._named(values),
+            ),
+        )
 
     def _consecutive(self) -> Answer:
         n = self.r.consecutive if self.r.consecutive > 0 else max(1, self.years[-1] - self.years[0])
@@ -296,9 +397,19 @@ class _Job:
             if all(s > 0 if self.r.rising else s < 0 for s in steps):
                 values.append(by_year[self.year][company])
         values = self._ordered(values)
-        return self._listed(values, self.o.templates.render(
-            "statistics_consecutive", self.lang, years=f"{span[1]}-{span[-1]}", field=self.m.shown, n=n,
-            direction=self.words["up" if self.r.rising else "down"], count=len(values), companies=self._named(values)))
+        return self._listed(
+            values,
+            self.o.templates.render(
+                "statistics_consecutive",
+                self.lang,
+                years=f"{span[1]}-{span[-1]}",
+                field=self.m.shown,
+                n=n,
+                direction=self.words["up" if self.r.rising else "down"],
+                count=len(values),
+                companies=self._named(values),
+            ),
+        )
 
     def _ordered(self, values) -> list[_Value]:
         """Companies listed by value, the asked end first (then by name)."""
@@ -328,7 +439,9 @@ class _Job:
         t = self.r.threshold
         if t is None:
             return ""
-        amount = NumberStyle(None, True).format(t.amount) if t.unit == "%" else f"{fixed_point(t.amount)}{t.unit}"
+        amount = (
+            NumberStyle(None, True).format(t.amount) if t.unit == "%" else f"{fixed_point(t.amount)}{t.unit}"
+        )
         return f"{self.words['ops'][t.op]}{amount}"
 
     def _scope(self) -> str:
@@ -339,7 +452,9 @@ class _Job:
         return self.words["places"].format(fields=fields, places="/".join(self.r.places))
 
     def _fewer(self, count: int) -> Answer:
-        text = self.o.templates.render("statistics_fewer", self.lang, count=count, year=self.year, field=self.m.shown)
+        text = self.o.templates.render(
+            "statistics_fewer", self.lang, count=count, year=self.year, field=self.m.shown
+        )
         return _answer(self.a, text, "negative:fewer_companies", None, [])
 
     def _none(self) -> Answer:
@@ -347,16 +462,30 @@ class _Job:
 
     def _answered(self, text: str, route: str, value: str | None, values: list[_Value]) -> Answer:
         line = self.o.templates.common["statistics_evidence"]
-        evidence = [Evidence.of_fact(r, line.format(company=r["company"], year=r["year"], field=r["field"],
-                                                    printed=r["raw"] or r["value"]))
-                    for r in (v.row for v in values)]
+        evidence = [
+            Evidence.of_fact(
+                r,
+                line.format(
+                    company=r["company"], year=r["year"], field=r["field"], printed=r["raw"] or r["value"]
+                ),
+            )
+            for r in (v.row for v in values)
+        ]
         return _answer(self.a, text, route, value, evidence)
 
 
 def _answer(analysis: Analysis, text: str, route: str, value: str | None, evidence: list[Evidence]) -> Answer:
     question = analysis.question
-    return Answer(id=question.id, question=question.text, answer=text, type=analysis.type, route=route, value=value,
-                  documents=list(dict.fromkeys(e.doc for e in evidence if e.doc)), evidence=evidence)
+    return Answer(
+        id=question.id,
+        question=question.text,
+        answer=text,
+        type=analysis.type,
+        route=route,
+        value=value,
+        documents=list(dict.fromkeys(e.doc for e in evidence if e.doc)),
+        evidence=evidence,
+    )
 
 
 def _bare(shown: str) -> str:

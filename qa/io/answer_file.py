@@ -10,6 +10,7 @@ the path, so the run ends with exit code 2 and one line, the answers before it k
 ...     todo = [q for q in questions if q.id not in out.answered]
 ...     out.write_line(json.dumps(answer))
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -32,7 +33,7 @@ class AnswerFile:
         self.answered: set[str] = set()
         self._stream: IO[str] = sys.stdout
 
-    def __enter__(self) -> "AnswerFile":
+    def __enter__(self) -> AnswerFile:
         if self.path is not None:
             self._stream = self._open(self.path)
         return self
@@ -84,8 +85,11 @@ class AnswerFile:
             self.answered = _answered_ids(stream, path)
             stream.seek(0, os.SEEK_END)
         else:
-            raise InputError("the output already holds answers: pass --resume to answer only the questions it "
-                             "lacks (appending), or --overwrite to start it again", str(path))
+            raise InputError(
+                "the output already holds answers: pass --resume to answer only the questions it "
+                "lacks (appending), or --overwrite to start it again",
+                str(path),
+            )
 
     def _failed(self, exc: BaseException, what: str = "cannot write the answers") -> InputError:
         reason = getattr(exc, "strerror", None) or str(exc)
@@ -106,8 +110,10 @@ def _answered_ids(stream: IO[str], path: Path) -> set[str]:
         try:
             answered.add(str(json.loads(line)["id"]))
         except (ValueError, KeyError, TypeError):
-            raise InputError(f"line {number} is not an answer line, so it cannot be resumed "
-                             f"(--overwrite starts it again)", str(path)) from None
+            raise InputError(
+                f"line {number} is not an answer line, so it cannot be resumed (--overwrite starts it again)",
+                str(path),
+            ) from None
         kept = stream.tell()
     stream.truncate(kept)
     return answered

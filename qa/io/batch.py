@@ -9,6 +9,7 @@ that holds the GIL, so processes, not threads, are what use a machine's cores.
 ...     for question, answer, steps in answerer.run(batches):  # batches: lists of Question
 ...         print(answer.to_json(steps))
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -16,10 +17,10 @@ import os
 import signal
 import time
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 from core.budget import time_limit
 from core.errors import InputError
@@ -57,7 +58,7 @@ class BatchAnswerer:
         self._engine: Engine | None = None
         self._pool: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> "BatchAnswerer":
+    def __enter__(self) -> BatchAnswerer:
         if self.settings.workers == 1:
             self._engine = Engine(self.engine_settings)
         else:
@@ -94,7 +95,9 @@ class BatchAnswerer:
         if broken is not None:
             raise broken
 
-    def _collect(self, batch: list[Question], future: Future, pool: ProcessPoolExecutor) -> Iterator[Answered]:
+    def _collect(
+        self, batch: list[Question], future: Future, pool: ProcessPoolExecutor
+    ) -> Iterator[Answered]:
         try:
             answered = future.result()
         except BrokenProcessPool:
@@ -112,12 +115,17 @@ class BatchAnswerer:
         # whose readers a fork must not copy.
         methods = multiprocessing.get_all_start_methods()
         context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        return ProcessPoolExecutor(self.settings.workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(self.engine_settings, self.settings, os.getpid()))
+        return ProcessPoolExecutor(
+            self.settings.workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(self.engine_settings, self.settings, os.getpid()),
+        )
 
 
-def answer_batch(engine: Engine, batch: list[Question],
-                 settings: BatchSettings) -> list[tuple[Answer, tuple[str, ...]]]:
+def answer_batch(
+    engine: Engine, batch: list[Question], settings: BatchSettings
+) -> list[tuple[Answer, tuple[str, ...]]]:
     """Each question's answer (an error answer past its time budget) and, with `settings.trace`, its analysis."""
     seconds = settings.question_seconds
     analyses, spent = [], []
@@ -138,8 +146,9 @@ class QuestionTimeout(BaseException):
     """A question ran past its time budget (a BaseException: see core/budget.py)."""
 
 
-def answer_within(engine: Engine, question: Question, seconds: float,
-                  analysis: Analysis | Answer | None = None) -> Answer:
+def answer_within(
+    engine: Engine, question: Question, seconds: float, analysis: Analysis | Answer | None = None
+) -> Answer:
     """The engine's answer (from `analysis` when the batch's prefetch made it), or an error answer when it
     takes longer than `seconds` (0: no limit)."""
     return _within(seconds, question, lambda: engine.answer(question, analysis))
@@ -151,7 +160,9 @@ def _within(seconds: float, question: Question, work, budget: float = 0.0):
     rule file costs one question its budget, not the run."""
     shown = budget or seconds
     try:
-        with time_limit(seconds, lambda: QuestionTimeout(f"no answer within {shown:g} s (--question-seconds)")):
+        with time_limit(
+            seconds, lambda: QuestionTimeout(f"no answer within {shown:g} s (--question-seconds)")
+        ):
             return work()
     except QuestionTimeout as exc:
         return Answer.failed(question, str(exc))

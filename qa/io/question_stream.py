@@ -12,13 +12,15 @@
 
 >>> for question in iter_questions(Path("questions.jsonl")): ...
 """
+
 from __future__ import annotations
 
 import dataclasses
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from core.errors import InputError
 from qa.io.questions import JsonFile, generic_question, load_questions

@@ -21,6 +21,7 @@ of a JSON syntax error, the line of a bad JSON line, the entry (number and id)
 that lacks a question text. `read_json` is the reader underneath, shared with
 `eval.score` for gold and prediction files.
 """
+
 from __future__ import annotations
 
 import json
@@ -85,8 +86,9 @@ def read_json(path: Path) -> JsonFile:
         whole_error = exc
     first_line = next(line for line in text.splitlines() if line.strip())
     if whole_error.msg != "Extra data" and not _is_json(first_line):
-        raise InputError(f"invalid JSON at column {whole_error.colno}: {whole_error.msg}", str(path),
-                         whole_error.lineno) from None
+        raise InputError(
+            f"invalid JSON at column {whole_error.colno}: {whole_error.msg}", str(path), whole_error.lineno
+        ) from None
     values, lines = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -94,7 +96,9 @@ def read_json(path: Path) -> JsonFile:
         try:
             values.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise InputError(f"invalid JSON line at column {exc.colno}: {exc.msg}", str(path), number) from None
+            raise InputError(
+                f"invalid JSON line at column {exc.colno}: {exc.msg}", str(path), number
+            ) from None
         lines.append(number)
     return JsonFile(path, values, tuple(lines))
 
@@ -127,8 +131,10 @@ def parse_questions(source: JsonFile) -> list[Question]:
     elif isinstance(data, dict) and all(isinstance(v, dict) for v in data.values()):
         questions = [_ntcir(source, key, entry) for key, entry in data.items()]
     else:
-        raise source.error('expected a list of {"id", "question"} objects, JSON lines, '
-                           'the AI CUP {"questions": [...]} form or the NTCIR {id: {"question", "doc_id"}} form')
+        raise source.error(
+            'expected a list of {"id", "question"} objects, JSON lines, '
+            'the AI CUP {"questions": [...]} form or the NTCIR {id: {"question", "doc_id"}} form'
+        )
     _check_unique(source, questions)
     return questions
 
@@ -136,7 +142,9 @@ def parse_questions(source: JsonFile) -> list[Question]:
 def generic_question(source: JsonFile, index: int, entry: Any) -> Question:
     where = f"entry {index + 1}"
     if not isinstance(entry, dict):
-        raise source.error(f"{where}: expected an object with \"id\" and \"question\", got {type(entry).__name__}", index)
+        raise source.error(
+            f'{where}: expected an object with "id" and "question", got {type(entry).__name__}', index
+        )
     qid = _id(source, index, entry.get("id", index + 1), where)
     where = f"entry {index + 1} (id {qid!r})"
     return Question(
@@ -157,8 +165,11 @@ def _choices(source: JsonFile, index: int | None, value: Any, where: str) -> tup
         if not pairs or not all(pairs):
             raise source.error(f'{where}: each choice line must start with its letter ("a ...")', index)
         value = {m.group(1): m.group(2) for m in pairs}
-    if not isinstance(value, dict) or not value or not all(
-            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items()):
+    if (
+        not isinstance(value, dict)
+        or not value
+        or not all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items())
+    ):
         raise source.error(f'{where}: "choices" must map letters to option texts', index)
     return tuple((unicodedata.normalize("NFKC", k).strip().lower(), v.strip()) for k, v in value.items())
 
@@ -169,8 +180,11 @@ def _lawqa(source: JsonFile, index: int, entry: Any) -> Question:
         raise source.error(f'{where}: expected an object with "{_LAWQA["text"]}" and "{_LAWQA["choices"]}"')
     qid = _id(source, None, entry.get(_LAWQA["id"], index + 1), where)
     where = f"sample {index + 1} (id {qid!r})"
-    return Question(id=qid, text=_text(source, None, entry.get(_LAWQA["text"]), where, _LAWQA["text"]),
-                    choices=_choices(source, None, entry.get(_LAWQA["choices"]), where) or _missing(source, where))
+    return Question(
+        id=qid,
+        text=_text(source, None, entry.get(_LAWQA["text"]), where, _LAWQA["text"]),
+        choices=_choices(source, None, entry.get(_LAWQA["choices"]), where) or _missing(source, where),
+    )
 
 
 def _missing(source: JsonFile, where: str) -> tuple:
@@ -185,18 +199,22 @@ def _aicup(source: JsonFile) -> list[Question]:
     for index, entry in enumerate(entries):
         where = f"question {index + 1}"
         if not isinstance(entry, dict):
-            raise source.error(f"{where}: expected an object with \"qid\" and \"query\"")
+            raise source.error(f'{where}: expected an object with "qid" and "query"')
         if "qid" not in entry:
             raise source.error(f'{where}: no "qid"')
         qid = _id(source, None, entry["qid"], where)
         where = f"question {index + 1} (qid {qid!r})"
         category = _category(source, None, entry.get("category"), where)
-        questions.append(Question(
-            id=qid,
-            text=_text(source, None, entry.get("query"), where, "query"),
-            sources=_sources(source, None, entry.get("source"), where, prefix=f"{category}/" if category else ""),
-            category=category,
-        ))
+        questions.append(
+            Question(
+                id=qid,
+                text=_text(source, None, entry.get("query"), where, "query"),
+                sources=_sources(
+                    source, None, entry.get("source"), where, prefix=f"{category}/" if category else ""
+                ),
+                category=category,
+            )
+        )
     return questions
 
 
@@ -231,7 +249,9 @@ def _sources(source: JsonFile, index: int | None, value: Any, where: str, prefix
     if value is None:
         return ()
     items = [value] if isinstance(value, (str, int)) and not isinstance(value, bool) else value
-    if not isinstance(items, list) or any(isinstance(v, bool) or not isinstance(v, (str, int)) for v in items):
+    if not isinstance(items, list) or any(
+        isinstance(v, bool) or not isinstance(v, (str, int)) for v in items
+    ):
         raise source.error(f'{where}: "source" must be a document id or a list of them', index)
     return tuple(f"{prefix}{v}".strip() for v in items if str(v).strip())
 
@@ -248,6 +268,8 @@ def _check_unique(source: JsonFile, questions: list[Question]) -> None:
     seen: dict[str, int] = {}
     for index, question in enumerate(questions):
         if question.id in seen:
-            raise source.error(f"entries {seen[question.id] + 1} and {index + 1} share the id {question.id!r}",
-                               index if source.is_lines else None)
+            raise source.error(
+                f"entries {seen[question.id] + 1} and {index + 1} share the id {question.id!r}",
+                index if source.is_lines else None,
+            )
         seen[question.id] = index

@@ -14,6 +14,7 @@ transformers one in qa/llm/model.py, so LocalLLM uses either:
 
 >>> runtime = LlamaCppRuntime.load(Path("model.gguf"), LLMSettings())
 """
+
 from __future__ import annotations
 
 import atexit
@@ -52,22 +53,31 @@ class LlamaCppRuntime:
         self.end_ids = [i for i in dict.fromkeys(ends) if i >= 0]
 
     @classmethod
-    def load(cls, path: Path, context_tokens: int, max_new_tokens: int, threads: int) -> "LlamaCppRuntime":
+    def load(cls, path: Path, context_tokens: int, max_new_tokens: int, threads: int) -> LlamaCppRuntime:
         try:
             from llama_cpp import Llama
         except ImportError as exc:
-            raise InputError(f"running a .gguf with llama.cpp needs llama-cpp-python ({exc}): {LLAMA_EXTRA}",
-                             str(path)) from None
+            raise InputError(
+                f"running a .gguf with llama.cpp needs llama-cpp-python ({exc}): {LLAMA_EXTRA}", str(path)
+            ) from None
         # Room for the prompt, a JSON retry's reply and correction, and the replies.
         n_ctx = 2 * (context_tokens + max_new_tokens)
         # llama.cpp's threads spin at every step: with another job on a core they stall each other
         # (measured here: 1 thread 9 tokens/s, 2 threads 0.7 on a busy 2-core machine). Half the cores by default.
         threads = threads or max(1, (os.cpu_count() or 2) // 2)
         try:
-            model = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                          seed=0, verbose=False)
+            model = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=0,
+                verbose=False,
+            )
         except Exception as exc:  # noqa: BLE001 - llama.cpp says ValueError for every unreadable file
-            raise InputError(f"cannot load the language model with llama.cpp: {first_line(exc)}", str(path)) from None
+            raise InputError(
+                f"cannot load the language model with llama.cpp: {first_line(exc)}", str(path)
+            ) from None
         # Freed before the interpreter tears down the bindings (else llama.cpp complains at exit).
         atexit.register(model.close)
         return cls(model, model.metadata.get("tokenizer.chat_template"))
@@ -81,8 +91,12 @@ class LlamaCppRuntime:
     def chat_ids(self, messages: list[dict]) -> list[int]:
         if self._render is None:
             return self.model.tokenize(plain_chat(messages).encode("utf-8"), add_bos=True, special=False)
-        text = self._render(messages=messages, add_generation_prompt=True,
-                            bos_token=self._piece(self.model.token_bos()), eos_token=self._piece(self.model.token_eos()))
+        text = self._render(
+            messages=messages,
+            add_generation_prompt=True,
+            bos_token=self._piece(self.model.token_bos()),
+            eos_token=self._piece(self.model.token_eos()),
+        )
         return self.model.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def generate(self, ids: list[int], limit: int, seconds: float) -> tuple[list[int], str]:
@@ -92,8 +106,9 @@ class LlamaCppRuntime:
         new: list[int] = []
         if limit < 1:
             return new, "max_new_tokens"
-        for token in self.model.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0,
-                                         reset=True):
+        for token in self.model.generate(
+            ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True
+        ):
             new.append(token)
             if token in self.end_ids:
                 return new, "end"
@@ -110,14 +125,19 @@ class LlamaCppRuntime:
 
         self.model.reset()
         self.model.eval(ids)
-        logits = numpy.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.model.ctx, -1),
-                                          shape=(self.model.n_vocab(),)).astype("float64")
+        logits = numpy.ctypeslib.as_array(
+            llama_cpp.llama_get_logits_ith(self.model.ctx, -1), shape=(self.model.n_vocab(),)
+        ).astype("float64")
         top = logits.max()
         total = top + numpy.log(numpy.exp(logits - top).sum())
         return [float(logits[t] - total) for t in tokens]
 
     def _piece(self, token: int) -> str:
-        return self.model.detokenize([token], special=True).decode("utf-8", errors="ignore") if token >= 0 else ""
+        return (
+            self.model.detokenize([token], special=True).decode("utf-8", errors="ignore")
+            if token >= 0
+            else ""
+        )
 
 
 def _compile(template: str):

@@ -25,6 +25,7 @@ The model only words things; the engine decides what is true:
 >>> llm.extract_keywords("2021年华夏银行的营业外支出是多少元?", companies=["华夏银行"])
 ['营业外支出']
 """
+
 from __future__ import annotations
 
 import json
@@ -33,10 +34,11 @@ import re
 import threading
 import time
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from core.errors import InputError
 from core.vocabulary import vocabulary
@@ -52,8 +54,9 @@ _DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
 _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 # A number as written in an answer: thousands separators allowed, a sign, decimals.
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
-_ORGANISATION = re.compile("|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len,
-                                                             reverse=True))))
+_ORGANISATION = re.compile(
+    "|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len, reverse=True)))
+)
 _HAN_NAME = re.compile(r"[\u3400-\u9fff)]+")  # compared after NFKC: （） are ()
 _REFERENCES = set(vocabulary("companies")["organisation_references"])
 _SENTENCE_END = re.compile(f"[{re.escape(vocabulary('punctuation')['sentence_ends'])}]" + r"(?:\[[^\]]*\])?")
@@ -163,7 +166,7 @@ class Passage:
         return _PROMPTS["citation_unpaged"].format(doc=self.doc)
 
 
-_CACHE: dict[tuple[str, LLMSettings], "LocalLLM"] = {}
+_CACHE: dict[tuple[str, LLMSettings], LocalLLM] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -193,7 +196,7 @@ class LocalLLM:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, path: Path | str, settings: LLMSettings = LLMSettings()) -> "LocalLLM":
+    def load(cls, path: Path | str, settings: LLMSettings = LLMSettings()) -> LocalLLM:
         """The model at `path` (a model folder or a .gguf file), loaded once per process and settings.
 
         InputError (one line naming the path) when it is missing, unreadable,
@@ -209,7 +212,7 @@ class LocalLLM:
             return _CACHE[key]
 
     @classmethod
-    def _load(cls, path: Path, settings: LLMSettings) -> "LocalLLM":
+    def _load(cls, path: Path, settings: LLMSettings) -> LocalLLM:
         fewshot = FewShot.load(settings.fewshot_path)
         if path.is_file() and path.suffix.lower() != ".gguf":
             raise InputError("not a model: give a model folder (config.json ...) or a .gguf file", str(path))
@@ -226,7 +229,9 @@ class LocalLLM:
         if backend == "llama.cpp":
             from qa.llm.llama import LlamaCppRuntime
 
-            runtime = LlamaCppRuntime.load(path, settings.context_tokens, settings.max_new_tokens, settings.threads)
+            runtime = LlamaCppRuntime.load(
+                path, settings.context_tokens, settings.max_new_tokens, settings.threads
+            )
         else:
             runtime = _TransformersRuntime.load(path, settings)
         return cls(path, runtime, settings, fewshot, time.perf_counter() - started)
@@ -276,13 +281,22 @@ class LocalLLM:
             scores = self.runtime.next_logprobs(ids, firsts)
         return dict(zip(labels, scores))
 
-    def chat(self, task: str, user_text: str, context: str | None = None, max_new_tokens: int | None = None) -> str:
+    def chat(
+        self, task: str, user_text: str, context: str | None = None, max_new_tokens: int | None = None
+    ) -> str:
         """The model's reply to `user_text` (and `context`) after the task's few-shot turns."""
         return self.generate(self.messages(task, user_text, context), max_new_tokens).text
 
-    def chat_json(self, task: str, user_text: str, context: str | None = None, *,
-                  check: Callable[[Any], str] | None = None, fallback: Any = None,
-                  max_new_tokens: int | None = None) -> JsonReply:
+    def chat_json(
+        self,
+        task: str,
+        user_text: str,
+        context: str | None = None,
+        *,
+        check: Callable[[Any], str] | None = None,
+        fallback: Any = None,
+        max_new_tokens: int | None = None,
+    ) -> JsonReply:
         """A JSON reply parsed strictly (the whole reply, or one ```json fence, is one JSON value).
 
         `check(value)` returns "" when the value has the wanted shape, else why
@@ -299,8 +313,10 @@ class LocalLLM:
                 error = check(value)
             if not error:
                 return JsonReply(value, True, attempt, raw=raw)
-            messages = messages + [{"role": "assistant", "content": raw},
-                                   {"role": "user", "content": _PROMPTS["retry"].format(error=error)}]
+            messages = messages + [
+                {"role": "assistant", "content": raw},
+                {"role": "user", "content": _PROMPTS["retry"].format(error=error)},
+            ]
         return JsonReply(fallback, False, self.settings.retries + 1, error, raw)
 
     # ------------------------------------------------------------------ uses
@@ -316,7 +332,7 @@ class LocalLLM:
         words = [w.strip() for w in reply.value if w.strip()]
         return list(dict.fromkeys(w for w in words if _fold(w) in folded and "<" not in w))
 
-    def answer_from_passages(self, analysis: Analysis, hits: Sequence[Hit]) -> "ModelSentence":
+    def answer_from_passages(self, analysis: Analysis, hits: Sequence[Hit]) -> ModelSentence:
         """A report_text answer in one sentence from retrieved passages, with a citation ("[doc, 第N页]").
 
         Passages go in best first while the prompt fits `context_tokens`. Only the
@@ -324,7 +340,9 @@ class LocalLLM:
         empty or writes a number or a name that is in neither the question nor the
         passages (`unsupported`); a missing citation is added.
         """
-        passages = [Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()]
+        passages = [
+            Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()
+        ]
         if not passages:
             return ModelSentence("", "no passages")
         question = _PROMPTS["question"].format(question=analysis.question.text)
@@ -337,7 +355,9 @@ class LocalLLM:
             if cost > budget:
                 if lines:
                     break
-                line = _cut_to_tokens(self, line, budget)  # the best passage alone is too long: keep its start
+                line = _cut_to_tokens(
+                    self, line, budget
+                )  # the best passage alone is too long: keep its start
                 cost = budget
             lines.append(line)
             budget -= cost
@@ -421,7 +441,7 @@ def unsupported(sentence: str, evidence: str) -> str:
             return f"number {n} is not in the evidence"
     said, source = _fold(sentence), _fold(evidence)
     for match in _ORGANISATION.finditer(said):
-        name = said[max(match.start() - 2, 0):match.end()]
+        name = said[max(match.start() - 2, 0) : match.end()]
         # 公司 alone, 本公司, 子公司: a reference, not a name; a name is two characters or more and its ending.
         if len(name) - len(match.group()) < 2 or not _HAN_NAME.fullmatch(name[:2]) or name[1] in _REFERENCES:
             continue
@@ -480,7 +500,7 @@ class _TransformersRuntime:
         self.end_ids = _end_ids(model, tokenizer)
 
     @classmethod
-    def load(cls, path: Path, settings: LLMSettings) -> "_TransformersRuntime":
+    def load(cls, path: Path, settings: LLMSettings) -> _TransformersRuntime:
         # Offline whatever the environment says elsewhere: a model is never fetched from a hub at run time.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -489,12 +509,16 @@ class _TransformersRuntime:
             from transformers import AutoModelForCausalLM, AutoTokenizer
             from transformers.utils import logging as hf_logging
         except ImportError as exc:
-            raise InputError(f"the language model needs torch and transformers ({exc.name} is missing): {LLM_EXTRA}",
-                             str(path)) from None
+            raise InputError(
+                f"the language model needs torch and transformers ({exc.name} is missing): {LLM_EXTRA}",
+                str(path),
+            ) from None
         hf_logging.set_verbosity_error()
         if settings.threads:
             torch.set_num_threads(settings.threads)
-        where = dict(pretrained_model_name_or_path=str(path.parent if path.is_file() else path), local_files_only=True)
+        where = dict(
+            pretrained_model_name_or_path=str(path.parent if path.is_file() else path), local_files_only=True
+        )
         if path.is_file():
             where["gguf_file"] = path.name
         try:
@@ -503,7 +527,9 @@ class _TransformersRuntime:
             model.to(settings.device)
             model.eval()
         except ImportError as exc:  # gguf / accelerate are needed for .gguf files only
-            raise InputError(f"loading this model needs a missing package ({exc}): {LLM_EXTRA}", str(path)) from None
+            raise InputError(
+                f"loading this model needs a missing package ({exc}): {LLM_EXTRA}", str(path)
+            ) from None
         except Exception as exc:  # noqa: BLE001 - any unreadable model becomes one line naming the path
             raise InputError(f"cannot load the language model: {first_line(exc)}", str(path)) from None
         return cls(model, tokenizer)
@@ -516,7 +542,9 @@ class _TransformersRuntime:
 
     def chat_ids(self, messages: list[dict]) -> list[int]:
         if self.tokenizer.chat_template:
-            return list(self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
+            return list(
+                self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+            )
         return self.tokenizer(plain_chat(messages), add_special_tokens=True)["input_ids"]
 
     def generate(self, ids: list[int], limit: int, seconds: float) -> tuple[list[int], str]:
@@ -526,14 +554,19 @@ class _TransformersRuntime:
 
         eos = self.end_ids
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else eos[0]
-        config = GenerationConfig(max_new_tokens=limit, do_sample=False, num_beams=1, eos_token_id=eos,
-                                  pad_token_id=pad)
+        config = GenerationConfig(
+            max_new_tokens=limit, do_sample=False, num_beams=1, eos_token_id=eos, pad_token_id=pad
+        )
         with torch.inference_mode():
             deadline = _deadline(seconds)
             inputs = torch.tensor([ids], device=self.model.device)
-            output = self.model.generate(inputs, attention_mask=torch.ones_like(inputs), generation_config=config,
-                                         stopping_criteria=StoppingCriteriaList([deadline]))
-        new = output[0, len(ids):].tolist()
+            output = self.model.generate(
+                inputs,
+                attention_mask=torch.ones_like(inputs),
+                generation_config=config,
+                stopping_criteria=StoppingCriteriaList([deadline]),
+            )
+        new = output[0, len(ids) :].tolist()
         ended = bool(new) and new[-1] in eos
         return new, "end" if ended else "timeout" if deadline.expired else "max_new_tokens"
 

@@ -13,6 +13,7 @@ Hugging Face model folder works too.
 Exit codes: 0 the model is there (its path on stdout); 2 bad usage, a mirror without the file, a hash that
 does not match (the file is removed), or no huggingface_hub; 1 the download failed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,8 +78,9 @@ def _from_hub(model: ModelFile) -> Path:
     try:
         from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
     except ImportError:
-        raise InputError("huggingface_hub is not installed: pip install 'finqa[llama]' (or use --from)",
-                         model.repo) from None
+        raise InputError(
+            "huggingface_hub is not installed: pip install 'finqa[llama]' (or use --from)", model.repo
+        ) from None
     try:
         published = get_hf_file_metadata(hf_hub_url(model.repo, model.name)).etag or ""
         path = Path(hf_hub_download(model.repo, model.name))
@@ -86,8 +88,9 @@ def _from_hub(model: ModelFile) -> Path:
         raise OSError(f"{model.repo}/{model.name}: download failed: {type(exc).__name__}: {exc}") from None
     expected = model.sha256 or published.strip('"')
     if len(expected) != 64:  # only a file stored with Git LFS has its SHA-256 as its etag
-        raise InputError("the hub publishes no SHA-256 for this file: give --sha256",
-                         f"{model.repo}/{model.name}")
+        raise InputError(
+            "the hub publishes no SHA-256 for this file: give --sha256", f"{model.repo}/{model.name}"
+        )
     return checked(path, expected)
 
 
@@ -99,8 +102,10 @@ def _from_mirror(model: ModelFile, source: str) -> Path:
         if not _exists(source, relative):
             continue
         if not expected:
-            raise InputError(f"no hash to check {relative} against: give --sha256 or put {relative}.sha256 "
-                             "in the mirror", source)
+            raise InputError(
+                f"no hash to check {relative} against: give --sha256 or put {relative}.sha256 in the mirror",
+                source,
+            )
         if target.is_file() and file_sha256(target) == expected.lower():
             return target  # already pulled
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -148,17 +153,30 @@ def _copy(source: str, relative: str, out) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog=command_name("qa.llm.pull"),
-                                 description="Download a small local model that phrases answers.")
+    ap = argparse.ArgumentParser(
+        prog=command_name("qa.llm.pull"), description="Download a small local model that phrases answers."
+    )
     sub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
-    run = sub.add_parser("pull", help="download a GGUF model, check its SHA-256 and print its path",
-                         description=__doc__.split("\n\n")[0])
+    run = sub.add_parser(
+        "pull",
+        help="download a GGUF model, check its SHA-256 and print its path",
+        description=__doc__.split("\n\n")[0],
+    )
     run.add_argument("--repo", default=DEFAULT_MODEL.repo, help="the hub repository (default: %(default)s)")
     run.add_argument("--file", default=DEFAULT_MODEL.name, help="the GGUF file in it (default: %(default)s)")
-    run.add_argument("--sha256", default="", metavar="HEX",
-                     help="the file's expected SHA-256 (default: the hub's, or the mirror's NAME.sha256)")
-    run.add_argument("--from", dest="source", default="", metavar="DIR_OR_URL",
-                     help="a mirror to take the file from instead of the hub: a folder or an http(s) URL")
+    run.add_argument(
+        "--sha256",
+        default="",
+        metavar="HEX",
+        help="the file's expected SHA-256 (default: the hub's, or the mirror's NAME.sha256)",
+    )
+    run.add_argument(
+        "--from",
+        dest="source",
+        default="",
+        metavar="DIR_OR_URL",
+        help="a mirror to take the file from instead of the hub: a folder or an http(s) URL",
+    )
     add_verbosity(run)
     args = ap.parse_args(argv)
     configure(args)

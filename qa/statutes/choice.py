@@ -47,6 +47,7 @@ count them (the rule census).
 >>> answerer.run(question).value
 'c'
 """
+
 from __future__ import annotations
 
 import math
@@ -63,8 +64,20 @@ from qa.statutes.layouts import Layout, read_layout
 from search.backend import SearchQuery, TextIndex
 
 # How much each kind of change counts against an option (similarity is 0..1).
-CHANGE_WEIGHTS = {"number": 1.0, "excluded": 1.0, "negation": 0.35, "modality": 0.35, "swap": 0.35,
-                  "opposite": 0.35, "quoted": 0.35, "actor": 0.35, "condition": 0.25, "term": 0.12, "moved": 0.1, "reworded": 0.06}
+CHANGE_WEIGHTS = {
+    "number": 1.0,
+    "excluded": 1.0,
+    "negation": 0.35,
+    "modality": 0.35,
+    "swap": 0.35,
+    "opposite": 0.35,
+    "quoted": 0.35,
+    "actor": 0.35,
+    "condition": 0.25,
+    "term": 0.12,
+    "moved": 0.1,
+    "reworded": 0.06,
+}
 _STATUTES = vocabulary("statutes")  # rules/statutes.yaml
 _PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
 _DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
@@ -90,14 +103,20 @@ class ChoiceSettings:
     cited_prior: float = 0.05  # similarity added to sentences of the articles the question cites
     definition_search: int = 100  # articles searched for a term's definition
     citation_option: int = 12  # an option with fewer characters besides its citations is matched with them
-    model_odds: float = 2.0  # the model breaks a tie only when its pick is this many times as likely as the next
+    model_odds: float = (
+        2.0  # the model breaks a tie only when its pick is this many times as likely as the next
+    )
     model_weight: float = 0.05  # goodness per nat of the model's log-odds that a statement is right
-    model_cap: float = 5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
+    model_cap: float = (
+        5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
+    )
     model_law_chars: int = 300  # characters of the law sentence shown to the model
 
     def __post_init__(self):
         if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
-            raise ValueError("per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1")
+            raise ValueError(
+                "per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1"
+            )
 
 
 @dataclass
@@ -144,8 +163,11 @@ class ArticleFinder:
         """The article a reference names, by title search within its law and an exact key match."""
         number = ref.key.split(_STATUTES["branch"])[0]
         title = f"{_STATUTES['ordinal']}{number}{_STATUTES['article']}"
-        hits = self.index.search(SearchQuery(titles=(title, kanji_articles(title)),
-                                             doc_ids=(ref.doc_id,), kinds=(ARTICLE_KIND,), limit=40))
+        hits = self.index.search(
+            SearchQuery(
+                titles=(title, kanji_articles(title)), doc_ids=(ref.doc_id,), kinds=(ARTICLE_KIND,), limit=40
+            )
+        )
         for hit in hits:
             if article_key(hit.chunk.titles[-1]) == ref.key:
                 return self._article(hit.chunk, 0.0, cited=True)
@@ -172,7 +194,9 @@ class ArticleFinder:
         default = named[0] if named else ""
         refs = self.laws.references(question, default)
         for text in options.values():
-            refs += self.laws.references(text, self.laws.laws_named(text)[0] if self.laws.laws_named(text) else default)
+            refs += self.laws.references(
+                text, self.laws.laws_named(text)[0] if self.laws.laws_named(text) else default
+            )
         cited = [a for a in (self.fetch(r) for r in dict.fromkeys(refs)) if a is not None]
         for article in cited:
             found.add(article)
@@ -185,15 +209,25 @@ class ArticleFinder:
             if article is not None:
                 article.score = max(article.score, 1.0)
                 found.add(article)
-        scope = tuple(dict.fromkeys(named + [o for d in named for w in _STATUTES["choices"]["orders"]
-                                             for o in self.laws.orders_of(d, w)]))
+        scope = tuple(
+            dict.fromkeys(
+                named
+                + [
+                    o
+                    for d in named
+                    for w in _STATUTES["choices"]["orders"]
+                    for o in self.laws.orders_of(d, w)
+                ]
+            )
+        )
         for text in [question] + [f"{question} {o}" for o in options.values()]:
             for article in self.search(text, scope, self.settings.per_query):
                 found.add(article)
         return found
 
-    def _follow(self, articles: list[Article], found: Found, question: str, options: dict[str, str],
-                depth: int) -> None:
+    def _follow(
+        self, articles: list[Article], found: Found, question: str, options: dict[str, str], depth: int
+    ) -> None:
         """References inside the articles: 第N条 of the same law, and 政令/内閣府令で定める -> the law's orders."""
         if depth <= 0:
             return
@@ -240,11 +274,18 @@ class Judged:
         where = self.alignment.sentence.label if self.alignment.sentence else words["no_article"]
         if self.alignment.sentence is None and self.article is not None:
             where = self.article.name
-        change = words["list"].join(words["change"].format(kind=c.kind, option=c.option,
-                                                           law=words["law_says"].format(law=c.law) if c.law else "")
-                                    for c in self.alignment.changes)
-        return words["describe"].format(letter=self.letter, where=where, similarity=self.alignment.similarity,
-                                        changes=change or words["no_changes"])
+        change = words["list"].join(
+            words["change"].format(
+                kind=c.kind, option=c.option, law=words["law_says"].format(law=c.law) if c.law else ""
+            )
+            for c in self.alignment.changes
+        )
+        return words["describe"].format(
+            letter=self.letter,
+            where=where,
+            similarity=self.alignment.similarity,
+            changes=change or words["no_changes"],
+        )
 
 
 @dataclass(frozen=True)
@@ -267,8 +308,14 @@ def _substantive(judged: Judged) -> bool:
 
 
 class ChoiceAnswerer:
-    def __init__(self, index: TextIndex, laws: LawBook, templates: AnswerTemplates,
-                 settings: ChoiceSettings = ChoiceSettings(), llm=None):
+    def __init__(
+        self,
+        index: TextIndex,
+        laws: LawBook,
+        templates: AnswerTemplates,
+        settings: ChoiceSettings = ChoiceSettings(),
+        llm=None,
+    ):
         self.laws, self.templates, self.settings, self.llm = laws, templates, settings, llm
         self.finder = ArticleFinder(index, laws, settings)
 
@@ -285,7 +332,9 @@ class ChoiceAnswerer:
         statements = layout.statements
         named = self.laws.laws_named(layout.stem + "".join(statements.values()))
         cited = self.laws.references(layout.stem, named[0] if named else "")
-        option_refs = sum(bool(self.laws.references(t, named[0] if named else "")) for t in statements.values())
+        option_refs = sum(
+            bool(self.laws.references(t, named[0] if named else "")) for t in statements.values()
+        )
         simple = len(named) <= 1 and len({(r.doc_id, r.key) for r in cited}) == 1 and not option_refs
         found = self.finder.gather(layout.stem, statements, full=not simple)
         judged = self._judge(form, layout.stem, statements, found)
@@ -313,7 +362,14 @@ class ChoiceAnswerer:
         options = []
         for letter, marks in layout.options.items():
             goodness = sum(by_mark[m].goodness for m in marks) / len(marks)
-            options.append(Judged(letter, _STATUTES["layouts"]["joined"].join(marks), Alignment(None, goodness, ()), goodness))
+            options.append(
+                Judged(
+                    letter,
+                    _STATUTES["layouts"]["joined"].join(marks),
+                    Alignment(None, goodness, ()),
+                    goodness,
+                )
+            )
         ranked = sorted(options, key=lambda j: j.goodness, reverse=not negative)
         return ranked[0], "rules:combination"
 
@@ -324,16 +380,26 @@ class ChoiceAnswerer:
         if form == "which_article":
             value = self._asks_value(question)
             provisions = {letter: self._provision(text, articles) for letter, text in options.items()}
-            delegating = [ref for ref, _, body in provisions.values() if value and value.delegated.search(body)]
-            return [self._judge_reference(letter, text, question, provisions[letter], value, delegating)
-                    for letter, text in options.items()]
+            delegating = [
+                ref for ref, _, body in provisions.values() if value and value.delegated.search(body)
+            ]
+            return [
+                self._judge_reference(letter, text, question, provisions[letter], value, delegating)
+                for letter, text in options.items()
+            ]
         two_column = self.laws.rules.two_column
-        sentences = [s for a in articles
-                     for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)]
+        sentences = [
+            s
+            for a in articles
+            for s in _sentences(a, self.settings.cited_prior if a.cited else 0.0, two_column)
+        ]
         out = []
         for letter, text in options.items():
-            alignment = align(self.laws.without_citations(text, self.settings.citation_option),
-                              sentences, self.laws.rules.change)
+            alignment = align(
+                self.laws.without_citations(text, self.settings.citation_option),
+                sentences,
+                self.laws.rules.change,
+            )
             penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return self._model_judged(out)
@@ -350,8 +416,9 @@ class ChoiceAnswerer:
             if j.alignment.sentence is None:
                 out.append(j)
                 continue
-            user = _PROMPTS["statement"].format(statement=j.text,
-                                                law=j.alignment.sentence.text[:self.settings.model_law_chars])
+            user = _PROMPTS["statement"].format(
+                statement=j.text, law=j.alignment.sentence.text[: self.settings.model_law_chars]
+            )
             scores = self.llm.label_logprobs("statement", user, [right, wrong])
             odds = max(-self.settings.model_cap, min(self.settings.model_cap, scores[right] - scores[wrong]))
             out.append(replace(j, goodness=j.goodness + self.settings.model_weight * odds, by="model"))
@@ -376,26 +443,41 @@ class ChoiceAnswerer:
             if best is None:
                 return None, None, ""
             refs = [Reference(best.doc_id, best.law, article_key(best.label))]
-        article = next((a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key),
-                       None)
+        article = next(
+            (a for a in articles if a.doc_id == refs[0].doc_id and article_key(a.label) == refs[0].key), None
+        )
         if article is None:
             return refs[0], None, ""
-        return refs[0], article, provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column)
+        return (
+            refs[0],
+            article,
+            provision_text(article, refs[0].paragraph, refs[0].item, self.laws.rules.two_column),
+        )
 
     def _asks_value(self, question: str) -> AskedValue | None:
         """The value a which-article question asks for (期間を定めた条文), if it asks one."""
         asks = self.laws.rules.asks_value
         found = asks.search(question) if asks else None
-        if found is None or found.group(1) not in self.laws.rules.stated_values or \
-                self.laws.rules.forms["negative"][0].search(question):
+        if (
+            found is None
+            or found.group(1) not in self.laws.rules.stated_values
+            or self.laws.rules.forms["negative"][0].search(question)
+        ):
             return None
         word = found.group(1)
-        return AskedValue(self.laws.rules.stated_values[word],
-                          re.compile(f"{_DELEGATION.pattern}.{{0,2}}{re.escape(word)}"))
+        return AskedValue(
+            self.laws.rules.stated_values[word], re.compile(f"{_DELEGATION.pattern}.{{0,2}}{re.escape(word)}")
+        )
 
-    def _judge_reference(self, letter: str, text: str, question: str,
-                         provision: tuple[Reference | None, Article | None, str],
-                         value: AskedValue | None, delegating: list[Reference]) -> Judged:
+    def _judge_reference(
+        self,
+        letter: str,
+        text: str,
+        question: str,
+        provision: tuple[Reference | None, Article | None, str],
+        value: AskedValue | None,
+        delegating: list[Reference],
+    ) -> Judged:
         """Which-article options: how much of the question the cited article's text says.
 
         A question for a value (`value`) ranks the provisions that state it a step up, and an order's provision
@@ -415,22 +497,27 @@ class ChoiceAnswerer:
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
         mentioned = self.laws.references(body, article.doc_id)
-        told = sum(w in squeezed for w in words) + sum(_within(ref, c) or any(_within(m, c, by_number=True)
-                                                                                   for m in mentioned)
-                                                       for c in cited)
+        told = sum(w in squeezed for w in words) + sum(
+            _within(ref, c) or any(_within(m, c, by_number=True) for m in mentioned) for c in cited
+        )
         recall = told / (len(words) + len(cited))
         precision = sum(w in squeeze(question) for w in said) / max(len(said), 1)
         score = recall + 0.2 * precision  # what the question asks, then how little else the provision says
         stated = bool(value and value.stated.search(comparable(body)))
         if stated:
-            back = any(d.doc_id != article.doc_id and _within(d, m, by_number=True)
-                       for d in delegating for m in mentioned)
+            back = any(
+                d.doc_id != article.doc_id and _within(d, m, by_number=True)
+                for d in delegating
+                for m in mentioned
+            )
             score += VALUE_STEP * (2 if back else 1)
         sentence = Sentence(article.doc_id, ref.label, body[:160], comparable(article.text))
         return Judged(letter, text, Alignment(sentence, score, ()), score, article, "value" if stated else "")
 
     def _decide(self, form: str, question: str, judged: list[Judged]) -> tuple[Judged, str]:
-        negative = form == "negative" or (form == "which_article" and self.laws.rules.forms["negative"][0].search(question))
+        negative = form == "negative" or (
+            form == "which_article" and self.laws.rules.forms["negative"][0].search(question)
+        )
         if form == "which_article" and not self._asks_value(question):
             # an article the corpus lacks is unknown, not unrelated: choose among the articles found
             judged = [j for j in judged if j.article is not None] or judged
@@ -457,9 +544,17 @@ class ChoiceAnswerer:
         totals = {j.letter: 0.0 for j in tied}
         for turn in range(len(tied)):
             order = tied[turn:] + tied[:turn]
-            user = "\n".join([question] + [_PROMPTS["choice_option"].format(
-                label=label, option=j.text, law=j.alignment.sentence.text if j.alignment.sentence else "")
-                for label, j in zip(labels, order)])
+            user = "\n".join(
+                [question]
+                + [
+                    _PROMPTS["choice_option"].format(
+                        label=label,
+                        option=j.text,
+                        law=j.alignment.sentence.text if j.alignment.sentence else "",
+                    )
+                    for label, j in zip(labels, order)
+                ]
+            )
             scores = self.llm.label_logprobs("choice", user, labels)
             for label, j in zip(labels, order):
                 totals[j.letter] += scores[label]
@@ -477,7 +572,9 @@ class ChoiceAnswerer:
         form, found, judged, choice = decision.form, decision.found, decision.judged, decision.choice
         sentence = choice.alignment.sentence
         words = self.templates.choice_words
-        citation = sentence.label if sentence else (choice.article.name if choice.article else words["no_article"])
+        citation = (
+            sentence.label if sentence else (choice.article.name if choice.article else words["no_article"])
+        )
         if form == "which_article":
             reason = words["which_article"].format(goodness=choice.goodness)
         elif form == "negative":
@@ -485,20 +582,35 @@ class ChoiceAnswerer:
             reason = words["negative"].format(kinds=kinds)
         else:
             reason = words["positive"].format(similarity=choice.alignment.similarity)
-        text = self.templates.render("choice", "ja", letter=choice.letter, reason=reason, citation=citation,
-                                     options=words["options"].join(j.describe(words) for j in judged))
+        text = self.templates.render(
+            "choice",
+            "ja",
+            letter=choice.letter,
+            reason=reason,
+            citation=citation,
+            options=words["options"].join(j.describe(words) for j in judged),
+        )
         ranked = found.ranked()
-        evidence = [Evidence(a.doc_id, None, f"{a.name}: {a.text[:200]}") for a in ranked[:self.settings.evidence]]
-        listed = {(a.doc_id, a.label) for a in ranked[:self.settings.evidence]}
+        evidence = [
+            Evidence(a.doc_id, None, f"{a.name}: {a.text[:200]}") for a in ranked[: self.settings.evidence]
+        ]
+        listed = {(a.doc_id, a.label) for a in ranked[: self.settings.evidence]}
         for j in judged:  # the aligned sentences, when their article is not already listed
             s = j.alignment.sentence
             if s is not None and (s.doc_id, s.label.split(" ", 1)[-1]) not in listed:
                 evidence.append(Evidence(s.doc_id, None, f"{s.label}: {s.text[:200]}"))
                 listed.add((s.doc_id, s.label.split(" ", 1)[-1]))
         documents = list(dict.fromkeys(e.doc for e in evidence))
-        return Answer(id=question.id, question=question.text, answer=text, type="multiple_choice",
-                      route=f"multiple_choice:{found.path}:{form}:{decision.decided_by}", value=choice.letter,
-                      documents=documents, evidence=evidence)
+        return Answer(
+            id=question.id,
+            question=question.text,
+            answer=text,
+            type="multiple_choice",
+            route=f"multiple_choice:{found.path}:{form}:{decision.decided_by}",
+            value=choice.letter,
+            documents=documents,
+            evidence=evidence,
+        )
 
 
 def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | None = None) -> list[Sentence]:
@@ -510,19 +622,27 @@ def _sentences(article: Article, prior: float = 0.0, two_column: re.Pattern | No
         if provision.item is None:
             leads[provision.paragraph] = provision.text
         elif provision.paragraph in leads:
-            out.append(Sentence(article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole,
-                                prior))
+            out.append(
+                Sentence(
+                    article.doc_id, article.name, leads[provision.paragraph] + provision.text, whole, prior
+                )
+            )
     return out
 
 
 def _within(ref: Reference, cited: Reference, by_number: bool = False) -> bool:
     """Whether `ref` is the cited provision or a paragraph or item inside it (`by_number`: of any law)."""
-    return (by_number or ref.doc_id == cited.doc_id) and ref.key == cited.key and \
-        cited.paragraph in (None, ref.paragraph) and cited.item in (None, ref.item)
+    return (
+        (by_number or ref.doc_id == cited.doc_id)
+        and ref.key == cited.key
+        and cited.paragraph in (None, ref.paragraph)
+        and cited.item in (None, ref.item)
+    )
 
 
-def provision_text(article: Article, paragraph: int | None, item: int | None,
-                   two_column: re.Pattern | None = None) -> str:
+def provision_text(
+    article: Article, paragraph: int | None, item: int | None, two_column: re.Pattern | None = None
+) -> str:
     """The text of 第N項第M号 of an article (the paragraph with its items, or the whole article when not found).
 
     An item is read with its paragraph's lead line: the lead says what the item is a case of

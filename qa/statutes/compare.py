@@ -11,6 +11,7 @@ coverage) and the best one is compared with it and with its whole article.
 >>> comparable("百分の四・五に相当する額を三十日以内に")
 '4.5/100に相当する額を30日以内に'
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,9 @@ def comparable(text: str) -> str:
     text = arabic_articles(unicodedata.normalize("NFKC", text))
     text = _PERCENT.sub(lambda m: f"{_decimal(m.group(1))}/100", text)
     text = _MONTHS.sub(_WORDS["month"], text)
-    text = _KANJI_COUNT.sub(lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None
-                                          else m.group(1)), text)
+    text = _KANJI_COUNT.sub(
+        lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)), text
+    )
     return text.translate(_SMALL_KANA)
 
 
@@ -101,12 +103,14 @@ def similarity(option: str, sentence: str) -> float:
     """How much of the option the sentence says: partial ratio blended with character-bigram coverage."""
     if not option or not sentence:
         return 0.0
-    grams = {option[i:i + 2] for i in range(len(option) - 1)}
+    grams = {option[i : i + 2] for i in range(len(option) - 1)}
     coverage = sum(g in sentence for g in grams) / max(len(grams), 1)
     return 0.5 * fuzz.partial_ratio(option, sentence) / 100 + 0.5 * coverage
 
 
-def align(option: str, sentences: list[Sentence], change_words: dict[str, tuple[re.Pattern, ...]]) -> Alignment:
+def align(
+    option: str, sentences: list[Sentence], change_words: dict[str, tuple[re.Pattern, ...]]
+) -> Alignment:
     """The sentence closest to the option, and what the option changes in it."""
     target = squeeze(option)
     best, best_score = None, 0.0
@@ -124,7 +128,7 @@ def window(option: str, sentence: str) -> str:
     if len(sentence) <= len(option):
         return sentence
     found = fuzz.partial_ratio_alignment(option, sentence)
-    return sentence[found.dest_start:found.dest_end] if found else sentence
+    return sentence[found.dest_start : found.dest_end] if found else sentence
 
 
 def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pattern, ...]]) -> list[Change]:
@@ -140,27 +144,43 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     replaced, added = _edits(squeezed, law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
-        found.append(Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"]))
+        found.append(
+            Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"])
+        )
     else:  # both negate somewhere (していないが…): a negation the option adds where the law says (almost) nothing
-        local = next(((o, w) for o, w in replaced + added
-                      if len(w) <= _ADDED_SPAN and _count(change_words["negation"], _unframed(o, change_words)) and
-                      not _count(change_words["negation"], _unframed(w, change_words))), None)
+        local = next(
+            (
+                (o, w)
+                for o, w in replaced + added
+                if len(w) <= _ADDED_SPAN
+                and _count(change_words["negation"], _unframed(o, change_words))
+                and not _count(change_words["negation"], _unframed(w, change_words))
+            ),
+            None,
+        )
         if local:
             found.append(Change("negation", local[0], local[1]))
     if not any(c.kind == "negation" for c in found):  # a negation already tells "may" from "may not"
         # the law's verb may end just past the window the option aligns with (提出|しなければならない)
         whole = squeeze(sentence.text)
         start = max(whole.find(law_text), 0)
-        tail = whole[start:start + len(law_text) + _MODE_REACH]
+        tail = whole[start : start + len(law_text) + _MODE_REACH]
         said_modes, law_modes = _modes(squeezed, change_words), _modes(tail, change_words)
         if said_modes and law_modes and not said_modes & law_modes:
-            found.append(Change("modality", _WORDS["list"].join(sorted(said_modes)),
-                                _WORDS["list"].join(sorted(law_modes))))
+            found.append(
+                Change(
+                    "modality",
+                    _WORDS["list"].join(sorted(said_modes)),
+                    _WORDS["list"].join(sorted(law_modes)),
+                )
+            )
     for said_part, law_part in swaps(replaced):
         found.append(Change("swap", said_part, law_part))
     for said_part, law_part in replaced:
-        if any(_opposed(said_part, law_part, a, b) or _opposed(said_part, law_part, b, a)
-               for a, b in change_words.get("opposites", ())):
+        if any(
+            _opposed(said_part, law_part, a, b) or _opposed(said_part, law_part, b, a)
+            for a, b in change_words.get("opposites", ())
+        ):
             found.append(Change("opposite", said_part, law_part))
     for pattern in change_words["condition"]:
         match = pattern.search(said)
@@ -168,8 +188,12 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
             found.append(Change("condition", match.group(0), ""))
     if "condition" not in {c.kind for c in found}:
         law_sentence = comparable(sentence.text)
-        unlimited = [m.group(0) for p in change_words.get("limited", ()) for m in p.finditer(said)
-                     if not _limited(m.group(1), law_sentence, change_words.get("limits", ()))]
+        unlimited = [
+            m.group(0)
+            for p in change_words.get("limited", ())
+            for m in p.finditer(said)
+            if not _limited(m.group(1), law_sentence, change_words.get("limits", ()))
+        ]
         if unlimited:
             found.append(Change("condition", unlimited[0], ""))
     for pattern in change_words.get("quoted", ()):
@@ -180,8 +204,13 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     # (Xを除く, X以外 right after it)
     for pattern in change_words.get("excluded", ()):
         taken_out = [squeeze(m.group(1)) for m in pattern.finditer(sentence.text)]
-        applied = [w for w in taken_out if w in law_text and w in squeezed and not
-                   _count(change_words["negation"], squeezed.split(w, 1)[1][:_EXCLUSION_MARK])]
+        applied = [
+            w
+            for w in taken_out
+            if w in law_text
+            and w in squeezed
+            and not _count(change_words["negation"], squeezed.split(w, 1)[1][:_EXCLUSION_MARK])
+        ]
         if applied:
             found.append(Change("excluded", applied[0], ""))
     squeezed_article = _DROP.sub("", article)
@@ -190,7 +219,7 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     # a word that starts as the article's, for at least half its length, rewords it (居住目的 for 居住の用); one
     # that shares less (損害賠償請求 where the law says 損害を賠償) or only ends like one names another thing of its
     # kind (財務大臣 for 内閣総理大臣), as does one the article says no part of
-    reworded = [w for w in missing if w[:max(2, (len(w) + 1) // 2)] in squeezed_article]
+    reworded = [w for w in missing if w[: max(2, (len(w) + 1) // 2)] in squeezed_article]
     new = [w for w in missing if w not in reworded]
     actors = [w for w in new if _ACTOR.search(w)]  # a person or body the article does not name: another actor
     if actors:
@@ -213,8 +242,9 @@ def _edits(option: str, law: str) -> tuple[list[tuple[str, str]], list[tuple[str
     adds inside the law's window where the law says nothing, (option's, "")."""
     ops = SequenceMatcher(None, option, law, autojunk=False).get_opcodes()
     replaced = [(option[i1:i2], law[j1:j2]) for tag, i1, i2, j1, j2 in ops if tag == "replace"]
-    added = [(option[i1:i2], "") for tag, i1, i2, _, _ in ops
-             if tag == "delete" and 0 < i1 and i2 < len(option)]  # not past the ends of the law's window
+    added = [
+        (option[i1:i2], "") for tag, i1, i2, _, _ in ops if tag == "delete" and 0 < i1 and i2 < len(option)
+    ]  # not past the ends of the law's window
     return replaced, added
 
 
@@ -231,8 +261,9 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
     stated, facts = [], []
     for match in _NUMBER_UNIT.finditer(option):
         over = [(tag, law[j1:j2]) for tag, i1, i2, j1, j2 in ops if i1 < match.end() and match.start() < i2]
-        fact = bool(over) and all(tag == "delete" or (tag == "replace" and not re.search(r"\d", text))
-                                  for tag, text in over)
+        fact = bool(over) and all(
+            tag == "delete" or (tag == "replace" and not re.search(r"\d", text)) for tag, text in over
+        )
         (facts if fact else stated).extend(_numbers(match.group(0)))
     law_sentence = comparable(sentence.text)
     longer = _LONGER.search(law_sentence)
@@ -240,10 +271,14 @@ def _number_changes(option: str, sentence: Sentence) -> list[Change]:
     out: dict[str, Change] = {}
     for value, unit, shown in stated:
         allowed = {(v, w) for v, u, w in law_numbers if u == unit}
-        if longer and any(u == unit for _, u, _ in own):  # only the longest of the law's and the agreed periods
+        if longer and any(
+            u == unit for _, u, _ in own
+        ):  # only the longest of the law's and the agreed periods
             allowed = {max((v, w) for v, u, w in list(own) + facts if u == unit)}
         if allowed and value not in {v for v, _ in allowed}:
-            out.setdefault(shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed}))))
+            out.setdefault(
+                shown, Change("number", shown, _WORDS["list"].join(sorted({w for _, w in allowed})))
+            )
     return list(out.values())
 
 
@@ -251,7 +286,9 @@ def _opposed(said: str, law: str, word: re.Pattern, other: re.Pattern) -> bool:
     """The option's span is `word` where the law's is `other`, each span little more than the word
     (a long replaced span is a rephrasing, in which an opposite word proves nothing)."""
     mine, theirs = word.search(said), other.search(law)
-    return bool(mine and theirs) and len(said) <= len(mine.group(0)) + 2 and len(law) <= len(theirs.group(0)) + 2
+    return (
+        bool(mine and theirs) and len(said) <= len(mine.group(0)) + 2 and len(law) <= len(theirs.group(0)) + 2
+    )
 
 
 def swaps(replaced: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -260,7 +297,7 @@ def swaps(replaced: list[tuple[str, str]]) -> list[tuple[str, str]]:
     Two replaced spans of the alignment that mirror each other (X for Y here, Y for X there)
     are a swap: the option keeps every word of the law but gives them to the wrong places.
     """
-    return [(a, b) for n, (a, b) in enumerate(replaced) if (b, a) in replaced[n + 1:]]
+    return [(a, b) for n, (a, b) in enumerate(replaced) if (b, a) in replaced[n + 1 :]]
 
 
 def _unframed(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> str:
@@ -279,7 +316,7 @@ def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
             return True
         if rest.startswith("("):
             depth, end = 0, 0
-            for end, char in enumerate(rest):
+            for end, char in enumerate(rest):  # noqa: B007 - end is read after the loop
                 depth += (char == "(") - (char == ")")
                 if depth == 0:
                     break

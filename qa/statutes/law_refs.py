@@ -8,6 +8,7 @@ delegation word points to (政令で定める -> 施行令) and the question for
 >>> [r.label for r in book.references("金商法第5条第6項により、同条第1項の届出書")]
 ['金融商品取引法第5条第6項', '金融商品取引法第5条第1項']
 """
+
 from __future__ import annotations
 
 import re
@@ -26,27 +27,70 @@ LAWS_SCHEMA = {
     "additionalProperties": False,
     "properties": {
         "abbreviations": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
-        "orders": {"type": "object", "additionalProperties": {
-            "type": "object", "additionalProperties": False, "required": ["suffixes"],
-            "properties": {"suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}},
-                           "any_title": {"type": "array", "items": {"type": "string", "minLength": 1}}}}},
-        "forms": {"type": "object", "additionalProperties": False, "required": ["which_article", "negative"],
-                  "properties": {name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
-                                 for name in ("which_article", "negative")}},
+        "orders": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["suffixes"],
+                "properties": {
+                    "suffixes": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "any_title": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                },
+            },
+        },
+        "forms": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["which_article", "negative"],
+            "properties": {
+                name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+                for name in ("which_article", "negative")
+            },
+        },
         "question_words": {"type": "array", "items": {"type": "string", "minLength": 1}},
-        "asks_value": {"type": "object", "additionalProperties": False, "required": ["question", "stated"],
-                       "properties": {"question": {"type": "string", "minLength": 1},
-                                      "stated": {"type": "object", "additionalProperties": {"type": "string"}}}},
+        "asks_value": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["question", "stated"],
+            "properties": {
+                "question": {"type": "string", "minLength": 1},
+                "stated": {"type": "object", "additionalProperties": {"type": "string"}},
+            },
+        },
         "list_joiners": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "two_column": {"type": "string", "minLength": 1},
-        "change": {"type": "object", "additionalProperties": False, "required": ["negation", "condition"],
-                   "properties": {**{name: {"type": "array", "minItems": 1,
-                                            "items": {"type": "string", "minLength": 1}}
-                                     for name in ("negation", "condition", "frame", "quoted", "excluded", "limited",
-                                                  "limits", "obligation", "permission", "prohibition")},
-                                  "opposites": {"type": "array", "items": {
-                                      "type": "array", "minItems": 2, "maxItems": 2,
-                                      "items": {"type": "string", "minLength": 1}}}}},
+        "change": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["negation", "condition"],
+            "properties": {
+                **{
+                    name: {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
+                    for name in (
+                        "negation",
+                        "condition",
+                        "frame",
+                        "quoted",
+                        "excluded",
+                        "limited",
+                        "limits",
+                        "obligation",
+                        "permission",
+                        "prohibition",
+                    )
+                },
+                "opposites": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "items": {"type": "string", "minLength": 1},
+                    },
+                },
+            },
+        },
     },
 }
 
@@ -72,7 +116,9 @@ class Reference:
     def label(self) -> str:
         ordinal, branch = _STATUTES["ordinal"], _STATUTES["branch"]
         article, *branches = self.key.split(branch)
-        text = f"{self.law}{ordinal}{article}{_STATUTES['article']}" + "".join(f"{branch}{b}" for b in branches)
+        text = f"{self.law}{ordinal}{article}{_STATUTES['article']}" + "".join(
+            f"{branch}{b}" for b in branches
+        )
         if self.paragraph:
             text += f"{ordinal}{self.paragraph}{_WORDS['paragraph']}"
         return text + (f"{ordinal}{self.item}{_WORDS['item']}" if self.item else "")
@@ -95,7 +141,7 @@ class LawRules:
     stated_values: dict[str, re.Pattern] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "LawRules":
+    def load(cls, path: Path | None = None) -> LawRules:
         rules = RuleFile.load(path or RULES_DIR / "laws.yaml", LAWS_SCHEMA)
         compiled = {}
         for section in ("forms", "change"):
@@ -112,14 +158,31 @@ class LawRules:
                         raise rules.error(f"bad regex {pattern!r}: {exc}", section, name, i) from None
                 compiled[section][name] = tuple(items)
         joiners = "|".join(re.escape(j) for j in rules.data.get("list_joiners", ()))
-        more = (re.compile(rf"(?:{joiners}){re.escape(_STATUTES['ordinal'])}(\d+)"
-                           rf"({re.escape(_WORDS['paragraph'])}|{re.escape(_WORDS['item'])})") if joiners else None)
+        more = (
+            re.compile(
+                rf"(?:{joiners}){re.escape(_STATUTES['ordinal'])}(\d+)"
+                rf"({re.escape(_WORDS['paragraph'])}|{re.escape(_WORDS['item'])})"
+            )
+            if joiners
+            else None
+        )
         asks = rules.data.get("asks_value", {})
-        stated = {word: _compile(rules, p, "asks_value", "stated", word) for word, p in asks.get("stated", {}).items()}
+        stated = {
+            word: _compile(rules, p, "asks_value", "stated", word)
+            for word, p in asks.get("stated", {}).items()
+        }
         two_column = _compile(rules, rules.data.get("two_column"), "two_column")
-        return cls(rules.data["abbreviations"], rules.data["orders"], compiled["forms"], compiled["change"],
-                   tuple(rules.data["question_words"]), more, two_column,
-                   _compile(rules, asks.get("question"), "asks_value", "question"), stated)
+        return cls(
+            rules.data["abbreviations"],
+            rules.data["orders"],
+            compiled["forms"],
+            compiled["change"],
+            tuple(rules.data["question_words"]),
+            more,
+            two_column,
+            _compile(rules, asks.get("question"), "asks_value", "question"),
+            stated,
+        )
 
 
 @dataclass
@@ -128,11 +191,13 @@ class LawBook:
 
     laws: dict[str, LawRecord]  # doc_id -> record
     rules: LawRules
-    names: dict[str, str] = field(default_factory=dict)  # written name -> doc_id ("" for a law the corpus lacks)
+    names: dict[str, str] = field(
+        default_factory=dict
+    )  # written name -> doc_id ("" for a law the corpus lacks)
     _pattern: re.Pattern | None = None
 
     @classmethod
-    def load(cls, laws: dict[str, LawRecord], rules: LawRules | None = None) -> "LawBook":
+    def load(cls, laws: dict[str, LawRecord], rules: LawRules | None = None) -> LawBook:
         rules = rules or LawRules.load()
         book = cls(dict(laws), rules)
         by_title = {_fold(law.title): doc_id for doc_id, law in sorted(laws.items())}
@@ -165,8 +230,11 @@ class LawBook:
     def references(self, text: str, default: str = "") -> list[Reference]:
         """Article references in `text`; a bare one belongs to the law last named before it (or `default`)."""
         text = arabic_articles(_fold(text))
-        names = [(m.start(), m.end(), self.names[m.group(0)]) for m in self._pattern.finditer(text)] \
-            if self._pattern else []
+        names = (
+            [(m.start(), m.end(), self.names[m.group(0)]) for m in self._pattern.finditer(text)]
+            if self._pattern
+            else []
+        )
         out: list[Reference] = []
         last: Reference | None = None
         for match in _REF.finditer(text):
@@ -186,8 +254,14 @@ class LawBook:
                 if not doc_id:
                     continue
                 key = match.group("art") + match.group("branch")
-            ref = Reference(doc_id, self.title(doc_id), key, _int(match.group("para")), _int(match.group("item")),
-                            match.start())
+            ref = Reference(
+                doc_id,
+                self.title(doc_id),
+                key,
+                _int(match.group("para")),
+                _int(match.group("item")),
+                match.start(),
+            )
             out.append(ref)
             out += self._listed(text, match.end(), ref)
             last = ref
@@ -233,7 +307,7 @@ class LawBook:
         return found
 
     def form(self, question: str) -> str:
-        """"which_article", "negative" or "positive": what the question asks to pick."""
+        """ "which_article", "negative" or "positive": what the question asks to pick."""
         text = _fold(question)
         for name in ("which_article", "negative"):
             if any(p.search(text) for p in self.rules.forms[name]):
@@ -254,4 +328,3 @@ def _int(value: str | None) -> int | None:
 
 def _fold(text: str) -> str:
     return _SPACE.sub("", unicodedata.normalize("NFKC", text))
-

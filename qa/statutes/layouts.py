@@ -13,6 +13,7 @@ Three layouts, read from the question and its options (rules/laws.yaml `layouts`
 >>> layout.kind, layout.statements, layout.options
 ('combination', {'ア': '甲は乙。', 'イ': '丙は丁。'}, {'1': ('ア', 'イ'), '2': ('イ',)})
 """
+
 from __future__ import annotations
 
 import re
@@ -48,17 +49,21 @@ def read_layout(question: str, options: dict[str, str]) -> Layout:
     plain = Layout("plain", unwrap(question), {letter: unwrap(text) for letter, text in options.items()})
     if len(marks) < 2:
         return plain
-    stem = unwrap(question[:marks[0].start()])
-    statements = {m.group(1): unwrap(question[m.end():nxt.start() if nxt else len(question)])
-                  for m, nxt in zip(marks, marks[1:] + [None])}
+    stem = unwrap(question[: marks[0].start()])
+    statements = {
+        m.group(1): unwrap(question[m.end() : nxt.start() if nxt else len(question)])
+        for m, nxt in zip(marks, marks[1:] + [None])
+    }
     if _COUNTING.search(stem):
         counts = {letter: _COUNTS.get(unwrap(text)) for letter, text in options.items()}
         if all(c is not None for c in counts.values()):
             return Layout("counting", stem, statements, counts=counts)
         return plain
     # a stray mark a PDF left after the last statement's mark (ウ・オ［) is not part of it
-    combined = {letter: tuple(m for m in (_STRAY.sub("", p) for p in _JOINERS.split(unwrap(text))) if m)
-                for letter, text in options.items()}
+    combined = {
+        letter: tuple(m for m in (_STRAY.sub("", p) for p in _JOINERS.split(unwrap(text))) if m)
+        for letter, text in options.items()
+    }
     if all(marks and all(m in statements for m in marks) for marks in combined.values()):
         return Layout("combination", stem, statements, options=combined)
     return plain

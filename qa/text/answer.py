@@ -38,10 +38,10 @@ Find with small pieces, answer with larger context:
 >>> answerer.retrieve(analysis).documents[:1]
 ['insurance/241']
 """
+
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -51,12 +51,12 @@ from core.records import RECORD_KIND, Chunk
 from core.sentences import SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
+from core.years import extract_years
 from qa.answers import AnswerTemplates
-from qa.text.document_identity import IdentityMatcher
 from qa.records import Analysis, Answer, Evidence
+from qa.text.document_identity import IdentityMatcher
 from qa.text.stated_values import stated_value
 from qa.topics import TopicBook, folded
-from core.years import extract_years
 from search.backend import Hit, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
@@ -93,11 +93,19 @@ class TextSettings:
     context_chars: int = 1500  # most characters of one widened passage
     title_boost: float = 2.0
     phrase_boost: float = 1.5
-    exact_bonus: float = 0.3  # score x (1 + bonus) per quoted term or clause name found verbatim in a document's passage
-    passage_chunks: int = 3  # best chunks of a document joined into the passage the exact-phrase bonus looks in
-    thin_margin: float = 1.05  # the best document must score this many times the second, else the evidence is thin
+    exact_bonus: float = (
+        0.3  # score x (1 + bonus) per quoted term or clause name found verbatim in a document's passage
+    )
+    passage_chunks: int = (
+        3  # best chunks of a document joined into the passage the exact-phrase bonus looks in
+    )
+    thin_margin: float = (
+        1.05  # the best document must score this many times the second, else the evidence is thin
+    )
     reformulations: int = 3  # most reformulation attempts when the evidence is thin (0: none)
-    topic_bonus: float = 2.0  # sentence score per key word written whole in the sentence or its section's headings
+    topic_bonus: float = (
+        2.0  # sentence score per key word written whole in the sentence or its section's headings
+    )
 
     def __post_init__(self):
         if self.doc_score not in DOC_SCORES:
@@ -108,8 +116,15 @@ class TextSettings:
             raise InputError(f"context_chars must be at least 100, got {self.context_chars}")
         if self.title_boost <= 0 or self.phrase_boost <= 0:
             raise InputError("title_boost and phrase_boost must be positive")
-        if self.exact_bonus < 0 or self.passage_chunks < 1 or self.thin_margin < 1 or not 0 <= self.reformulations <= 3:
-            raise InputError("exact_bonus >= 0, passage_chunks >= 1, thin_margin >= 1 and reformulations 0..3 please")
+        if (
+            self.exact_bonus < 0
+            or self.passage_chunks < 1
+            or self.thin_margin < 1
+            or not 0 <= self.reformulations <= 3
+        ):
+            raise InputError(
+                "exact_bonus >= 0, passage_chunks >= 1, thin_margin >= 1 and reformulations 0..3 please"
+            )
 
 
 class TextAnswerer:
@@ -118,9 +133,16 @@ class TextAnswerer:
     `llm` is a qa.llm.model.LocalLLM or None (extractive answers, template for open questions).
     """
 
-    def __init__(self, index: TextIndex, tokenizer: Tokenizer, templates: AnswerTemplates,
-                 settings: TextSettings = TextSettings(), llm=None, identities: IdentityMatcher | None = None,
-                 fields: FieldDictionary | None = None):
+    def __init__(
+        self,
+        index: TextIndex,
+        tokenizer: Tokenizer,
+        templates: AnswerTemplates,
+        settings: TextSettings = TextSettings(),
+        llm=None,
+        identities: IdentityMatcher | None = None,
+        fields: FieldDictionary | None = None,
+    ):
         if not isinstance(settings, TextSettings):
             raise TypeError(f"TextAnswerer needs TextSettings, got {type(settings).__name__}")
         self.index = index
@@ -176,7 +198,9 @@ class TextAnswerer:
         query = self.query(analysis)
         best = self._attempt("query", query, analysis, trace)
         if best.thin and self.settings.reformulations:
-            for name, changed, identity_period in self._reformulations(query, analysis)[: self.settings.reformulations]:
+            for name, changed, identity_period in self._reformulations(query, analysis)[
+                : self.settings.reformulations
+            ]:
                 attempt = self._attempt(name, changed, analysis, trace, identity_period)
                 if not attempt.thin:
                     best = attempt
@@ -184,8 +208,14 @@ class TextAnswerer:
             trace.append(f"kept: {best.name}")
         return [d for d, _ in best.ranked][: self.settings.documents], best.hits
 
-    def _attempt(self, name: str, query: SearchQuery, analysis: Analysis, trace: list[str],
-                 identity_period: bool = True) -> "_Attempt":
+    def _attempt(
+        self,
+        name: str,
+        query: SearchQuery,
+        analysis: Analysis,
+        trace: list[str],
+        identity_period: bool = True,
+    ) -> _Attempt:
         hits = self.index.search(query)
         dropped = ""
         if not hits and (query.companies or query.years):
@@ -194,11 +224,16 @@ class TextAnswerer:
         ranked, why = self.rerank(hits, analysis, identity_period)
         thin, reason = self._thin(ranked, why)
         top = ", ".join(f"{d} {score:.2f}" for d, score in ranked[:2]) or "no hits"
-        trace.append(f"search [{name}]{dropped}: {top}" + (f"; {why.get(ranked[0][0])}" if ranked and why.get(ranked[0][0]) else "")
-                     + (f"; thin: {reason}" if thin else ""))
+        trace.append(
+            f"search [{name}]{dropped}: {top}"
+            + (f"; {why.get(ranked[0][0])}" if ranked and why.get(ranked[0][0]) else "")
+            + (f"; thin: {reason}" if thin else "")
+        )
         return _Attempt(name, ranked, hits, thin)
 
-    def rerank(self, hits: list[Hit], analysis: Analysis, identity_period: bool = True) -> tuple[list[tuple[str, float]], dict[str, str]]:
+    def rerank(
+        self, hits: list[Hit], analysis: Analysis, identity_period: bool = True
+    ) -> tuple[list[tuple[str, float]], dict[str, str]]:
         """(document, score) best first: chunk scores aggregated, times the exact-phrase bonus of the document's
         passage (its best chunks joined), times its identity factor; and why each factor was applied."""
         scores = document_scores(hits, self.settings.doc_score)
@@ -233,8 +268,11 @@ class TextAnswerer:
         text = analysis.question.text
         quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in _QUOTE_MARKS)]
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
-        latin = ([m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
-                 if Tokenizer.language(text) != "latin" else [])
+        latin = (
+            [m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
+            if Tokenizer.language(text) != "latin"
+            else []
+        )
         latin = [name for name in latin if len(name) >= _LATIN_NAME_CHARS]
         return list(dict.fromkeys(folded(p) for p in quoted + clauses + latin if len(folded(p)) >= 2))
 
@@ -252,11 +290,23 @@ class TextAnswerer:
         out = []
         synonyms = [w for name in analysis.fields for w in self.synonyms.get(name, ())]
         if synonyms:
-            out.append(("synonyms", replace(query, text=" ".join([query.text, *synonyms]),
-                                            titles=query.titles + tuple(synonyms)), True))
+            out.append(
+                (
+                    "synonyms",
+                    replace(
+                        query, text=" ".join([query.text, *synonyms]), titles=query.titles + tuple(synonyms)
+                    ),
+                    True,
+                )
+            )
         if query.phrases or query.titles:
-            out.append(("relaxed terms", replace(query, text=" ".join([query.text, *query.phrases]), phrases=(),
-                                                 titles=()), True))
+            out.append(
+                (
+                    "relaxed terms",
+                    replace(query, text=" ".join([query.text, *query.phrases]), phrases=(), titles=()),
+                    True,
+                )
+            )
         if query.companies or query.years:
             out.append(("company/year filter dropped", replace(query, companies=(), years=()), True))
         elif analysis.years and self.identities:
@@ -280,33 +330,51 @@ class TextAnswerer:
         if analysis.type == "open":
             if self.llm is None:
                 text = self.templates.render("open_no_model", lang)
-                return self._answer(analysis, text, "open:template", documents, hits[: self.settings.evidence])
-            return self._answer(analysis, self.llm.answer_open(analysis.question.text), "open:llm", documents,
-                                hits[: self.settings.evidence])
+                return self._answer(
+                    analysis, text, "open:template", documents, hits[: self.settings.evidence]
+                )
+            return self._answer(
+                analysis,
+                self.llm.answer_open(analysis.question.text),
+                "open:llm",
+                documents,
+                hits[: self.settings.evidence],
+            )
         if not hits:
-            text = self.templates.negative("negative_value", analysis, company=_company(analysis),
-                                           years=analysis.years[:1],
-                                           field=self._listed(lang, analysis.keywords) or analysis.question.text)
+            text = self.templates.negative(
+                "negative_value",
+                analysis,
+                company=_company(analysis),
+                years=analysis.years[:1],
+                field=self._listed(lang, analysis.keywords) or analysis.question.text,
+            )
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
         said = self.says(analysis, documents[0])
         naming = self.naming(documents[0], named or said) if named or said else []
         if said and not named:  # the sentences that write the topic's word, in the topic's sections first
             keyed = [(self.topics.section(analysis.topic, h.chunk.titles), h) for h in naming]
-            naming = [h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])] or naming
+            naming = [
+                h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])
+            ] or naming
             named = said
-        passages = naming or self.widen(self.passages(analysis, documents[0]) or
-                                        [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence])
+        passages = naming or self.widen(
+            self.passages(analysis, documents[0])
+            or [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence]
+        )
         record = None if naming else self.record_answer(analysis, documents[0])
         if record is not None:  # the cell that answers, with its label, is the evidence
             hit, pair = record
             cell = Hit(replace(hit.chunk, text=pair), hit.score)
-            passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)][: self.settings.evidence]
+            passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)][
+                : self.settings.evidence
+            ]
             quoted, route = pair, f"{analysis.type}:record"
         else:
             sentences = self.best_sentences(analysis, passages, named if naming else "", said)
             if naming:  # the passages that hold the sentences chosen, best first
-                passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)]
-                            or naming)[: self.settings.evidence]
+                passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)] or naming)[
+                    : self.settings.evidence
+                ]
             quoted, route = "".join(sentences), f"{analysis.type}:extractive"
         text = self._extract(analysis, documents[0], passages[0].chunk.page_start, quoted)
         if self.llm is None:
@@ -316,7 +384,9 @@ class TextAnswerer:
             return self._answer(analysis, written.text, f"{analysis.type}:llm", documents, passages)
         # The extract stands; the trace says what the model wrote and why it was not used.
         answer = self._answer(analysis, text, f"{route} (model sentence rejected)", documents, passages)
-        answer.trace = [f"model sentence rejected: {written.rejected}" + (f": {written.text}" if written.text else "")]
+        answer.trace = [
+            f"model sentence rejected: {written.rejected}" + (f": {written.text}" if written.text else "")
+        ]
         return answer
 
     def _extract(self, analysis: Analysis, doc: str, page: int, quoted: str) -> str:
@@ -333,7 +403,9 @@ class TextAnswerer:
         field = analysis.fields[0]
         documents, hits = self.search(analysis)
         year = analysis.years[0] if analysis.years else None
-        documents = [d for d in documents if any(h.chunk.doc_id == d and h.chunk.year in (None, year) for h in hits)]
+        documents = [
+            d for d in documents if any(h.chunk.doc_id == d and h.chunk.year in (None, year) for h in hits)
+        ]
         if not documents:
             return None
         names = [*analysis.keywords, field, *self.synonyms.get(field, ())]
@@ -357,15 +429,27 @@ class TextAnswerer:
         (公司主营业务是…): sections that only use the word (主营业务分析, 主营业务收入为…) share more of its terms."""
         topic = topic_text(analysis)
         defining = _defining(analysis)
-        query = SearchQuery(text=topic, phrases=tuple(analysis.keywords), titles=tuple(analysis.keywords) or (topic,),
-                            doc_ids=(doc_id,), kinds=SMALL_KINDS,
-                            limit=self.settings.chunk_hits if defining else self.settings.evidence,
-                            title_boost=self.settings.title_boost, phrase_boost=self.settings.phrase_boost)
+        query = SearchQuery(
+            text=topic,
+            phrases=tuple(analysis.keywords),
+            titles=tuple(analysis.keywords) or (topic,),
+            doc_ids=(doc_id,),
+            kinds=SMALL_KINDS,
+            limit=self.settings.chunk_hits if defining else self.settings.evidence,
+            title_boost=self.settings.title_boost,
+            phrase_boost=self.settings.phrase_boost,
+        )
         hits = [h for h in self.index.search(query) if h.chunk.doc_id == doc_id]
         if analysis.topic:  # the section under the topic's heading first
             hits = list({h.chunk.chunk_id: h for h in self.under_topic(analysis, doc_id) + hits}.values())
-        says = next((h for h in hits if defining and any(defining.search(folded(s)) for s in _sentences(h.chunk.text))),
-                    None)
+        says = next(
+            (
+                h
+                for h in hits
+                if defining and any(defining.search(folded(s)) for s in _sentences(h.chunk.text))
+            ),
+            None,
+        )
         if says is None:
             return hits[: self.settings.evidence]
         return [says, *(h for h in hits if h is not says)][: self.settings.evidence]
@@ -377,11 +461,22 @@ class TextAnswerer:
         topic = self.topics.get(analysis.topic)
         if topic is None:
             return []
-        query = SearchQuery(text=topic_text(analysis), titles=topic.headings, doc_ids=(doc_id,), kinds=SMALL_KINDS,
-                            limit=self.settings.chunk_hits, title_boost=self.settings.title_boost)
-        found = [(self.topics.section(topic.name, h.chunk.titles), h) for h in self.index.search(query)
-                 if h.chunk.doc_id == doc_id]
-        return [h for rank, h in sorted((f for f in found if f[0] is not None), key=lambda f: (f[0], -f[1].score))]
+        query = SearchQuery(
+            text=topic_text(analysis),
+            titles=topic.headings,
+            doc_ids=(doc_id,),
+            kinds=SMALL_KINDS,
+            limit=self.settings.chunk_hits,
+            title_boost=self.settings.title_boost,
+        )
+        found = [
+            (self.topics.section(topic.name, h.chunk.titles), h)
+            for h in self.index.search(query)
+            if h.chunk.doc_id == doc_id
+        ]
+        return [
+            h for rank, h in sorted((f for f in found if f[0] is not None), key=lambda f: (f[0], -f[1].score))
+        ]
 
     def record_answer(self, analysis: Analysis, doc_id: str) -> tuple[Hit, str] | None:
         """For a topic answered by a name (rules/topics.yaml `record`), a record of a key-value table
@@ -391,8 +486,14 @@ class TextAnswerer:
         if topic is None or not topic.record:
             return None
         terms = [folded(t) for t in topic.terms if len(t) >= 2]
-        query = SearchQuery(text=" ".join(topic.terms), titles=topic.headings, doc_ids=(doc_id,), kinds=(RECORD_KIND,),
-                            limit=self.settings.chunk_hits, title_boost=self.settings.title_boost)
+        query = SearchQuery(
+            text=" ".join(topic.terms),
+            titles=topic.headings,
+            doc_ids=(doc_id,),
+            kinds=(RECORD_KIND,),
+            limit=self.settings.chunk_hits,
+            title_boost=self.settings.title_boost,
+        )
         named, in_section = [], []
         for hit in self.index.search(query):
             if hit.chunk.doc_id != doc_id:
@@ -406,7 +507,9 @@ class TextAnswerer:
             name = next((p for p in pairs if self.topics.is_name_label(p[0])), None)
             if rank is not None and name is not None:
                 in_section.append((rank, -hit.score, hit, f"{name[0]}{RECORD_SEPARATOR}{name[1]}"))
-        best = min(named, key=lambda c: c[:2], default=None) or min(in_section, key=lambda c: c[:2], default=None)
+        best = min(named, key=lambda c: c[:2], default=None) or min(
+            in_section, key=lambda c: c[:2], default=None
+        )
         return (best[2], best[3]) if best else None
 
     def says(self, analysis: Analysis, doc_id: str) -> str:
@@ -417,10 +520,19 @@ class TextAnswerer:
 
     def naming(self, doc_id: str, name: str) -> list[Hit]:
         """The chunks of one document that write `name` whole, best first."""
-        query = SearchQuery(phrases=(name,), doc_ids=(doc_id,), kinds=SMALL_KINDS, limit=self.settings.chunk_hits,
-                            phrase_boost=self.settings.phrase_boost)
+        query = SearchQuery(
+            phrases=(name,),
+            doc_ids=(doc_id,),
+            kinds=SMALL_KINDS,
+            limit=self.settings.chunk_hits,
+            phrase_boost=self.settings.phrase_boost,
+        )
         written = folded(name)
-        return [h for h in self.index.search(query) if h.chunk.doc_id == doc_id and written in folded(h.chunk.text)]
+        return [
+            h
+            for h in self.index.search(query)
+            if h.chunk.doc_id == doc_id and written in folded(h.chunk.text)
+        ]
 
     def widen(self, hits: list[Hit]) -> list[Hit]:
         """Each hit grown to its whole section, else to its neighbours, within `context_chars`; overlaps merged."""
@@ -439,12 +551,22 @@ class TextAnswerer:
         """The "section" chunk holding `chunk`, when its section is short enough."""
         if chunk.kind != "text":
             return None
-        found = self.index.search(SearchQuery(titles=(" ".join(chunk.titles),) if chunk.titles else (),
-                                              doc_ids=(chunk.doc_id,), kinds=("section",), limit=20))
+        found = self.index.search(
+            SearchQuery(
+                titles=(" ".join(chunk.titles),) if chunk.titles else (),
+                doc_ids=(chunk.doc_id,),
+                kinds=("section",),
+                limit=20,
+            )
+        )
         head = chunk.text[:40]
         for hit in found:
             section = hit.chunk
-            if section.titles == chunk.titles and head in section.text and len(section.text) <= self.settings.context_chars:
+            if (
+                section.titles == chunk.titles
+                and head in section.text
+                and len(section.text) <= self.settings.context_chars
+            ):
                 return section, {chunk.chunk_id}
         return None
 
@@ -456,10 +578,19 @@ class TextAnswerer:
         n = int(number.group(1))
         base = chunk.chunk_id[: number.start()]
         wanted = {f"{base}#t{n - 1}", f"{base}#t{n + 1}"}
-        found = self.index.search(SearchQuery(titles=(" ".join(chunk.titles),) if chunk.titles else (),
-                                              doc_ids=(chunk.doc_id,), kinds=("text",), limit=200))
-        near = {h.chunk.chunk_id: h.chunk for h in found
-                if h.chunk.chunk_id in wanted and h.chunk.titles == chunk.titles}
+        found = self.index.search(
+            SearchQuery(
+                titles=(" ".join(chunk.titles),) if chunk.titles else (),
+                doc_ids=(chunk.doc_id,),
+                kinds=("text",),
+                limit=200,
+            )
+        )
+        near = {
+            h.chunk.chunk_id: h.chunk
+            for h in found
+            if h.chunk.chunk_id in wanted and h.chunk.titles == chunk.titles
+        }
         text, first, last = chunk.text, chunk, chunk
         before, after = near.get(f"{base}#t{n - 1}"), near.get(f"{base}#t{n + 1}")
         if before is not None and len(before.text) + len(text) <= self.settings.context_chars:
@@ -469,7 +600,9 @@ class TextAnswerer:
         members = {c.chunk_id for c in (first, chunk, last)}
         return replace(chunk, text=text, page_start=first.page_start, page_end=last.page_end), members
 
-    def best_sentences(self, analysis: Analysis, passages: list[Hit], named: str = "", word: str = "") -> list[str]:
+    def best_sentences(
+        self, analysis: Analysis, passages: list[Hit], named: str = "", word: str = ""
+    ) -> list[str]:
         """The sentences sharing most question terms (key words count double), kept in reading order; only those
         that write `named` when it is given.
 
@@ -486,13 +619,18 @@ class TextAnswerer:
         candidates = []
         for rank, hit in enumerate(passages):
             headings = folded(" ".join(hit.chunk.titles))
-            titled = bonus * (sum(p in headings for p in phrases)
-                              + (self.topics.section(analysis.topic, hit.chunk.titles) is not None))
+            titled = bonus * (
+                sum(p in headings for p in phrases)
+                + (self.topics.section(analysis.topic, hit.chunk.titles) is not None)
+            )
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
             point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
             # A record's sentences are its label：value lines.
-            lines = (hit.chunk.text.splitlines() if hit.chunk.kind == RECORD_KIND
-                     else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text)))
+            lines = (
+                hit.chunk.text.splitlines()
+                if hit.chunk.kind == RECORD_KIND
+                else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
+            )
             for pos, sentence in enumerate(lines):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
@@ -503,7 +641,9 @@ class TextAnswerer:
                 says = bool(defining and defining.search(folded(sentence))) or bool(word and word in sentence)
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
-                    candidates.append((overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says))
+                    candidates.append(
+                        (overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says)
+                    )
         if not candidates:  # nothing shares a term: the start of the best passage
             return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
         ordered = sorted(candidates, key=lambda c: -c[0])
@@ -519,7 +659,9 @@ class TextAnswerer:
     def _point(self, analysis: Analysis, titles: tuple[str, ...], phrases: list[str]) -> str:
         """The heading right below the deepest one that names the topic or a key word ((一)收入确认的准确性 under
         三、关键审计事项), or "" when the passage stands right under it."""
-        in_topic = [i for i, title in enumerate(titles) if self.topics.section(analysis.topic, (title,)) is not None]
+        in_topic = [
+            i for i, title in enumerate(titles) if self.topics.section(analysis.topic, (title,)) is not None
+        ]
         named = in_topic or [i for i, title in enumerate(titles) if any(p in folded(title) for p in phrases)]
         return titles[named[-1] + 1] if named and named[-1] + 1 < len(titles) else ""
 
@@ -527,13 +669,27 @@ class TextAnswerer:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""
         return self.templates.words.get(lang, self.templates.words["zh"])["list"].join(names)
 
-    def _answer(self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]) -> Answer:
+    def _answer(
+        self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]
+    ) -> Answer:
         question = analysis.question
         return Answer(
-            id=question.id, question=question.text, answer=text, type=analysis.type, route=route, value=None,
+            id=question.id,
+            question=question.text,
+            answer=text,
+            type=analysis.type,
+            route=route,
+            value=None,
             documents=documents,
-            evidence=[Evidence(doc=h.chunk.doc_id, page=h.chunk.page_start or None, text=h.chunk.text,
-                               cell_id=h.chunk.cell_id) for h in hits],
+            evidence=[
+                Evidence(
+                    doc=h.chunk.doc_id,
+                    page=h.chunk.page_start or None,
+                    text=h.chunk.text,
+                    cell_id=h.chunk.cell_id,
+                )
+                for h in hits
+            ],
             score=round(hits[0].score, 4) if hits else None,
         )
 
@@ -554,7 +710,10 @@ def document_scores(hits: list[Hit], doc_score: str) -> dict[str, float]:
     per_doc: dict[str, list[float]] = defaultdict(list)
     for hit in hits:
         per_doc[hit.chunk.doc_id].append(hit.score)
-    return {doc: sum(w * s for w, s in zip(weights, sorted(scores, reverse=True))) for doc, scores in per_doc.items()}
+    return {
+        doc: sum(w * s for w, s in zip(weights, sorted(scores, reverse=True)))
+        for doc, scores in per_doc.items()
+    }
 
 
 def rank_documents(hits: list[Hit], doc_score: str) -> list[str]:
@@ -579,12 +738,16 @@ def _defining(analysis: Analysis) -> re.Pattern | None:
     topics = [folded(k) for k in analysis.keywords if len(k) >= 2]
     if not topics or not _ASKS_WHAT.search(analysis.question.text):
         return None
-    return re.compile(_QUESTIONS["defines"].replace("{topic}", "(?:" + "|".join(map(re.escape, topics)) + ")"))
+    return re.compile(
+        _QUESTIONS["defines"].replace("{topic}", "(?:" + "|".join(map(re.escape, topics)) + ")")
+    )
 
 
 def record_pairs(text: str) -> list[tuple[str, str]]:
     """The (label, value) pairs of a record chunk's text (parser/records.py writes one per line)."""
-    return [(label, value) for label, _, value in (line.partition(RECORD_SEPARATOR) for line in text.splitlines())]
+    return [
+        (label, value) for label, _, value in (line.partition(RECORD_SEPARATOR) for line in text.splitlines())
+    ]
 
 
 def _sentences(text: str) -> list[str]:
@@ -603,5 +766,3 @@ def _merge(left: str, right: str) -> str:
 
 def _company(analysis: Analysis) -> str:
     return analysis.company.name if analysis.company else ""
-
-

@@ -12,6 +12,7 @@ about other topics that do; a boost can still be set, for corpora where identity
 >>> matcher.factor("finance/162", analysis)
 (1.0, 'company 聯華電子股份有限公司 agrees (0.9); period 2023Q1 agrees (0.9)')
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -50,7 +51,9 @@ class IdentityMatcher:
     def __bool__(self) -> bool:
         return bool(self.book.documents)
 
-    def factor(self, doc_id: str, analysis: Analysis, companies: bool = True, period: bool = True) -> tuple[float, str]:
+    def factor(
+        self, doc_id: str, analysis: Analysis, companies: bool = True, period: bool = True
+    ) -> tuple[float, str]:
         """The factor for one document and why ("" when the question or the document says nothing)."""
         row = self.book.get(doc_id)
         if not row:
@@ -61,14 +64,19 @@ class IdentityMatcher:
         if companies and wanted and row.get("company"):
             confidence = findings.get("company", {}).get("confidence", 1.0)
             agrees = _key(row["company"]) in wanted
-            factor *= self._apply(agrees, confidence, self.weights.company_boost, self.weights.company_penalty)
+            factor *= self._apply(
+                agrees, confidence, self.weights.company_boost, self.weights.company_penalty
+            )
             notes.append(f"company {row['company']} {'agrees' if agrees else 'differs'} ({confidence})")
         if period and analysis.years and row.get("year"):
             confidence = findings.get("period", {}).get("confidence", 1.0)
-            agrees = row["year"] in analysis.years and (not analysis.quarter or not row.get("quarter")
-                                                        or row["quarter"] == analysis.quarter)
+            agrees = row["year"] in analysis.years and (
+                not analysis.quarter or not row.get("quarter") or row["quarter"] == analysis.quarter
+            )
             factor *= self._apply(agrees, confidence, self.weights.period_boost, self.weights.period_penalty)
-            notes.append(f"period {row.get('period') or row['year']} {'agrees' if agrees else 'differs'} ({confidence})")
+            notes.append(
+                f"period {row.get('period') or row['year']} {'agrees' if agrees else 'differs'} ({confidence})"
+            )
         return factor, "; ".join(notes)
 
     @staticmethod

@@ -8,6 +8,7 @@ characters just before it share a long enough run with one of the field's names
 >>> stated_value(["本集团共有在职员工41,011人（含派遣人员）。"], ["在职员工总数"], "人")
 ('41011', '本集团共有在职员工41,011人（含派遣人员）。')
 """
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,7 @@ def stated_value(sentences: Iterable[str], names: list[str], unit: str) -> tuple
         for match in number.finditer(flat):
             if _IDEOGRAPH.match(flat, match.end()):
                 continue  # the unit starts a longer word: 人 of 人民币
-            before = flat[max(0, match.start() - WINDOW): match.start()]
+            before = flat[max(0, match.start() - WINDOW) : match.start()]
             if any(_shares_name(before, nfkc(name)) for name in names):
                 return match.group(1).replace(",", "") + (match.group(2) or ""), sentence
     return None
@@ -41,5 +42,7 @@ def stated_value(sentences: Iterable[str], names: list[str], unit: str) -> tuple
 def _shares_name(text: str, name: str) -> bool:
     if len(name) < 2:
         return False
-    run = SequenceMatcher(None, text, name, autojunk=False).find_longest_match(0, len(text), 0, len(name)).size
+    run = (
+        SequenceMatcher(None, text, name, autojunk=False).find_longest_match(0, len(text), 0, len(name)).size
+    )
     return run >= max(2, math.ceil(len(name) * SHARED_RUN))

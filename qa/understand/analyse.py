@@ -10,13 +10,15 @@ for the key-word fallback, and bad input never raises: it comes back as an
 >>> a.type, a.company.short_name, a.years, a.formula, a.output.digits
 ('formula', '综艺股份', (2020,), '资产负债比率', 2)
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Protocol
 
 from rapidfuzz import fuzz, process
 
@@ -25,15 +27,15 @@ from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
 from core.folding import fold_field, fold_field_with_offsets
 from core.rulefile import FORMULAS_DIR, RULES_DIR
 from core.vocabulary import vocabulary
-from qa.understand.classify import Entities, QuestionClassifier
-from qa.understand.companies import MARKS, CompanyMatch, CompanyRegister, name_shaped
+from core.years import extract_years
 from qa.fewshot import FewShot
 from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
-from qa.understand.output_request import output_request
 from qa.records import Analysis, Company, Question
-from qa.understand.statistics_request import StatisticsRules
 from qa.topics import TopicBook, TopicMatch
-from core.years import extract_years
+from qa.understand.classify import Entities, QuestionClassifier
+from qa.understand.companies import MARKS, CompanyMatch, CompanyRegister, name_shaped
+from qa.understand.output_request import output_request
+from qa.understand.statistics_request import StatisticsRules
 
 _QUESTIONS = vocabulary("questions")  # rules/questions.yaml
 _QUOTED = re.compile(_QUESTIONS["quoted"])
@@ -99,7 +101,9 @@ class QuestionAnalyzer:
     def __init__(self, config: AnalyzerConfig | None = None):
         self.config = config = config or AnalyzerConfig()
         self.classifier = QuestionClassifier.load(config.rules_dir / "question_types.yaml")
-        self.fields = FieldDictionary.load(config.rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold)
+        self.fields = FieldDictionary.load(
+            config.rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold
+        )
         self.fewshot = FewShot.load(config.rules_dir / "fewshot.yaml")
         self.register = config.register
         self.formulas = FormulaBook.load(config.formulas_dir, self.fields)
@@ -111,14 +115,19 @@ class QuestionAnalyzer:
         self._formula_matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
         # Per-field formulas ("{field}增长率"): the words that follow a field, longest first.
         self._field_suffixes = sorted(
-            ((pattern.split(FIELD_PLACEHOLDER)[1], name) for pattern, name in self.formulas.field_patterns().items()
-             if pattern.startswith(FIELD_PLACEHOLDER)), key=lambda item: -len(item[0]))
+            (
+                (pattern.split(FIELD_PLACEHOLDER)[1], name)
+                for pattern, name in self.formulas.field_patterns().items()
+                if pattern.startswith(FIELD_PLACEHOLDER)
+            ),
+            key=lambda item: -len(item[0]),
+        )
         self._boilerplate = [re.compile(p) for p in self.classifier.boilerplate]
         if config.jieba_dictionary:
             self.fields.add_to_jieba()
 
     @classmethod
-    def from_reports(cls, reports, reports_list: Path | None = None, **settings) -> "QuestionAnalyzer":
+    def from_reports(cls, reports, reports_list: Path | None = None, **settings) -> QuestionAnalyzer:
         """An analyzer whose register holds the corpus's company-years (a FactStore's `reports()` rows
         or ReportYear records), plus a FinGLM-style reports list when given; `settings` go to AnalyzerConfig."""
         rows = list(reports)
@@ -136,7 +145,9 @@ class QuestionAnalyzer:
         if not isinstance(text, str):
             return self._rejected(question, f"input: not text ({type(text).__name__})")
         if len(text) > self.config.max_chars:
-            return self._rejected(question, f"input: {len(text)} characters, more than max_chars={self.config.max_chars}")
+            return self._rejected(
+                question, f"input: {len(text)} characters, more than max_chars={self.config.max_chars}"
+            )
         if not _WORDS.search(text):
             return self._rejected(question, "input: no words (empty, punctuation or symbols only)")
         return self._analyse(question, text)
@@ -146,8 +157,11 @@ class QuestionAnalyzer:
         trace: list[str] = []
         language = "ja" if _JAPANESE.search(text) else "zh"
         year_match = extract_years(text, self.config.reference_year)
-        trace.append(f"years: {list(year_match.years)}" + (f" quarter {year_match.quarter}" if year_match.quarter else "")
-                     + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else ""))
+        trace.append(
+            f"years: {list(year_match.years)}"
+            + (f" quarter {year_match.quarter}" if year_match.quarter else "")
+            + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else "")
+        )
         # A field name is no company's abbreviation (在建工程 does not abbreviate 建发合诚工程咨询).
         field_spans = [(m.start, m.end) for m in self.fields.find(text)]
         company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
@@ -165,38 +179,71 @@ class QuestionAnalyzer:
         topic, field_matches = self._topic(unnamed, field_matches, trace)
         formula, growth_field, field_matches = self._formula(text, field_matches)
         how_fields = "dictionary"
-        if (not field_matches and not formula and topic is None and self.config.fuzzy_fields and company.start >= 0
-                and _ASKS_VALUE.search(text)):
+        if (
+            not field_matches
+            and not formula
+            and topic is None
+            and self.config.fuzzy_fields
+            and company.start >= 0
+            and _ASKS_VALUE.search(text)
+        ):
             field_matches = self.fields.find_fuzzy(_strip(text, company, year_match.written))
             how_fields = "fuzzy"
         fields = tuple(dict.fromkeys(m.field for m in field_matches))
         if fields:
-            trace.append(f"fields ({how_fields}): " + ", ".join(
-                f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "") for m in field_matches))
+            trace.append(
+                f"fields ({how_fields}): "
+                + ", ".join(
+                    f"{m.written}->{m.field}" + (f" ({m.score})" if m.how == "fuzzy" else "")
+                    for m in field_matches
+                )
+            )
         # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
-        amounts = [(m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"]
+        amounts = [
+            (m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"
+        ]
         named = company.company is not None or bool(company.candidates)
         several = len({c.name for c in ((company.company,) if company.company else ()) + company.others})
         # Questions over many companies name none (ranking and statistics rules say `absent: [company]`), or
         # several: a ranking among the companies named (rule ranking_named_companies).
-        request = (None if named and several < 2
-                   else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts)))
+        request = (
+            None
+            if named and several < 2
+            else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
+        )
         entities = Entities(
-            company=named, companies=several, years=len(year_match.years),
-            fields=len(fields), formula=bool(formula) and not growth_field, growth=bool(growth_field),
-            quoted=bool(quoted), sources=bool(question.sources),
+            company=named,
+            companies=several,
+            years=len(year_match.years),
+            fields=len(fields),
+            formula=bool(formula) and not growth_field,
+            growth=bool(growth_field),
+            quoted=bool(quoted),
+            sources=bool(question.sources),
             ranking=request is not None and request.is_ranking,
-            statistics=request is not None and request.over_companies)
+            statistics=request is not None and request.over_companies,
+        )
         # Rules read the question with names taken out, so 公允价值变动收益 does not read as 变动.
-        masked = _blank(text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end])
+        masked = _blank(
+            text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end]
+        )
         rule = self.classifier.classify(masked, entities)
-        trace.insert(0, f"rule {rule.id} (line {rule.line}) -> {rule.type}" if rule.line else f"rule {rule.id} -> {rule.type}")
+        trace.insert(
+            0,
+            f"rule {rule.id} (line {rule.line}) -> {rule.type}"
+            if rule.line
+            else f"rule {rule.id} -> {rule.type}",
+        )
         years = year_match.years
         if rule.type == "compare_years" and len(years) == 1:
             years = (years[0] - 1, years[0])
             trace.append(f"years: compared with the year before -> {list(years)}")
 
-        keywords = ([topic.written] if topic else []) + [m.written for m in field_matches if m.how == "dictionary"] + quoted
+        keywords = (
+            ([topic.written] if topic else [])
+            + [m.written for m in field_matches if m.how == "dictionary"]
+            + quoted
+        )
         over_companies = rule.type in ("ranking", "statistics")
         if rule.type == "formula" and not formula:
             formula = self._formula_fuzzy(text, company, year_match.written, trace)
@@ -207,31 +254,56 @@ class QuestionAnalyzer:
         elif formula:
             keywords.append(formula)
         if rule.type in ("report_text", "open") or (over_companies and not fields and not formula):
-            period = year_match.written + ((year_match.quarter_written,) if year_match.quarter_written else ())
+            period = year_match.written + (
+                (year_match.quarter_written,) if year_match.quarter_written else ()
+            )
             keywords += self._topic_phrases(text, company, period, keywords)
         if not keywords and rule.type != "open":
             trace.append(self._llm_keywords(text, company, keywords))
         output = output_request(text)
         if output.digits is not None or output.percent is not None or output.unit or output.round_at:
-            trace.append(f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}")
+            trace.append(
+                f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}"
+            )
         if over_companies and request is not None:
             trace.append(f"statistics: {request}")
-        top_n, rank, descending = (request.top_n, request.rank, request.descending) if request else (0, 0, True)
+        top_n, rank, descending = (
+            (request.top_n, request.rank, request.descending) if request else (0, 0, True)
+        )
         return Analysis(
-            question=question, type=rule.type, rule_id=rule.id, language=language, company=company.company,
-            candidates=company.candidates, years=years, fields=fields, quarter=year_match.quarter,
-            period=year_match.period, period_written=year_match.quarter_written,
-            impossible_period=year_match.impossible, absent_companies=absent,
-            companies=tuple(dict.fromkeys(((company.company,) if company.company else ()) + company.candidates
-                                          + company.others)),
+            question=question,
+            type=rule.type,
+            rule_id=rule.id,
+            language=language,
+            company=company.company,
+            candidates=company.candidates,
+            years=years,
+            fields=fields,
+            quarter=year_match.quarter,
+            period=year_match.period,
+            period_written=year_match.quarter_written,
+            impossible_period=year_match.impossible,
+            absent_companies=absent,
+            companies=tuple(
+                dict.fromkeys(
+                    ((company.company,) if company.company else ()) + company.candidates + company.others
+                )
+            ),
             keywords=tuple(dict.fromkeys(k for k in keywords if k)),
             formula=formula if rule.type == "formula" or over_companies else "",
-            top_n=top_n, rank=rank, descending=descending, output=output,
-            statistics=request if over_companies else None, asks=rule.asks, trace=tuple(trace),
-            topic=topic.topic.name if topic else "")
+            top_n=top_n,
+            rank=rank,
+            descending=descending,
+            output=output,
+            statistics=request if over_companies else None,
+            asks=rule.asks,
+            trace=tuple(trace),
+            topic=topic.topic.name if topic else "",
+        )
 
-    def _unregistered(self, text: str, company: CompanyMatch, years: tuple[str, ...],
-                      fields: list[FieldMatch]) -> tuple[CompanyMatch, tuple[str, ...]]:
+    def _unregistered(
+        self, text: str, company: CompanyMatch, years: tuple[str, ...], fields: list[FieldMatch]
+    ) -> tuple[CompanyMatch, tuple[str, ...]]:
         """The company match, and the names of companies the question asks about that the register lacks.
 
         A name written where a question names its company (qa.understand.companies.name_shaped) that matches no
@@ -241,11 +313,22 @@ class QuestionAnalyzer:
             return company, ()
         marked = _mark(text, [(company.start, company.end)], MARKS["company"])
         marked = _mark(marked, [(m.start, m.end) for m in fields if m.end], MARKS["field"])
-        marked = _mark(marked, [(m.start(), m.end()) for written in years if written
-                                for m in re.finditer(re.escape(written), marked)], MARKS["year"])
+        marked = _mark(
+            marked,
+            [
+                (m.start(), m.end())
+                for written in years
+                if written
+                for m in re.finditer(re.escape(written), marked)
+            ],
+            MARKS["year"],
+        )
         known = company.company is not None or bool(company.candidates)
-        names = [(start, end) for start, end in name_shaped(marked, beside_company=known)
-                 if (self.register.find(text[start:end]).how in ("none", "unregistered"))]
+        names = [
+            (start, end)
+            for start, end in name_shaped(marked, beside_company=known)
+            if (self.register.find(text[start:end]).how in ("none", "unregistered"))
+        ]
         if not names:
             return company, ()
         written = [text[start:end] for start, end in names]
@@ -256,7 +339,11 @@ class QuestionAnalyzer:
         return company, tuple(dict.fromkeys(w for w in written if w != company.written))
 
     def _rejected(self, question: Question, reason: str) -> Analysis:
-        safe = question if isinstance(question.text, str) else Question(question.id, "", question.sources, question.category)
+        safe = (
+            question
+            if isinstance(question.text, str)
+            else Question(question.id, "", question.sources, question.category)
+        )
         return Analysis(question=safe, type="open", rule_id="input_rejected", trace=(reason,))
 
     @staticmethod
@@ -265,21 +352,29 @@ class QuestionAnalyzer:
             return f"company: ambiguous '{match.written}' -> " + " | ".join(c.name for c in match.candidates)
         if match.company is None:
             return "company: none named"
-        note = {"unregistered": " (not in the register)", "fuzzy": f" (rapidfuzz {match.score})"}.get(match.how, "")
+        note = {"unregistered": " (not in the register)", "fuzzy": f" (rapidfuzz {match.score})"}.get(
+            match.how, ""
+        )
         return f"company: {match.how} '{match.written}' -> {match.company.name}{note}"
 
-    def _topic(self, text: str, field_matches: list[FieldMatch],
-               trace: list[str]) -> tuple[TopicMatch | None, list[FieldMatch]]:
+    def _topic(
+        self, text: str, field_matches: list[FieldMatch], trace: list[str]
+    ) -> tuple[TopicMatch | None, list[FieldMatch]]:
         """The longest term wins: the question's topic (rules/topics.yaml) unless a field written as long or longer
         holds it (主营业务收入), and the fields without those inside a longer topic term (利润 in 利润分配预案)."""
-        topics = [t for t in self.topics.find(text)
-                  if not any(f.start <= t.start and t.end <= f.end for f in field_matches)]
+        topics = [
+            t
+            for t in self.topics.find(text)
+            if not any(f.start <= t.start and t.end <= f.end for f in field_matches)
+        ]
         if not topics:
             return None, field_matches
         inside = [f for f in field_matches if any(t.start <= f.start and f.end <= t.end for t in topics)]
         topic = max(topics, key=lambda t: t.end - t.start)
-        trace.append(f"topic: {topic.written}->{topic.topic.name}"
-                     + (f" (fields inside it dropped: {', '.join(f.written for f in inside)})" if inside else ""))
+        trace.append(
+            f"topic: {topic.written}->{topic.topic.name}"
+            + (f" (fields inside it dropped: {', '.join(f.written for f in inside)})" if inside else "")
+        )
         return topic, [f for f in field_matches if f not in inside]
 
     def _formula(self, text: str, field_matches: list[FieldMatch]) -> tuple[str, str, list[FieldMatch]]:
@@ -294,17 +389,30 @@ class QuestionAnalyzer:
             return m.values[0], "", rest
         for f in field_matches:
             # 营业收入相比2020年的增长率: the year compared with may stand between field and suffix.
-            after = self.statistics.skip_year_comparison(unicodedata.normalize("NFKC", text[f.end:f.end + 24]))
+            after = self.statistics.skip_year_comparison(
+                unicodedata.normalize("NFKC", text[f.end : f.end + 24])
+            )
             for suffix, template in self._field_suffixes:
                 if after.startswith(suffix):
-                    return template.replace(FIELD_PLACEHOLDER, f.written), f.field, [g for g in field_matches if g is not f]
+                    return (
+                        template.replace(FIELD_PLACEHOLDER, f.written),
+                        f.field,
+                        [g for g in field_matches if g is not f],
+                    )
         return "", "", field_matches
 
-    def _formula_fuzzy(self, text: str, company: CompanyMatch, years: tuple[str, ...], trace: list[str]) -> str:
+    def _formula_fuzzy(
+        self, text: str, company: CompanyMatch, years: tuple[str, ...], trace: list[str]
+    ) -> str:
         """A formula named in other words (研发人员占总职工人数的比例): the closest alias by rapidfuzz."""
         aliases = self.formulas.names_and_aliases()
-        best = process.extractOne(_strip(text, company, years), list(aliases), scorer=fuzz.partial_ratio,
-                                  processor=None, score_cutoff=self.config.formula_fuzzy_threshold)
+        best = process.extractOne(
+            _strip(text, company, years),
+            list(aliases),
+            scorer=fuzz.partial_ratio,
+            processor=None,
+            score_cutoff=self.config.formula_fuzzy_threshold,
+        )
         if not best:
             trace.append(f"formula: no alias within rapidfuzz {self.config.formula_fuzzy_threshold}")
             return ""
@@ -320,7 +428,9 @@ class QuestionAnalyzer:
             return (growth_field,)
         return found
 
-    def _topic_phrases(self, text: str, company: CompanyMatch, years: tuple[str, ...], known: list[str]) -> list[str]:
+    def _topic_phrases(
+        self, text: str, company: CompanyMatch, years: tuple[str, ...], known: list[str]
+    ) -> list[str]:
         rest = _strip(text, company, years)
         for pattern in self._boilerplate:
             rest = pattern.sub(" ", rest)
@@ -355,7 +465,7 @@ def _mark(text: str, spans: list[tuple[int, int]], mark: str) -> str:
 def _strip(text: str, company: CompanyMatch, years: tuple[str, ...]) -> str:
     """The question without the company name and the year expressions."""
     if company.start >= 0:
-        text = text[:company.start] + " " + text[company.end:]
+        text = text[: company.start] + " " + text[company.end :]
     rest = unicodedata.normalize("NFKC", text)
     for written in years:
         rest = rest.replace(written, " ")

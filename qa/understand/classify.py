@@ -9,6 +9,7 @@ decides, and its id goes into the trace.
 >>> classifier.classify("2019年四方科技的电子信箱是什么?", Entities(company=True, years=1, fields=1)).id
 'lookup_field'
 """
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,20 @@ from core.patterns import nested_quantifier
 from core.rulefile import RULES_DIR, RuleFile
 from qa.records import ROUTES, QuestionType
 
-ENTITIES = ("company", "companies", "year", "years", "field", "fields", "formula", "growth", "quoted", "sources", "ranking", "statistics")
+ENTITIES = (
+    "company",
+    "companies",
+    "year",
+    "years",
+    "field",
+    "fields",
+    "formula",
+    "growth",
+    "quoted",
+    "sources",
+    "ranking",
+    "statistics",
+)
 
 # What a rule may say the answer's value is: "difference" (compare_years: the later year's value minus the earlier's).
 ASKS = ("difference",)
@@ -40,7 +54,11 @@ QUESTION_TYPES_SCHEMA = {
                 "type": "object",
                 "required": ["route"],
                 "additionalProperties": False,
-                "properties": {"route": _ROUTE, "across_companies": _ROUTE, "description": {"type": "string"}},
+                "properties": {
+                    "route": _ROUTE,
+                    "across_companies": _ROUTE,
+                    "description": {"type": "string"},
+                },
             },
         },
         "rules": {
@@ -89,9 +107,17 @@ class Entities:
     def present(self) -> frozenset[str]:
         """The entity names (as rules write them) that were found."""
         found = {
-            "company": self.company, "companies": self.companies >= 2, "year": self.years >= 1, "years": self.years >= 2, "field": self.fields >= 1,
-            "fields": self.fields >= 2, "formula": self.formula, "growth": self.growth, "quoted": self.quoted,
-            "sources": self.sources, "ranking": self.ranking,
+            "company": self.company,
+            "companies": self.companies >= 2,
+            "year": self.years >= 1,
+            "years": self.years >= 2,
+            "field": self.fields >= 1,
+            "fields": self.fields >= 2,
+            "formula": self.formula,
+            "growth": self.growth,
+            "quoted": self.quoted,
+            "sources": self.sources,
+            "ranking": self.ranking,
             "statistics": self.statistics,
         }
         return frozenset(name for name, yes in found.items() if yes)
@@ -112,11 +138,13 @@ class TypeRule:
 
     def fits(self, text: str, present: frozenset[str]) -> bool:
         """Whether the rule fits a question (NFKC text) with these entities present."""
-        return (self.requires <= present
-                and not (self.absent & present)
-                and (self.any is None or self.any.search(text) is not None)
-                and all(p.search(text) for p in self.all)
-                and (self.none is None or self.none.search(text) is None))
+        return (
+            self.requires <= present
+            and not (self.absent & present)
+            and (self.any is None or self.any.search(text) is not None)
+            and all(p.search(text) for p in self.all)
+            and (self.none is None or self.none.search(text) is None)
+        )
 
 
 # When no rule fits (a rule file without a catch-all): the question is open.
@@ -135,16 +163,29 @@ class TypeRules:
 def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputError]]:
     """Parse rules/question_types.yaml, with every error found (file:line)."""
     rules_file = RuleFile.load(path or RULES_DIR / "question_types.yaml", QUESTION_TYPES_SCHEMA)
-    types = {name: QuestionType(name, item["route"], item.get("across_companies", ""), item.get("description", ""))
-             for name, item in rules_file.data["types"].items()}
+    types = {
+        name: QuestionType(name, item["route"], item.get("across_companies", ""), item.get("description", ""))
+        for name, item in rules_file.data["types"].items()
+    }
     rules, errors, seen = [], [], {}
     for i, item in enumerate(rules_file.data["rules"]):
         if item["type"] not in types:
-            errors.append(rules_file.error(f"rule {item['id']} has type {item['type']!r}, which `types` does not "
-                                           f"declare ({', '.join(types)})", "rules", i, "type"))
+            errors.append(
+                rules_file.error(
+                    f"rule {item['id']} has type {item['type']!r}, which `types` does not "
+                    f"declare ({', '.join(types)})",
+                    "rules",
+                    i,
+                    "type",
+                )
+            )
             continue
         if item["id"] in seen:
-            errors.append(rules_file.error(f"duplicate rule id {item['id']!r} (first at line {seen[item['id']]})", "rules", i, "id"))
+            errors.append(
+                rules_file.error(
+                    f"duplicate rule id {item['id']!r} (first at line {seen[item['id']]})", "rules", i, "id"
+                )
+            )
             continue
         seen[item["id"]] = rules_file.line("rules", i, "id")
         compiled = {}
@@ -154,20 +195,52 @@ def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputErro
                 try:
                     compiled[kind].append(re.compile(pattern, re.IGNORECASE))
                 except re.error as exc:
-                    errors.append(rules_file.error(f"bad regex {pattern!r} in rule {item['id']}: {exc}", "rules", i, "patterns", kind, j))
+                    errors.append(
+                        rules_file.error(
+                            f"bad regex {pattern!r} in rule {item['id']}: {exc}",
+                            "rules",
+                            i,
+                            "patterns",
+                            kind,
+                            j,
+                        )
+                    )
                     continue
                 nested = nested_quantifier(pattern)
                 if nested:  # `re` cannot be interrupted: such a pattern can hang every run on one question
-                    errors.append(rules_file.error(f"regex {pattern!r} in rule {item['id']} can backtrack without "
-                                                   f"end: {nested}; rewrite it", "rules", i, "patterns", kind, j))
-        rules.append(TypeRule(item["id"], item["type"], item.get("priority", 0), _joined(compiled["any"]),
-                              tuple(compiled["all"]), _joined(compiled["none"]), frozenset(item.get("requires", ())),
-                              frozenset(item.get("absent", ())), rules_file.line("rules", i), item.get("asks", "")))
+                    errors.append(
+                        rules_file.error(
+                            f"regex {pattern!r} in rule {item['id']} can backtrack without "
+                            f"end: {nested}; rewrite it",
+                            "rules",
+                            i,
+                            "patterns",
+                            kind,
+                            j,
+                        )
+                    )
+        rules.append(
+            TypeRule(
+                item["id"],
+                item["type"],
+                item.get("priority", 0),
+                _joined(compiled["any"]),
+                tuple(compiled["all"]),
+                _joined(compiled["none"]),
+                frozenset(item.get("requires", ())),
+                frozenset(item.get("absent", ())),
+                rules_file.line("rules", i),
+                item.get("asks", ""),
+            )
+        )
     order = {rule.id: n for n, rule in enumerate(rules)}
     rules.sort(key=lambda r: (-r.priority, order[r.id]))
     if FALLBACK_RULE.type not in types:
-        errors.append(rules_file.error(f"`types` must declare {FALLBACK_RULE.type!r}: a question no rule fits has "
-                                       f"that type", "types"))
+        errors.append(
+            rules_file.error(
+                f"`types` must declare {FALLBACK_RULE.type!r}: a question no rule fits has that type", "types"
+            )
+        )
     return TypeRules(types, rules, list(rules_file.data.get("boilerplate", ()))), errors
 
 
@@ -193,7 +266,7 @@ class QuestionClassifier:
         self.boilerplate = list(rules.boilerplate)
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "QuestionClassifier":
+    def load(cls, path: Path | None = None) -> QuestionClassifier:
         rules, errors = load_type_rules(path)
         if errors:
             raise errors[0]

@@ -12,13 +12,14 @@ exactly, rapidfuzz compares company-like spans with the full names.
 >>> register.find("2019年四方科技的电子信箱是什么?").company.name
 '四方科技集团股份有限公司'
 """
+
 from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from rapidfuzz import fuzz, process
 
@@ -34,7 +35,9 @@ from qa.records import Company
 _SHORT_NAME_PREFIX = re.compile(r"^(?:\*?s?\*?st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.IGNORECASE)
 # A span that looks like a company name (ends in a legal form), for names the register lacks.
 _WORDS = vocabulary("companies")  # rules/companies.yaml
-_COMPANY_SPAN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:%s)" % "|".join(map(re.escape, _WORDS["span_suffixes"])))
+_COMPANY_SPAN = re.compile(
+    r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:" + "|".join(map(re.escape, _WORDS["span_suffixes"])) + ")"
+)
 # Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
 _SPAN_LEAD = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*")
 _CODE = re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
@@ -46,10 +49,12 @@ _NAME = "[\u3400-\u9fff\uf900-\ufaffA-Za-z]{2,12}?"
 
 def _name_shapes() -> list[re.Pattern]:
     shapes = _WORDS["name_shapes"]
-    parts = {"{name}": f"(?:{_SPAN_LEAD.pattern[1:]})(?P<name>{_NAME})",
-             "{and}": f"(?:{'|'.join(map(re.escape, shapes['conjunctions']))})",
-             "{at}": f"(?:{'|'.join(map(re.escape, shapes['at']))})",
-             **{"{%s}" % kind: mark + "+" for kind, mark in MARKS.items()}}
+    parts = {
+        "{name}": f"(?:{_SPAN_LEAD.pattern[1:]})(?P<name>{_NAME})",
+        "{and}": f"(?:{'|'.join(map(re.escape, shapes['conjunctions']))})",
+        "{at}": f"(?:{'|'.join(map(re.escape, shapes['at']))})",
+        **{f"{{{kind}}}": mark + "+" for kind, mark in MARKS.items()},
+    }
     patterns = []
     for pattern in shapes["patterns"]:
         for placeholder, regex in parts.items():
@@ -171,33 +176,46 @@ class CompanyRegister:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def from_reports(cls, reports: Iterable[ReportYear], **settings) -> "CompanyRegister":
+    def from_reports(cls, reports: Iterable[ReportYear], **settings) -> CompanyRegister:
         """From the corpus's company-years (core.records.ReportYear, or rows with those attributes)."""
-        return cls((_entry(r.company, r.short_name, r.code, r.year) for r in reports if r.company), **settings)
+        return cls(
+            (_entry(r.company, r.short_name, r.code, r.year) for r in reports if r.company), **settings
+        )
 
     @classmethod
-    def from_rows(cls, rows: Iterable[dict], **settings) -> "CompanyRegister":
+    def from_rows(cls, rows: Iterable[dict], **settings) -> CompanyRegister:
         """From mappings with keys company, year, short_name, code (a FactStore's `reports()` rows)."""
-        return cls((_entry(_text(r.get("company")), _text(r.get("short_name")), _text(r.get("code")), r.get("year"))
-                    for r in rows if _text(r.get("company"))), **settings)
+        return cls(
+            (
+                _entry(
+                    _text(r.get("company")), _text(r.get("short_name")), _text(r.get("code")), r.get("year")
+                )
+                for r in rows
+                if _text(r.get("company"))
+            ),
+            **settings,
+        )
 
     @classmethod
-    def from_fact_store(cls, store, **settings) -> "CompanyRegister":
+    def from_fact_store(cls, store, **settings) -> CompanyRegister:
         """From a FactStore's company-years (its `reports()` rows)."""
         return cls.from_rows(store.reports(), **settings)
 
     @classmethod
-    def from_reports_list(cls, path: Path, **settings) -> "CompanyRegister":
+    def from_reports_list(cls, path: Path, **settings) -> CompanyRegister:
         """From report file names `date__full name__code__short name__year__年度报告` (one per line or CSV row)."""
         return cls(read_reports_list(path), **settings)
 
-    def merged(self, other: "CompanyRegister") -> "CompanyRegister":
+    def merged(self, other: CompanyRegister) -> CompanyRegister:
         """A register holding both registers' companies."""
-        return CompanyRegister([*self._entries.values(), *other._entries.values()], fuzzy_threshold=self.fuzzy_threshold)
+        return CompanyRegister(
+            [*self._entries.values(), *other._entries.values()], fuzzy_threshold=self.fuzzy_threshold
+        )
 
     # ------------------------------------------------------------------ matching
-    def find(self, text: str, years: Iterable[int] = (),
-             reserved: Iterable[tuple[int, int]] = ()) -> CompanyMatch:
+    def find(
+        self, text: str, years: Iterable[int] = (), reserved: Iterable[tuple[int, int]] = ()
+    ) -> CompanyMatch:
         """The company the text names: longest exact name, then code, then a fuzzy full-name match.
 
         When one written name fits several companies, those that have a report
@@ -209,30 +227,63 @@ class CompanyRegister:
         two companies come within the threshold, the name is not in the register.
         """
         folded, offsets = fold_with_offsets(text)
-        spans = [(m.start() + len(lead.group()), m.end()) for m in _COMPANY_SPAN.finditer(folded)
-                 for lead in [_SPAN_LEAD.match(m.group())] if m.end() - m.start() - len(lead.group()) >= 6]
+        spans = [
+            (m.start() + len(lead.group()), m.end())
+            for m in _COMPANY_SPAN.finditer(folded)
+            for lead in [_SPAN_LEAD.match(m.group())]
+            if m.end() - m.start() - len(lead.group()) >= 6
+        ]
         matches = self._matcher.find(folded)
         if matches:
             best = max(matches, key=lambda m: (m.end - m.start, -m.start))
-            longer = [s for s in spans if s[0] <= best.start and best.end <= s[1] and s[1] - s[0] > best.end - best.start]
+            longer = [
+                s
+                for s in spans
+                if s[0] <= best.start and best.end <= s[1] and s[1] - s[0] > best.end - best.start
+            ]
             if not longer:
                 names = self._narrow(best.values, years)
-                others = tuple(dict.fromkeys(self._entries[n].company for m in matches if m is not best
-                                             for n in m.values if n not in best.values))
+                others = tuple(
+                    dict.fromkeys(
+                        self._entries[n].company
+                        for m in matches
+                        if m is not best
+                        for n in m.values
+                        if n not in best.values
+                    )
+                )
                 how = "exact" if best.text in self._exact else "alias"
                 return self._result(names, text, offsets, best.start, best.end, how, 100, others)
         for m in _CODE.finditer(folded):
             code = m.group()
             if code in self._codes and not (len(code) == 4 and 1900 <= int(code) <= 2100):
-                return self._result(self._narrow(tuple(self._codes[code]), years), text, offsets, m.start(), m.end(), "code", 100)
+                return self._result(
+                    self._narrow(tuple(self._codes[code]), years),
+                    text,
+                    offsets,
+                    m.start(),
+                    m.end(),
+                    "code",
+                    100,
+                )
         taken = {at for start, end in reserved for at in range(start, end)}
-        abbreviated = None if spans else self._find_abbreviation(  # a written full name is matched fuzzily
-            folded, {i for i, at in enumerate(offsets[:len(folded)]) if at in taken})
+        abbreviated = (
+            None
+            if spans
+            else self._find_abbreviation(  # a written full name is matched fuzzily
+                folded, {i for i, at in enumerate(offsets[: len(folded)]) if at in taken}
+            )
+        )
         # Two characters that fit several companies' names apart (新和 in 新希望六和 and 新疆众和) are a coincidence,
         # not an abbreviation; two that start them all (長榮 of 長榮海運 and 長榮航空) name the group: candidates.
-        if abbreviated and (abbreviated[1] - abbreviated[0] > 2 or len(abbreviated[2]) == 1 or all(
-                self._core_of.get(name, "").startswith(folded[abbreviated[0]:abbreviated[1]])
-                for name in abbreviated[2])):
+        if abbreviated and (
+            abbreviated[1] - abbreviated[0] > 2
+            or len(abbreviated[2]) == 1
+            or all(
+                self._core_of.get(name, "").startswith(folded[abbreviated[0] : abbreviated[1]])
+                for name in abbreviated[2]
+            )
+        ):
             start, end, names = abbreviated
             return self._result(self._narrow(names, years), text, offsets, start, end, "abbreviation", 90)
         return self._find_fuzzy(text, folded, offsets, spans, years)
@@ -260,17 +311,34 @@ class CompanyRegister:
         (start, end), names = max(found.items(), key=lambda item: (item[0][1] - item[0][0], -item[0][0]))
         return start, end, tuple(dict.fromkeys(names))
 
-    def _find_fuzzy(self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]) -> CompanyMatch:
+    def _find_fuzzy(
+        self, text, folded, offsets, spans: list[tuple[int, int]], years: Iterable[int]
+    ) -> CompanyMatch:
         for start, end in spans:
             span = folded[start:end]
-            hits = process.extract(core_name(span) or span, list(self._core_names), scorer=fuzz.ratio,
-                                   processor=None, score_cutoff=self.fuzzy_threshold, limit=2)
+            hits = process.extract(
+                core_name(span) or span,
+                list(self._core_names),
+                scorer=fuzz.ratio,
+                processor=None,
+                score_cutoff=self.fuzzy_threshold,
+                limit=2,
+            )
             hit = hits[0] if len(hits) == 1 else None  # two alike: which one is meant is a guess
             if hit:
-                return self._result(self._narrow((self._core_names[hit[0]],), years), text, offsets, start, end,
-                                    "fuzzy", int(hit[1]))
-            written = text[offsets[start]:offsets[end - 1] + 1]
-            return CompanyMatch(Company(written), (), written, offsets[start], offsets[end - 1] + 1, "unregistered", 0)
+                return self._result(
+                    self._narrow((self._core_names[hit[0]],), years),
+                    text,
+                    offsets,
+                    start,
+                    end,
+                    "fuzzy",
+                    int(hit[1]),
+                )
+            written = text[offsets[start] : offsets[end - 1] + 1]
+            return CompanyMatch(
+                Company(written), (), written, offsets[start], offsets[end - 1] + 1, "unregistered", 0
+            )
         return CompanyMatch()
 
     def _narrow(self, names: tuple[str, ...], years: Iterable[int]) -> tuple[str, ...]:
@@ -322,9 +390,11 @@ def _entry(name: str, short_name: str, code: str, year) -> _Entry:
         year_int = int(year) if year not in (None, "") else None
     except (TypeError, ValueError):
         year_int = None
-    return _Entry(Company(name.strip(), short_name.strip(), str(code).strip()),
-                  {short_name.strip()} if short_name and short_name.strip() else set(),
-                  {year_int} if year_int else set())
+    return _Entry(
+        Company(name.strip(), short_name.strip(), str(code).strip()),
+        {short_name.strip()} if short_name and short_name.strip() else set(),
+        {year_int} if year_int else set(),
+    )
 
 
 def read_reports_list(path: Path) -> list[_Entry]:
@@ -340,8 +410,11 @@ def read_reports_list(path: Path) -> list[_Entry]:
             continue
         parts = Path(row[0].strip()).stem.split("__") if "__" in row[0] else []
         if len(parts) < 5:
-            raise InputError(f"expected date__full name__code__short name__year__{_WORDS['report_name']}", str(path),
-                             number)
+            raise InputError(
+                f"expected date__full name__code__short name__year__{_WORDS['report_name']}",
+                str(path),
+                number,
+            )
         date, name, code, short_name, year = parts[:5]
         entry = _entry(name, short_name, code, year.rstrip(_WORDS["year"]))
         if not entry.years:

@@ -10,14 +10,15 @@ OutputRequest(digits=2, percent=None, unit='', round_at='')
 >>> output_request("営業利益率は？小数第二位を四捨五入してください。").digits
 1
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
 
 from core.vocabulary import vocabulary
-from qa.records import OutputRequest
 from core.years import small_number
+from qa.records import OutputRequest
 
 _WORDS = vocabulary("numbers")["requests"]  # rules/numbers.yaml
 

@@ -9,6 +9,7 @@ The vocabulary is rules/statistics.yaml; this module only applies it.
 >>> rules.read("2021年营业收入排名第四的公司是哪家？").rank
 4
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,8 @@ from core.numerals import cjk_number
 from core.rulefile import RULES_DIR, RuleFile
 from core.units import scale_of
 from core.vocabulary import vocabulary
-from qa.records import StatisticsRequest, Threshold
 from core.years import small_number
+from qa.records import StatisticsRequest, Threshold
 
 OPERATIONS = ("count", "average", "sum", "median", "list")
 COMPARISONS = (">=", "<=", ">", "<")
@@ -31,29 +32,67 @@ _STRINGS = {"type": "array", "items": {"type": "string", "minLength": 1}}
 STATISTICS_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["order", "rank_words", "top_n", "nth", "every_year_top", "consecutive", "up_words", "operations",
-                 "comparisons", "after_amount", "places", "year_comparison"],
+    "required": [
+        "order",
+        "rank_words",
+        "top_n",
+        "nth",
+        "every_year_top",
+        "consecutive",
+        "up_words",
+        "operations",
+        "comparisons",
+        "after_amount",
+        "places",
+        "year_comparison",
+    ],
     "properties": {
-        "order": {"type": "object", "additionalProperties": False, "required": ["high", "low"],
-                  "properties": {"high": _STRINGS, "low": _STRINGS}},
-        "rank_words": _STRINGS, "top_n": _STRINGS, "nth": _STRINGS, "every_year_top": _STRINGS,
-        "consecutive": _STRINGS, "up_words": _STRINGS, "year_comparison": _STRINGS,
-        "operations": {"type": "object", "additionalProperties": False,
-                       "properties": {op: _STRINGS for op in OPERATIONS}},
-        "comparisons": {"type": "object", "additionalProperties": False,
-                        "properties": {op: _STRINGS for op in COMPARISONS}},
+        "order": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["high", "low"],
+            "properties": {"high": _STRINGS, "low": _STRINGS},
+        },
+        "rank_words": _STRINGS,
+        "top_n": _STRINGS,
+        "nth": _STRINGS,
+        "every_year_top": _STRINGS,
+        "consecutive": _STRINGS,
+        "up_words": _STRINGS,
+        "year_comparison": _STRINGS,
+        "operations": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {op: _STRINGS for op in OPERATIONS},
+        },
+        "comparisons": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {op: _STRINGS for op in COMPARISONS},
+        },
         "after_amount": {"type": "object", "additionalProperties": {"enum": list(COMPARISONS)}},
         "places": {
-            "type": "object", "additionalProperties": False, "required": ["names", "patterns", "names_before",
-                                                                          "names_after"],
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["names", "patterns", "names_before", "names_after"],
             "properties": {
-                "names": _STRINGS, "patterns": _STRINGS, "names_before": _STRINGS, "names_after": _STRINGS,
-                "registered": {"$ref": "#/$defs/place"}, "office": {"$ref": "#/$defs/place"},
+                "names": _STRINGS,
+                "patterns": _STRINGS,
+                "names_before": _STRINGS,
+                "names_after": _STRINGS,
+                "registered": {"$ref": "#/$defs/place"},
+                "office": {"$ref": "#/$defs/place"},
             },
         },
     },
-    "$defs": {"place": {"type": "object", "additionalProperties": False, "required": ["words", "field"],
-                        "properties": {"words": _STRINGS, "field": {"type": "string", "minLength": 1}}}},
+    "$defs": {
+        "place": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["words", "field"],
+            "properties": {"words": _STRINGS, "field": {"type": "string", "minLength": 1}},
+        }
+    },
 }
 # An amount: Arabic digits (commas allowed) or Chinese numerals, then a multiplier and unit.
 _NUMBERS = vocabulary("numbers")  # rules/numbers.yaml
@@ -90,7 +129,7 @@ class StatisticsRules:
         self._c = compiled
 
     @classmethod
-    def load(cls, path: Path | None = None) -> "StatisticsRules":
+    def load(cls, path: Path | None = None) -> StatisticsRules:
         rules, errors = load_statistics_rules(path)
         if errors:
             raise errors[0]
@@ -103,7 +142,7 @@ class StatisticsRules:
     def skip_year_comparison(self, text: str) -> str:
         """The text without a leading 相比2020年的 / 较上年 (the year a growth rate compares with)."""
         m = self._c.year_comparison.match(text)
-        return text[m.end():] if m else text
+        return text[m.end() :] if m else text
 
     def read(self, text: str) -> StatisticsRequest | None:
         """What the question asks over companies; None when it asks for no order, count, list or aggregate."""
@@ -117,7 +156,9 @@ class StatisticsRules:
         for pattern in c.consecutive:
             m = pattern.search(text)
             if m:
-                consecutive = (small_number(m.group("n")) or 0) if "n" in m.groupdict() and m.group("n") else -1
+                consecutive = (
+                    (small_number(m.group("n")) or 0) if "n" in m.groupdict() and m.group("n") else -1
+                )
                 rising = m.group("dir") in c.up_words
                 break
         operation = next((name for name, pattern in c.operations if pattern.search(text)), "rank")
@@ -126,13 +167,29 @@ class StatisticsRules:
         ordered = bool(high or low or c.rank_words.search(text))
         if every:
             top_n = 0  # 均位列前十: the N belongs to the condition
-        if not (ordered or top_n or rank or every or consecutive or threshold or places or operation != "rank"):
+        if not (
+            ordered or top_n or rank or every or consecutive or threshold or places or operation != "rank"
+        ):
             return None
-        if operation == "list" and not (threshold or places or every or consecutive) and (top_n or rank or high or low):
+        if (
+            operation == "list"
+            and not (threshold or places or every or consecutive)
+            and (top_n or rank or high or low)
+        ):
             operation = "rank"  # 哪些公司…最高的前五: a top list
         return StatisticsRequest(
-            operation=operation, top_n=top_n, rank=rank, descending=not low, ordered=ordered, threshold=threshold,
-            places=places, place_fields=place_fields, every_year_top=every, consecutive=consecutive, rising=rising)
+            operation=operation,
+            top_n=top_n,
+            rank=rank,
+            descending=not low,
+            ordered=ordered,
+            threshold=threshold,
+            places=places,
+            place_fields=place_fields,
+            every_year_top=every,
+            consecutive=consecutive,
+            rising=rising,
+        )
 
     def _threshold(self, text: str) -> Threshold | None:
         c = self._c
@@ -150,7 +207,9 @@ class StatisticsRules:
         places = [m.group("place") or m.group("named") for m in c.place_names.finditer(text)]
         for pattern in c.place_patterns:
             places += [m.group("place") for m in pattern.finditer(text)]
-        places = [p for p in dict.fromkeys(places) if not any(p != q and q in p for q in places)]  # 浙江 over 浙江省内
+        places = [
+            p for p in dict.fromkeys(places) if not any(p != q and q in p for q in places)
+        ]  # 浙江 over 浙江省内
         if not places:
             return (), ()
         fields = tuple(field for words, field in c.place_kinds if words.search(text))
@@ -220,23 +279,35 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
 
     comparison_of = {w: op for op, ws in data["comparisons"].items() for w in ws}
     places = data["places"]
-    kinds = [(re.compile(words(places[k]["words"])), places[k]["field"]) for k in ("registered", "office") if k in places]
+    kinds = [
+        (re.compile(words(places[k]["words"])), places[k]["field"])
+        for k in ("registered", "office")
+        if k in places
+    ]
     result = _Compiled(
-        high=joined(data["order"]["high"], "order", "high"), low=joined(data["order"]["low"], "order", "low"),
+        high=joined(data["order"]["high"], "order", "high"),
+        low=joined(data["order"]["low"], "order", "low"),
         rank_words=re.compile(words(data["rank_words"])),
-        top_n=tuple(compiled(data["top_n"], "top_n")), nth=tuple(compiled(data["nth"], "nth")),
+        top_n=tuple(compiled(data["top_n"], "top_n")),
+        nth=tuple(compiled(data["nth"], "nth")),
         every_year_top=tuple(compiled(data["every_year_top"], "every_year_top")),
-        consecutive=tuple(compiled(data["consecutive"], "consecutive")), up_words=tuple(data["up_words"]),
+        consecutive=tuple(compiled(data["consecutive"], "consecutive")),
+        up_words=tuple(data["up_words"]),
         operations=tuple((op, joined(ws, "operations", op)) for op, ws in data["operations"].items()),
         before_amount=re.compile(
-            rf"(?P<word>{words(comparison_of)})\s*(?:{re.escape(_AMOUNTS['optional_particle'])})?\s*{_AMOUNT}"),
+            rf"(?P<word>{words(comparison_of)})\s*(?:{re.escape(_AMOUNTS['optional_particle'])})?\s*{_AMOUNT}"
+        ),
         after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
-        comparison_of=comparison_of, after_of=dict(data["after_amount"]), place_kinds=tuple(kinds),
+        comparison_of=comparison_of,
+        after_of=dict(data["after_amount"]),
+        place_kinds=tuple(kinds),
         place_patterns=tuple(compiled(places["patterns"], "places", "patterns")),
         # A place name filters only where the wording says it is where companies are (位于浙江, 浙江省内的公司):
         # a name that starts a company's (贵州茅台) is no filter.
         place_names=re.compile(
             f"(?:{words(places['names_before'])})\\s*(?P<place>{words(places['names'])})"
-            f"|(?P<named>{words(places['names'])})(?=(?:{'|'.join(places['names_after'])}))"),
-        year_comparison=joined(data["year_comparison"], "year_comparison"))
+            f"|(?P<named>{words(places['names'])})(?=(?:{'|'.join(places['names_after'])}))"
+        ),
+        year_comparison=joined(data["year_comparison"], "year_comparison"),
+    )
     return (None if errors else result), errors

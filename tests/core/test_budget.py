@@ -1,4 +1,5 @@
 """A time budget holds even when its error is raised where Python cannot pass it on."""
+
 import time
 
 import pytest

@@ -32,7 +32,9 @@ def test_traditional_forms_of_simplified_names_come_free(fields):
 def test_fields_are_found_longest_first_as_written(fields):
     found = fields.find("2020年对联营企业和合营企业的投资收益和营业外收入是多少元?")
     assert [(m.field, m.written) for m in found] == [
-        ("对联营企业和合营企业的投资收益", "对联营企业和合营企业的投资收益"), ("营业外收入", "营业外收入")]
+        ("对联营企业和合营企业的投资收益", "对联营企业和合营企业的投资收益"),
+        ("营业外收入", "营业外收入"),
+    ]
 
 
 def test_matching_ignores_de_spaces_and_width(fields):
@@ -49,7 +51,8 @@ def test_fuzzy_match_reaches_a_near_wording_and_respects_the_threshold(fields):
 
 def test_colliding_synonyms_are_reported_with_both_lines(tmp_path):
     path = tmp_path / "fields.yaml"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         fields:
           - name: 负债合计
             synonyms: [总负债]
@@ -59,9 +62,13 @@ def test_colliding_synonyms_are_reported_with_both_lines(tmp_path):
             synonyms: [总资产, 总负债]
             statement: balance_sheet
             kind: number
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     errors = load_field_file(path)[-1]
-    assert [str(e) for e in errors] == [f"{path}:7: '总负债' of 资产总计 is also listed under 负债合计 (line 3)"]
+    assert [str(e) for e in errors] == [
+        f"{path}:7: '总负债' of 资产总计 is also listed under 负债合计 (line 3)"
+    ]
     with pytest.raises(InputError, match=r"fields.yaml:7: '总负债'"):
         FieldDictionary.load(path)
 

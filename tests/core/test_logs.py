@@ -1,4 +1,5 @@
 """Commands are quiet by default, say more with -v and only errors with -q (stderr; stdout stays the output)."""
+
 from __future__ import annotations
 
 import shutil
@@ -9,8 +10,22 @@ from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
 
 
 def check(rules, *flags) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "qa.rules", "check", "--rules", str(rules),
-                           "--formulas", str(FORMULAS_DIR), *flags], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qa.rules",
+            "check",
+            "--rules",
+            str(rules),
+            "--formulas",
+            str(FORMULAS_DIR),
+            *flags,
+        ],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_warnings_and_the_summary_show_by_default_and_go_with_quiet(tmp_path):
@@ -18,7 +33,9 @@ def test_warnings_and_the_summary_show_by_default_and_go_with_quiet(tmp_path):
     (rules / "extra.yaml").write_text("a: 1\n", encoding="utf-8")
     plain = check(rules)
     assert plain.returncode == 0
-    assert [line for line in plain.stderr.splitlines() if line.startswith("warning:")] and "extra.yaml" in plain.stderr
+    assert [
+        line for line in plain.stderr.splitlines() if line.startswith("warning:")
+    ] and "extra.yaml" in plain.stderr
     assert "no problems in" in plain.stderr
     quiet = check(rules, "-q")
     assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == ""

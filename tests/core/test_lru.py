@@ -1,4 +1,5 @@
 """core/lru.py: the bounded map the stores keep what questions read in."""
+
 import pytest
 
 from core.errors import InputError

@@ -1,4 +1,5 @@
 """The ingest manifest: round trip, change detection, atomic writes, damaged files."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Progress without a terminal: a line at least every interval, with the figures read as they change."""
+
 from __future__ import annotations
 
 import time
@@ -18,8 +19,9 @@ def wait_for_line(capsys, text: str, seconds: float = 10.0) -> str:
 
 def test_without_a_terminal_lines_keep_coming_with_the_current_count_and_figures(capsys):
     pages = {"read": 7}
-    with Progress("ingest", "file", total=2, show=None, figures=lambda: {"pages": pages["read"]},
-                  line_seconds=0.3) as progress:
+    with Progress(
+        "ingest", "file", total=2, show=None, figures=lambda: {"pages": pages["read"]}, line_seconds=0.3
+    ) as progress:
         assert "ingest: 0/2 files, pages=7 (" in wait_for_line(capsys, "pages=7")
         progress.update()
         pages["read"] = 9

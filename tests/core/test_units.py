@@ -1,4 +1,5 @@
 """Numbers broken inside narrow cells are joined again; numbers that only sit together stay apart; units scale."""
+
 from decimal import Decimal
 
 from core.units import is_dash, parse_quantity, rejoin_split_number, scale_of

@@ -54,25 +54,43 @@ def test_forward_looking_words_add_no_year():
 
 
 def test_small_numbers_in_digits_and_chinese():
-    assert [small_number(t) for t in ("2", "两", "十", "十二", "二十三", "元", "x")] == [2, 2, 10, 12, 23, 1, None]
+    assert [small_number(t) for t in ("2", "两", "十", "十二", "二十三", "元", "x")] == [
+        2,
+        2,
+        10,
+        12,
+        23,
+        1,
+        None,
+    ]
     assert small_number("两三") is None  # 前两三名: "two or three", not 23
 
 
-@pytest.mark.parametrize("text, period, quarter, written", [
-    ("聯發科2022年第三季的營業收入", "quarter", 3, "第三季"),
-    ("聯發科2022年前三季的營業收入", "ytd", 3, "前三季"),  # nine months, not the third quarter
-    ("2022年1-9月的营业收入", "ytd", 3, "1-9月"),
-    ("2021年上半年的营业收入", "half", 2, "上半年"),
-    ("2021年Q2营业收入", "quarter", 2, "Q2"),
-    ("2021年营业收入", "", 0, ""),
-])
+@pytest.mark.parametrize(
+    "text, period, quarter, written",
+    [
+        ("聯發科2022年第三季的營業收入", "quarter", 3, "第三季"),
+        ("聯發科2022年前三季的營業收入", "ytd", 3, "前三季"),  # nine months, not the third quarter
+        ("2022年1-9月的营业收入", "ytd", 3, "1-9月"),
+        ("2021年上半年的营业收入", "half", 2, "上半年"),
+        ("2021年Q2营业收入", "quarter", 2, "Q2"),
+        ("2021年营业收入", "", 0, ""),
+    ],
+)
 def test_the_period_asked_has_a_kind(text, period, quarter, written):
     match = extract_years(text)
-    assert (match.period, match.quarter, match.quarter_written, match.impossible) == (period, quarter, written, "")
+    assert (match.period, match.quarter, match.quarter_written, match.impossible) == (
+        period,
+        quarter,
+        written,
+        "",
+    )
 
 
-@pytest.mark.parametrize("text, written", [("海翔药业2019年第五季度的营业收入", "第五季度"), ("2019年第0季", "第0季"),
-                                           ("2019年Q5营收", "Q5")])
+@pytest.mark.parametrize(
+    "text, written",
+    [("海翔药业2019年第五季度的营业收入", "第五季度"), ("2019年第0季", "第0季"), ("2019年Q5营收", "Q5")],
+)
 def test_a_quarter_no_year_has_is_kept_to_be_refused(text, written):
     match = extract_years(text)
     assert match.impossible == written and match.quarter == 0 and match.period == ""

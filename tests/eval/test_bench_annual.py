@@ -1,4 +1,5 @@
 """How the annual bench judges an answer, and the fixed halves benches report."""
+
 import pytest
 
 from eval.bench._data import fixed_halves
@@ -7,18 +8,28 @@ from qa.records import Answer
 
 
 def answer(value, text=""):
-    return Answer(id="q", question="", answer=text or str(value), type="lookup", route="lookup:facts", value=value)
+    return Answer(
+        id="q", question="", answer=text or str(value), type="lookup", route="lookup:facts", value=value
+    )
 
 
-@pytest.mark.parametrize("value, ok", [("106190154843.76", True), ("106,190,154,843.76元", True),
-                                       ("106190154843.7", False), (None, False)])
+@pytest.mark.parametrize(
+    "value, ok",
+    [("106190154843.76", True), ("106,190,154,843.76元", True), ("106190154843.7", False), (None, False)],
+)
 def test_a_number_matches_at_the_golds_decimals(value, ok):
     gold = {"type": "lookup", "value_kind": "number", "value": "106190154843.76", "decimals": 2}
     assert judge(gold, answer(value)) is ok
 
 
 def test_a_sign_free_question_compares_amounts():
-    gold = {"type": "compare_years", "value_kind": "number", "value": "1200.5", "decimals": 2, "sign_free": True}
+    gold = {
+        "type": "compare_years",
+        "value_kind": "number",
+        "value": "1200.5",
+        "decimals": 2,
+        "sign_free": True,
+    }
     assert judge(gold, answer("-1200.50"))
 
 
@@ -29,8 +40,13 @@ def test_yes_no_reads_same_and_not_same():
 
 
 def test_companies_must_all_be_named_in_order():
-    gold = {"type": "ranking", "value_kind": "companies", "value": "", "companies": ["甲", "乙"],
-            "full_names": ["甲公司", "乙公司"]}
+    gold = {
+        "type": "ranking",
+        "value_kind": "companies",
+        "value": "",
+        "companies": ["甲", "乙"],
+        "full_names": ["甲公司", "乙公司"],
+    }
     assert judge(gold, answer("甲公司、乙公司"))
     assert not judge(gold, answer("乙公司、甲公司"))
 

@@ -1,4 +1,5 @@
 """The rule census of the multiple-choice benches: questions each judging path fires on, and those right."""
+
 from eval.bench._choice import Answered, census_rows, print_census
 from qa.records import Answer
 from qa.statutes.choice import Decision, Found, Judged

@@ -1,4 +1,5 @@
 """How the ingest_same bench reads two indexes and reports what differs; the segmenter bench's reference."""
+
 from __future__ import annotations
 
 import shutil

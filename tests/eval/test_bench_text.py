@@ -1,4 +1,5 @@
 """The text bench's own labelled questions and how it judges an answer."""
+
 from eval.bench._data import fixed_halves
 from eval.bench.text import judge, load_questions, rejected
 from qa.records import Answer

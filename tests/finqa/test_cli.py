@@ -1,4 +1,5 @@
 """The `finqa` command runs the module command lines unchanged, with a user's rules when asked."""
+
 import os
 import shutil
 import subprocess
@@ -11,13 +12,17 @@ ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
 
 def finqa(*args: str, env: dict = ENV, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "finqa", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "finqa", *args], cwd=cwd, env=env, capture_output=True, text=True
+    )
 
 
 def broken_rules(tmp_path):
     rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
     text = (rules / "question_types.yaml").read_text(encoding="utf-8")
-    (rules / "question_types.yaml").write_text(text.replace("'原因', '为什么'", "'(原因', '为什么'", 1), encoding="utf-8")
+    (rules / "question_types.yaml").write_text(
+        text.replace("'原因', '为什么'", "'(原因', '为什么'", 1), encoding="utf-8"
+    )
     return rules
 
 
@@ -35,7 +40,9 @@ def test_the_rules_option_chooses_a_users_folder_for_any_command(tmp_path):
     # the same folder through the variable, and for answering: the bad rule file is a usage error (exit 2)
     questions = tmp_path / "q.json"
     questions.write_text('[{"id": "1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
-    asked = finqa("ask", str(questions), "--examples", env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path)
+    asked = finqa(
+        "ask", str(questions), "--examples", env={**ENV, "FINQA_RULES_DIR": str(rules)}, cwd=tmp_path
+    )
     assert asked.returncode == 2 and "question_types.yaml" in asked.stderr and "Traceback" not in asked.stderr
 
 
@@ -49,8 +56,12 @@ def test_the_formulas_option_is_passed_on_like_the_rules(tmp_path):
 def test_each_command_keeps_its_modules_exit_codes_and_messages(tmp_path):
     missing = tmp_path / "no-such-corpus"
     ingest = finqa("ingest", str(missing), "--index", str(tmp_path / "index"))
-    module = subprocess.run([sys.executable, "-m", "parser.ingest", str(missing), "--index", str(tmp_path / "index")],
-                            env=ENV, capture_output=True, text=True)
+    module = subprocess.run(
+        [sys.executable, "-m", "parser.ingest", str(missing), "--index", str(tmp_path / "index")],
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
     assert (ingest.returncode, ingest.stderr) == (module.returncode, module.stderr) == (2, module.stderr)
     assert finqa("bench").returncode == 2  # no benchmark named: eval.bench's usage line
     assert finqa("score", "--help").returncode == 0
@@ -91,8 +102,12 @@ def test_advice_names_the_command_the_user_ran(tmp_path):
     questions.write_text('[{"id": "1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
     asked = finqa("ask", str(questions), "--index", str(tmp_path / "none"))
     assert asked.returncode == 2 and "finqa ingest CORPUS --index DIR" in asked.stderr
-    module = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--index",
-                             str(tmp_path / "none")], env=ENV, capture_output=True, text=True)
+    module = subprocess.run(
+        [sys.executable, "-m", "qa.run", str(questions), "--index", str(tmp_path / "none")],
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
     assert module.returncode == 2 and "python -m parser.ingest CORPUS" in module.stderr
 
 

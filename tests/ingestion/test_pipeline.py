@@ -1,5 +1,6 @@
 """Ingestion: the CLI, document ids, incremental runs, resuming, bad input, a small real corpus, and
 issue 15's cases of a careless or hostile user: lost stores, bad paths, resource bombs."""
+
 from __future__ import annotations
 
 import ctypes
@@ -52,11 +53,16 @@ def small_pdf(path: Path, text: str = "Quarterly report page one", **canvas_opti
 
 
 def make_corpus(root: Path) -> Path:
-    write(root / f"{REPORT_A}.txt",
-          "甲乙科技股份有限公司\n2021年年度报告\n\n第三节 管理层讨论与分析\n报告期内，公司主营业务为光伏组件的研发与销售。\n")
+    write(
+        root / f"{REPORT_A}.txt",
+        "甲乙科技股份有限公司\n2021年年度报告\n\n第三节 管理层讨论与分析\n报告期内，公司主营业务为光伏组件的研发与销售。\n",
+    )
     write(root / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心发行联名卡，年费减免政策延续。\n")
-    write(root / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
-                              "丙丁股份有限公司,2021,营业收入,800,元\n")
+    write(
+        root / "facts.csv",
+        "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
+        "丙丁股份有限公司,2021,营业收入,800,元\n",
+    )
     return root
 
 
@@ -96,7 +102,10 @@ def test_cli_exits_0_when_every_file_is_ingested_and_writes_the_report(tmp_path,
     report = json.loads((tmp_path / "index" / "ingest_report.json").read_text(encoding="utf-8"))
     assert report["counts"] == {"ingested": 3, "unchanged": 0, "failed": 0, "removed": 0}
     assert {f["path"]: f["status"] for f in report["files"]} == {
-        f"{REPORT_A}.txt": "ingested", "bank/notes.md": "ingested", "facts.csv": "ingested"}
+        f"{REPORT_A}.txt": "ingested",
+        "bank/notes.md": "ingested",
+        "facts.csv": "ingested",
+    }
     assert all(f["chunks"] > 0 for f in report["files"] if f["path"].endswith((".txt", ".md")))
 
 
@@ -123,12 +132,27 @@ def test_cli_exits_2_on_an_unknown_backend(tmp_path, capsys):
 
 
 def test_cli_usage_errors_exit_2_from_the_command_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "parser.ingest", str(tmp_path)], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "parser.ingest", str(tmp_path)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     assert "--index" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "parser.ingest", str(tmp_path / "missing"), "--index",
-                           str(tmp_path / "index")], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "parser.ingest",
+            str(tmp_path / "missing"),
+            "--index",
+            str(tmp_path / "index"),
+        ],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().endswith("corpus directory not found")
     assert len(done.stderr.strip().splitlines()) == 1
@@ -185,7 +209,9 @@ def test_ingested_chunks_and_company_years_carry_the_document_metadata(tmp_path)
     run(corpus, tmp_path / "index")
     text_index = open_text_index(IndexSettings(tmp_path / "index"))
     try:
-        hits = text_index.search(SearchQuery(text="光伏组件", companies=("甲乙科技股份有限公司",), years=(2021,)))
+        hits = text_index.search(
+            SearchQuery(text="光伏组件", companies=("甲乙科技股份有限公司",), years=(2021,))
+        )
     finally:
         text_index.close()
     assert hits and hits[0].chunk.doc_id == REPORT_A
@@ -198,12 +224,14 @@ def test_ingested_chunks_and_company_years_carry_the_document_metadata(tmp_path)
 def test_facts_of_a_report_whose_company_is_unknown_are_kept_with_their_document_and_counted(tmp_path):
     """A securities report section without its cover: no company, but the period its column says; its
     facts stay with the document (read by cell id within it) and the report counts them."""
-    write(tmp_path / "corpus" / "S100ZZZZ" / "0105010.html",
-          '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body>'
-          "<h2>【連結損益計算書】</h2><p>（単位：百万円）</p><table table-id=\"S100ZZZZ-0105010-tab1\">"
-          "<tr><td></td><td>当連結会計年度(自　2023年４月１日　至　2024年３月31日)</td></tr>"
-          '<tr><td cell-id="S100ZZZZ-0105010-tab1-r2c1">売上高</td>'
-          '<td cell-id="S100ZZZZ-0105010-tab1-r2c2">1,234</td></tr></table></body></html>')
+    write(
+        tmp_path / "corpus" / "S100ZZZZ" / "0105010.html",
+        '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body>'
+        '<h2>【連結損益計算書】</h2><p>（単位：百万円）</p><table table-id="S100ZZZZ-0105010-tab1">'
+        "<tr><td></td><td>当連結会計年度(自　2023年４月１日　至　2024年３月31日)</td></tr>"
+        '<tr><td cell-id="S100ZZZZ-0105010-tab1-r2c1">売上高</td>'
+        '<td cell-id="S100ZZZZ-0105010-tab1-r2c2">1,234</td></tr></table></body></html>',
+    )
     summary = run(tmp_path / "corpus", tmp_path / "index")
     row = by_path(summary)["S100ZZZZ/0105010.html"]
     assert row.status == "ingested" and row.facts >= 1 and row.facts_without_company == row.facts
@@ -213,7 +241,8 @@ def test_facts_of_a_report_whose_company_is_unknown_are_kept_with_their_document
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
         cells = store.row_cells(["S100ZZZZ-0105010-tab1-r2"])
         assert [(c["company"], c["year"], c["value"], c["doc_id"]) for c in cells] == [
-            ("", 2024, "1234000000", "S100ZZZZ/0105010")]
+            ("", 2024, "1234000000", "S100ZZZZ/0105010")
+        ]
         assert store.reports() == []  # no company-year is claimed for it
 
 
@@ -237,13 +266,19 @@ def test_a_changed_file_replaces_its_chunks_and_facts_and_a_removed_file_is_remo
     assert found(index, "光伏组件") == {REPORT_A}
     assert found(index, "联名卡") == {"bank/notes"}
 
-    write(corpus / f"{REPORT_A}.txt", "甲乙科技股份有限公司\n2021年年度报告\n\n报告期内，公司主营业务转为储能电站的建设与运营。\n")
+    write(
+        corpus / f"{REPORT_A}.txt",
+        "甲乙科技股份有限公司\n2021年年度报告\n\n报告期内，公司主营业务转为储能电站的建设与运营。\n",
+    )
     write(corpus / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,2000,元\n")
     (corpus / "bank" / "notes.md").unlink()
     summary = run(corpus, index)
 
     assert {f.path: f.status for f in summary.files} == {
-        f"{REPORT_A}.txt": "ingested", "facts.csv": "ingested", "bank/notes.md": "removed"}
+        f"{REPORT_A}.txt": "ingested",
+        "facts.csv": "ingested",
+        "bank/notes.md": "removed",
+    }
     assert found(index, "光伏组件") == set()
     assert found(index, "储能电站") == {REPORT_A}
     assert found(index, "联名卡") == set()
@@ -305,7 +340,9 @@ def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, mo
     assert found(tmp_path / "index", "氢燃料电池") == {"d3"}
 
 
-def test_a_crash_after_a_commit_but_before_the_manifest_redoes_that_batch_without_duplicates(tmp_path, monkeypatch):
+def test_a_crash_after_a_commit_but_before_the_manifest_redoes_that_batch_without_duplicates(
+    tmp_path, monkeypatch
+):
     corpus = four_documents(tmp_path / "corpus")
     saves = []
     real_save = Manifest.save
@@ -339,14 +376,22 @@ def test_each_bad_file_gets_a_clear_reason_and_the_good_ones_are_ingested(tmp_pa
     small_pdf(corpus / "locked.pdf", encrypt=StandardEncryption("secret", ownerPassword="owner"))
     write(corpus / "fake.pdf", "<html><body>404 Not Found</body></html>")
     write(corpus / "huge.txt", "公司" * 20000)
-    (corpus / "odd.txt").write_bytes(b"\xff\xfe\xfd" * 10 + "正文".encode("utf-8") + b"\xff\xff")
+    (corpus / "odd.txt").write_bytes(b"\xff\xfe\xfd" * 10 + "正文".encode() + b"\xff\xff")
     (corpus / "zero.txt").write_bytes(b"")
     small_pdf(corpus / "fine.pdf", "Interim statements of cash flows")
 
     summary = run(corpus, tmp_path / "index", max_file_mb=0.05, workers=2)
     files = by_path(summary)
     reasons = {path: " ".join(f.errors) for path, f in files.items() if f.status == "failed"}
-    assert set(reasons) == {"empty.pdf", "truncated.pdf", "locked.pdf", "fake.pdf", "huge.txt", "odd.txt", "zero.txt"}
+    assert set(reasons) == {
+        "empty.pdf",
+        "truncated.pdf",
+        "locked.pdf",
+        "fake.pdf",
+        "huge.txt",
+        "odd.txt",
+        "zero.txt",
+    }
     assert "empty file (0 bytes)" in reasons["empty.pdf"]
     assert "truncated PDF" in reasons["truncated.pdf"]
     assert "encrypted" in reasons["locked.pdf"] and "password" in reasons["locked.pdf"]
@@ -355,14 +400,20 @@ def test_each_bad_file_gets_a_clear_reason_and_the_good_ones_are_ingested(tmp_pa
     assert "not UTF-8" in reasons["odd.txt"]
     assert "empty file" in reasons["zero.txt"]
     assert {p for p, f in files.items() if f.status == "ingested"} == {
-        f"{REPORT_A}.txt", "bank/notes.md", "facts.csv", "fine.pdf"}
+        f"{REPORT_A}.txt",
+        "bank/notes.md",
+        "facts.csv",
+        "fine.pdf",
+    }
     assert found(tmp_path / "index", "cash flows") == {"fine"}
     assert summary.exit_code == 3
 
 
 def test_text_in_a_legacy_chinese_encoding_is_ingested(tmp_path):
     write(tmp_path / "corpus" / "placeholder.txt", "占位")
-    (tmp_path / "corpus" / "gbk.txt").write_bytes("第一节 公司简介\n本公司主要从事风力发电设备制造。\n".encode("gb18030"))
+    (tmp_path / "corpus" / "gbk.txt").write_bytes(
+        "第一节 公司简介\n本公司主要从事风力发电设备制造。\n".encode("gb18030")
+    )
     summary = run(tmp_path / "corpus", tmp_path / "index")
     assert by_path(summary)["gbk.txt"].status == "ingested"
     assert found(tmp_path / "index", "风力发电") == {"gbk"}
@@ -428,7 +479,11 @@ def test_a_small_real_corpus_of_pdfs_and_a_securities_report(tmp_path, shared_da
     assert files["S100IXUZ/S100IXUZ-0000000.html"].facts > 0
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
         covered = {(row["company"], row["year"]) for row in store.reports()}
-    assert {("中國鋼鐵股份有限公司", 2022), ("台達電子工業股份有限公司", 2022), ("塩野義製薬株式会社", 2020)} <= covered
+    assert {
+        ("中國鋼鐵股份有限公司", 2022),
+        ("台達電子工業股份有限公司", 2022),
+        ("塩野義製薬株式会社", 2020),
+    } <= covered
     assert "insurance/10" in found(tmp_path / "index", "滿期保險金")
     assert (tmp_path / "index" / "tables" / "S100IXUZ" / "S100IXUZ-0000000.xlsx").exists()
     assert run(corpus, tmp_path / "index", workers=2).counts["unchanged"] == 5
@@ -442,8 +497,12 @@ def es_index_settings(es_url, tmp_path):
     """IndexSettings of fresh Elasticsearch indices of their own, deleted afterwards."""
     import uuid
 
-    settings = IndexSettings(tmp_path / "index", backend="elasticsearch", es_url=es_url,
-                             es_prefix=f"finqa-test-ingest-{uuid.uuid4().hex[:10]}")
+    settings = IndexSettings(
+        tmp_path / "index",
+        backend="elasticsearch",
+        es_url=es_url,
+        es_prefix=f"finqa-test-ingest-{uuid.uuid4().hex[:10]}",
+    )
     yield settings
     from search.elastic import connect
 
@@ -478,7 +537,10 @@ COMPANY = "甲乙科技股份有限公司"
 
 
 def corpus_of(root: Path) -> Path:
-    write(root / "annual" / "report.txt", f"{COMPANY}\n2021年年度报告\n\n第三节 管理层讨论与分析\n公司主营业务为光伏组件的研发与销售。\n")
+    write(
+        root / "annual" / "report.txt",
+        f"{COMPANY}\n2021年年度报告\n\n第三节 管理层讨论与分析\n公司主营业务为光伏组件的研发与销售。\n",
+    )
     write(root / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心发行联名卡，年费减免政策延续。\n")
     write(root / "facts.csv", f"company,year,field,value,unit\n{COMPANY},2021,营业收入,1000,元\n")
     return root
@@ -491,8 +553,10 @@ def fact_count(index: Path) -> int:
 
 def blank_pdf(path: Path, pages: int, width: int = 595, height: int = 842) -> Path:
     """A real PDF of blank pages (no text layer), written by hand so its page size can be absurd."""
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
-               "<< /Type /Pages /Kids [" + " ".join(f"{3 + i} 0 R" for i in range(pages)) + f"] /Count {pages} >>"]
+    objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [" + " ".join(f"{3 + i} 0 R" for i in range(pages)) + f"] /Count {pages} >>",
+    ]
     objects += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] >>"] * pages
     body, offsets = b"%PDF-1.4\n", []
     for number, text in enumerate(objects, 1):
@@ -508,9 +572,11 @@ def blank_pdf(path: Path, pages: int, width: int = 595, height: int = 842) -> Pa
 
 
 def nested_tables_html(path: Path, units: int) -> Path:
-    unit = ("<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr>"
-            "<tr><td><table><tr><td>资产总计</td><td>89</td></tr></table></td><td>x</td></tr></table></td>"
-            "<td>y</td></tr></table>\n")
+    unit = (
+        "<table><tr><td>营业收入</td><td>1,234</td></tr><tr><td><table><tr><td>净利润</td><td>567</td></tr>"
+        "<tr><td><table><tr><td>资产总计</td><td>89</td></tr></table></td><td>x</td></tr></table></td>"
+        "<td>y</td></tr></table>\n"
+    )
     return write(path, f"<html><body><h1>报告</h1>{unit * units}</body></html>")
 
 
@@ -552,10 +618,16 @@ def test_a_read_only_index_is_called_read_only_never_damaged(tmp_path):
     corpus, index = corpus_of(tmp_path / "corpus"), tmp_path / "index"
     run(corpus, index)
     # a read-only bind mount: root ignores file modes, a read-only mount stops everyone
-    script = (f"mount --bind -o ro {index} {index} && exec {sys.executable} -m parser.ingest {corpus} "
-              f"--index {index} --workers 1")
-    result = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    script = (
+        f"mount --bind -o ro {index} {index} && exec {sys.executable} -m parser.ingest {corpus} "
+        f"--index {index} --workers 1"
+    )
+    result = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
     if "mount" in result.stderr and result.returncode != 2:
         pytest.skip(f"cannot make a read-only mount here: {result.stderr.strip()[:200]}")
     assert result.returncode == 2
@@ -572,7 +644,9 @@ def test_path_problems_fail_only_their_own_file(tmp_path):
     (corpus / "annual" / "gone.txt").symlink_to("nowhere.txt")
     with open(os.path.join(os.fsencode(corpus), b"bad-\xff\xfe.txt"), "wb") as fh:
         fh.write("营业收入".encode())
-    write(corpus / f"{'长' * 80}.txt", "名字很长的文件，正文照常。")  # 240 bytes: its workbook names are shortened
+    write(
+        corpus / f"{'长' * 80}.txt", "名字很长的文件，正文照常。"
+    )  # 240 bytes: its workbook names are shortened
     summary = run(corpus, tmp_path / "index")
     failed = {f.path: f.errors[0] for f in summary.failed}
     assert summary.exit_code == 3
@@ -581,14 +655,23 @@ def test_path_problems_fail_only_their_own_file(tmp_path):
     assert "symlink to nothing" in failed["annual/gone.txt"]
     assert any("not valid UTF-8" in error for path, error in failed.items() if path.startswith("bad-"))
     assert {f.doc_id for f in summary.files if f.status == "ingested"} == {
-        "annual/report", "bank/notes", "facts", "长" * 80}
+        "annual/report",
+        "bank/notes",
+        "facts",
+        "长" * 80,
+    }
 
 
 def test_an_index_inside_the_corpus_is_skipped_with_a_warning(tmp_path):
     corpus = corpus_of(tmp_path / "corpus")
     first = run(corpus, corpus / "idx")
     second = run(corpus, corpus / "idx")
-    assert first.exit_code == 0 and second.counts == {"ingested": 0, "unchanged": 3, "failed": 0, "removed": 0}
+    assert first.exit_code == 0 and second.counts == {
+        "ingested": 0,
+        "unchanged": 3,
+        "failed": 0,
+        "removed": 0,
+    }
     assert any("inside the corpus" in w for w in second.warnings)
 
 
@@ -601,8 +684,11 @@ def source_of(path: Path, kind: str) -> Source:
 
 def test_a_pdf_over_the_page_limit_fails_before_parsing(tmp_path):
     path = blank_pdf(tmp_path / "c" / "long.pdf", pages=3)
-    outcome = parse_source(source_of(path, "pdf"), MetadataFinder.for_corpus(tmp_path / "c", {"long": path}),
-                           ParseSettings(max_pages=2, ocr=False))
+    outcome = parse_source(
+        source_of(path, "pdf"),
+        MetadataFinder.for_corpus(tmp_path / "c", {"long": path}),
+        ParseSettings(max_pages=2, ocr=False),
+    )
     assert outcome.document is None and "3 pages, over the limit of 2" in outcome.errors[0]
 
 
@@ -616,7 +702,9 @@ def test_ocr_pages_past_the_limit_are_skipped_and_reported(tmp_path):
     from parser.ocr import PageOcr
 
     if PageOcr(ParseSettings()).missing:
-        pytest.skip("Tesseract with chi_tra+chi_sim+jpn is not installed (bash docker/install-system-deps.sh)")
+        pytest.skip(
+            "Tesseract with chi_tra+chi_sim+jpn is not installed (bash docker/install-system-deps.sh)"
+        )
     corpus = tmp_path / "corpus"
     blank_pdf(corpus / "blank.pdf", pages=4)
     summary = run(corpus, tmp_path / "index", parse=ParseSettings(max_ocr_pages=1))
@@ -627,21 +715,30 @@ def test_ocr_pages_past_the_limit_are_skipped_and_reported(tmp_path):
 
 def test_a_file_over_its_time_budget_fails_alone(tmp_path):
     path = nested_tables_html(tmp_path / "c" / "slow.html", units=400)
-    outcome = parse_source(source_of(path, "html"), MetadataFinder.for_corpus(tmp_path / "c", {"slow": path}),
-                           ParseSettings(max_file_seconds=0.05))
+    outcome = parse_source(
+        source_of(path, "html"),
+        MetadataFinder.for_corpus(tmp_path / "c", {"slow": path}),
+        ParseSettings(max_file_seconds=0.05),
+    )
     assert outcome.document is None and "--max-file-seconds" in outcome.errors[0]
 
 
 def test_a_span_bomb_table_is_skipped_with_a_warning(tmp_path):
-    path = write(tmp_path / "bomb.html", '<html><body><table><tr><td rowspan="1000" colspan="1000">x</td>'
-                                         '<td>1</td></tr>' + "<tr><td>b</td></tr>" * 999 + "</table></body></html>")
+    path = write(
+        tmp_path / "bomb.html",
+        '<html><body><table><tr><td rowspan="1000" colspan="1000">x</td>'
+        "<td>1</td></tr>" + "<tr><td>b</td></tr>" * 999 + "</table></body></html>",
+    )
     html = read_html(path, max_table_cells=10_000)
     assert html.tables == [] and "--max-table-cells" in html.warnings[0]
 
 
 def test_html_nested_past_the_parser_depth_is_reported_not_silent(tmp_path):
-    path = write(tmp_path / "deep.html", "<html><body>" + "<div>" * 600 + "<table><tr><td>a</td><td>1</td></tr>"
-                 "<tr><td>b</td><td>2</td></tr></table>" + "</div>" * 600 + "</body></html>")
+    path = write(
+        tmp_path / "deep.html",
+        "<html><body>" + "<div>" * 600 + "<table><tr><td>a</td><td>1</td></tr>"
+        "<tr><td>b</td><td>2</td></tr></table>" + "</div>" * 600 + "</body></html>",
+    )
     assert "nested deeper than 256 levels" in read_html(path).warnings[0]
 
 
@@ -661,13 +758,20 @@ def test_index_files_follow_the_umask(tmp_path):
 
 def test_a_workbook_with_bad_rows_keeps_its_good_rows_reports_each_bad_one_and_exits_3(tmp_path, capsys):
     corpus = tmp_path / "corpus"
-    write(corpus / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
-          "甲乙科技股份有限公司,2021,营业成本,,元\n甲乙科技股份有限公司,2021,硕士员工人数,12,人\n"
-          "甲乙科技股份有限公司,2021,研发费用,5,英镑\n")
+    write(
+        corpus / "facts.csv",
+        "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n"
+        "甲乙科技股份有限公司,2021,营业成本,,元\n甲乙科技股份有限公司,2021,硕士员工人数,12,人\n"
+        "甲乙科技股份有限公司,2021,研发费用,5,英镑\n",
+    )
     index = tmp_path / "index"
     assert main([str(corpus), "--index", str(index), "--workers", "1"]) == 3
     out = capsys.readouterr().out
-    assert "rejected row: " in out and "facts.csv:3: empty value" in out and "facts.csv:5: unknown unit '英镑'" in out
+    assert (
+        "rejected row: " in out
+        and "facts.csv:3: empty value" in out
+        and "facts.csv:5: unknown unit '英镑'" in out
+    )
     with SqliteFactStore(index / "facts.sqlite") as store:
         assert store.count() == 2
         # the workbook's wording is stored under the canonical field name, as questions ask for it

@@ -1,4 +1,5 @@
 """The parser processes count the pages they read into one shared counter, while a file is still parsing."""
+
 from __future__ import annotations
 
 from core.rulefile import PROJECT_ROOT

@@ -1,9 +1,11 @@
 """Sentence splitting and chunk packing: sizes, overlap, sections, heading paths, ids, pages."""
+
 from __future__ import annotations
 
 import pdfplumber
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.records import DocumentMeta, Line
@@ -26,7 +28,9 @@ def policy_lines(shared_data) -> list[Line]:
     lines = []
     with pdfplumber.open(shared_data / "aicup" / "reference" / "insurance" / "10.pdf") as pdf:
         for number, page in enumerate(pdf.pages, start=1):
-            lines += [Line(text, number) for text in page.extract_text().splitlines()[1:-1]]  # no header/footer
+            lines += [
+                Line(text, number) for text in page.extract_text().splitlines()[1:-1]
+            ]  # no header/footer
     return lines
 
 
@@ -39,15 +43,26 @@ def sentences_of(lines: list[tuple[str, int]], max_chars: int = 400):
 
 
 def test_a_chinese_line_broken_mid_sentence_is_one_sentence():
-    sentences = sentences_of([("要保人於保險單送達的翌日起算十日內，得以書面檢同保險單", 1), ("向本公司撤銷本契約。", 1)])
-    assert [s.text for s in sentences] == ["要保人於保險單送達的翌日起算十日內，得以書面檢同保險單向本公司撤銷本契約。"]
+    sentences = sentences_of(
+        [("要保人於保險單送達的翌日起算十日內，得以書面檢同保險單", 1), ("向本公司撤銷本契約。", 1)]
+    )
+    assert [s.text for s in sentences] == [
+        "要保人於保險單送達的翌日起算十日內，得以書面檢同保險單向本公司撤銷本契約。"
+    ]
 
 
 def test_sentences_end_at_chinese_and_japanese_marks_keeping_closing_quotes():
     text = "公司营收增长！是否继续？研发投入增加；员工五万人。他说「好。」当社は増収となりました。Done! OK?"
     assert [s.text for s in sentences_of([(text, 1)])] == [
-        "公司营收增长！", "是否继续？", "研发投入增加；", "员工五万人。", "他说「好。」", "当社は増収となりました。",
-        "Done!", "OK?"]
+        "公司营收增长！",
+        "是否继续？",
+        "研发投入增加；",
+        "员工五万人。",
+        "他说「好。」",
+        "当社は増収となりました。",
+        "Done!",
+        "OK?",
+    ]
 
 
 def test_latin_words_across_a_line_break_keep_a_space_and_numbers_do_not():
@@ -57,14 +72,21 @@ def test_latin_words_across_a_line_break_keep_a_space_and_numbers_do_not():
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.text(alphabet="本公司營收abc 12,.。！；」\n", max_size=60), st.integers(1, 3)), max_size=30),
-       st.integers(50, 120))
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet="本公司營收abc 12,.。！；」\n", max_size=60), st.integers(1, 3)),
+        max_size=30,
+    ),
+    st.integers(50, 120),
+)
 def test_sentences_keep_every_character_in_order_and_respect_the_limit(lines, max_chars):
     pages = sorted(page for _, page in lines)  # pages only go forward
     lines = [(text, page) for (text, _), page in zip(lines, pages) if "\n" not in text]
     sentences = sentences_of(lines, max_chars)
     assert all(0 < len(s.text) <= max_chars for s in sentences)
-    assert "".join(s.text for s in sentences).replace(" ", "") == "".join(t for t, _ in lines).replace(" ", "")
+    assert "".join(s.text for s in sentences).replace(" ", "") == "".join(t for t, _ in lines).replace(
+        " ", ""
+    )
     assert all(s.page_start <= s.page_end for s in sentences)
 
 
@@ -88,7 +110,9 @@ def test_run_without_sentence_end_is_cut_at_a_line_break_within_the_limit():
 
 def test_text_chunks_stay_within_chunk_chars_on_a_real_policy(policy_lines, rules):
     for size in (60, 150, 400):
-        chunks = Chunker(ParseSettings(chunk_chars=size, section_chars=max(size, 1500)), rules).run(META, policy_lines)
+        chunks = Chunker(ParseSettings(chunk_chars=size, section_chars=max(size, 1500)), rules).run(
+            META, policy_lines
+        )
         text_chunks = [c for c in chunks if c.kind == "text"]
         assert text_chunks and all(len(c.text) <= size for c in text_chunks), size
 
@@ -168,11 +192,18 @@ def test_chunks_keep_document_company_year_and_pages(policy_lines, rules):
 
 
 def test_line_heading_level_from_the_source_makes_a_heading(rules):
-    lines = [Line("Overview", heading_level=1), Line("公司主要从事软件研发。"),
-             Line("Risks", heading_level=1), Line("一、市场风险"), Line("竞争加剧。")]
+    lines = [
+        Line("Overview", heading_level=1),
+        Line("公司主要从事软件研发。"),
+        Line("Risks", heading_level=1),
+        Line("一、市场风险"),
+        Line("竞争加剧。"),
+    ]
     chunks = Chunker(ParseSettings(), rules).run(DocumentMeta("ja/1"), lines)
     assert [(c.titles, c.text) for c in chunks if c.kind == "text"] == [
-        (("Overview",), "公司主要从事软件研发。"), (("Risks", "一、市场风险"), "竞争加剧。")]
+        (("Overview",), "公司主要从事软件研发。"),
+        (("Risks", "一、市场风险"), "竞争加剧。"),
+    ]
 
 
 def test_chunker_rejects_wrong_configuration(rules):

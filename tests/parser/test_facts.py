@@ -1,4 +1,5 @@
 """Long-form facts: period -> year, units and negative forms, field names, row sentences."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -22,27 +23,57 @@ from parser.facts import (
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, find_pdf_tables
 
-ZH = DocumentMeta("finance/742", company="示例股份有限公司", short_name="示例", code="2330", year=2023, language="zh")
+ZH = DocumentMeta(
+    "finance/742", company="示例股份有限公司", short_name="示例", code="2330", year=2023, language="zh"
+)
 JA = DocumentMeta("reports/X/X-0105010", company="例示株式会社", year=2020, language="ja")
 
 
 def grid_table(rows, table_id="t1", title="", unit="", with_ids=False):
-    grid = [[GridCell(text, f"{table_id}-r{i + 1}c{j + 1}" if with_ids else "") for j, text in enumerate(r)]
-            for i, r in enumerate(rows)]
+    grid = [
+        [GridCell(text, f"{table_id}-r{i + 1}c{j + 1}" if with_ids else "") for j, text in enumerate(r)]
+        for i, r in enumerate(rows)
+    ]
     return build_table(grid, table_id, 0, title=title, unit=unit, with_ids=with_ids)
 
 
 # ---- period -> year ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("label, year", [
-    ("本期发生额", 2021), ("本年金额", 2021), ("期末余额", 2021), ("当期", 2021), ("本报告期", 2021),
-    ("上期发生额", 2020), ("上年金额", 2020), ("期初余额", 2020), ("前期", 2020), ("上年同期", 2020),
-    ("当事業年度", 2021), ("前事業年度", 2020), ("当連結会計年度", 2021), ("前連結会計年度", 2020),
-    ("2019年", 2019), ("2019年12月31日", 2019), ("2019年度", 2019), ("令和3年3月期", 2021),
-    ("平成31年3月31日", 2019), ("民國112年", 2023), ("一一二年第一季", 2023), ("111 年 3 月 31 日", 2022),
-    ("前事業年度 (自 2018年４月１日 至 2019年３月31日)", 2019), ("第92期 (2015年度)/2016年３月", 2016),
-    ("2021年/金额", 2021), ("项目", None), ("金额", None), ("本年比上年增减(%)", 2021), ("前期比", 2021),
-])
+
+@pytest.mark.parametrize(
+    "label, year",
+    [
+        ("本期发生额", 2021),
+        ("本年金额", 2021),
+        ("期末余额", 2021),
+        ("当期", 2021),
+        ("本报告期", 2021),
+        ("上期发生额", 2020),
+        ("上年金额", 2020),
+        ("期初余额", 2020),
+        ("前期", 2020),
+        ("上年同期", 2020),
+        ("当事業年度", 2021),
+        ("前事業年度", 2020),
+        ("当連結会計年度", 2021),
+        ("前連結会計年度", 2020),
+        ("2019年", 2019),
+        ("2019年12月31日", 2019),
+        ("2019年度", 2019),
+        ("令和3年3月期", 2021),
+        ("平成31年3月31日", 2019),
+        ("民國112年", 2023),
+        ("一一二年第一季", 2023),
+        ("111 年 3 月 31 日", 2022),
+        ("前事業年度 (自 2018年４月１日 至 2019年３月31日)", 2019),
+        ("第92期 (2015年度)/2016年３月", 2016),
+        ("2021年/金额", 2021),
+        ("项目", None),
+        ("金额", None),
+        ("本年比上年增减(%)", 2021),
+        ("前期比", 2021),
+    ],
+)
 def test_period_label_gives_the_year(label, year):
     assert period_year(label, 2021) == year
 
@@ -53,8 +84,12 @@ def test_keyword_periods_need_the_report_year():
 
 
 def test_a_year_without_a_month_is_no_vote_for_this_period():
-    bonds = grid_table([["", "当連結会計年度末（2021年満期、固定利率 6.1%）", "当連結会計年度末（2022年満期）"],
-                        ["社債", "10", "20"]])
+    bonds = grid_table(
+        [
+            ["", "当連結会計年度末（2021年満期、固定利率 6.1%）", "当連結会計年度末（2022年満期）"],
+            ["社債", "10", "20"],
+        ]
+    )
     dated = grid_table([["", "当連結会計年度（自 2019年4月1日 至 2020年3月31日）"], ["売上収益", "5"]])
     assert current_year([bonds, dated]) == 2020
 
@@ -71,8 +106,16 @@ def test_fiscal_years_named_by_their_start_carry_the_year_they_end_in():
 
 
 def test_document_states_which_year_this_period_is():
-    table = grid_table([["", "前連結会計年度（自 2018年4月1日 至 2019年3月31日）",
-                         "当連結会計年度（自 2019年4月1日 至 2020年3月31日）"], ["売上収益", "1", "2"]])
+    table = grid_table(
+        [
+            [
+                "",
+                "前連結会計年度（自 2018年4月1日 至 2019年3月31日）",
+                "当連結会計年度（自 2019年4月1日 至 2020年3月31日）",
+            ],
+            ["売上収益", "1", "2"],
+        ]
+    )
     undated = grid_table([["", "前連結会計年度", "当連結会計年度"], ["従業員数", "10", "12"]])
     year = current_year([table, undated])
     assert year == 2020
@@ -82,28 +125,32 @@ def test_document_states_which_year_this_period_is():
 
 # ---- numbers, units, negatives -----------------------------------------------------------------
 
-@pytest.mark.parametrize("text, unit, negative_parens, number, base", [
-    ("1,234", "元", True, "1234", "元"),
-    ("1,234.5", "千元", True, "1234500", "元"),
-    ("12", "万元", True, "120000", "元"),
-    ("3", "百万元", True, "3000000", "元"),
-    ("△ 4,187", "百万円", False, "-4187000000", "円"),
-    ("▲56", "千円", False, "-56000", "円"),
-    ("−7", "円", False, "-7", "円"),
-    ("-7.8", "", True, "-7.8", ""),
-    ("(1,234)", "元", True, "-1234", "元"),
-    ("（7.8）", "", True, "-7.8", ""),
-    ("( 7,973 )", "人", False, "7973", "人"),
-    ("12.5%", "", True, "12.5", "%"),
-    ("12.5", "％", True, "12.5", "%"),
-    ("323,790", "千株", False, "323790000", "株"),
-    ("45", "人", True, "45", "人"),
-    ("130.62 円", "百万円", False, "130.62", "円"),
-    ("36,917 百万円", "", False, "36917000000", "円"),
-    ("17円50銭", "", False, "17.5", "円"),
-    ("※１ , ※２ 60,976", "百万円", False, "60976000000", "円"),
-    ("$ 95,651,513", "仟元", True, "95651513000", "元"),
-])
+
+@pytest.mark.parametrize(
+    "text, unit, negative_parens, number, base",
+    [
+        ("1,234", "元", True, "1234", "元"),
+        ("1,234.5", "千元", True, "1234500", "元"),
+        ("12", "万元", True, "120000", "元"),
+        ("3", "百万元", True, "3000000", "元"),
+        ("△ 4,187", "百万円", False, "-4187000000", "円"),
+        ("▲56", "千円", False, "-56000", "円"),
+        ("−7", "円", False, "-7", "円"),
+        ("-7.8", "", True, "-7.8", ""),
+        ("(1,234)", "元", True, "-1234", "元"),
+        ("（7.8）", "", True, "-7.8", ""),
+        ("( 7,973 )", "人", False, "7973", "人"),
+        ("12.5%", "", True, "12.5", "%"),
+        ("12.5", "％", True, "12.5", "%"),
+        ("323,790", "千株", False, "323790000", "株"),
+        ("45", "人", True, "45", "人"),
+        ("130.62 円", "百万円", False, "130.62", "円"),
+        ("36,917 百万円", "", False, "36917000000", "円"),
+        ("17円50銭", "", False, "17.5", "円"),
+        ("※１ , ※２ 60,976", "百万円", False, "60976000000", "円"),
+        ("$ 95,651,513", "仟元", True, "95651513000", "元"),
+    ],
+)
 def test_cell_number_is_scaled_and_signed(text, unit, negative_parens, number, base):
     quantity = parse_quantity(text, unit, parentheses_negative=negative_parens)
     assert quantity is not None
@@ -127,19 +174,34 @@ def test_dashes_dates_and_units():
 
 # ---- field names -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("label, field", [
-    ("1.营业收入", "营业收入"), ("其中：营业成本", "营业成本"), ("（一）货币资金（注1）", "货币资金"),
-    ("加：营业外收入", "营业外收入"), ("减：营业外支出", "营业外支出"), ("1100 現金及約當現金", "現金及約當現金"),
-    ("①売上高", "売上高"), ("１株当たり当期純利益（円）", "1株当たり当期純利益"), ("流 动 资 产：", "流动资产"),
-    ("※２ 有形固定資産", "有形固定資産"), ("【本店の所在の場所】", "本店の所在の場所"), ("(注)3 任期", "任期"),
-    ("三、营业利润（亏损以“－”号填列）", "营业利润"), ('营业利润(亏损以"-"号填列)', "营业利润"),
-    ("経常利益又は経常損失（△）", "経常利益又は経常損失"), ("その他（純額）", "その他(純額)"),
-])
+
+@pytest.mark.parametrize(
+    "label, field",
+    [
+        ("1.营业收入", "营业收入"),
+        ("其中：营业成本", "营业成本"),
+        ("（一）货币资金（注1）", "货币资金"),
+        ("加：营业外收入", "营业外收入"),
+        ("减：营业外支出", "营业外支出"),
+        ("1100 現金及約當現金", "現金及約當現金"),
+        ("①売上高", "売上高"),
+        ("１株当たり当期純利益（円）", "1株当たり当期純利益"),
+        ("流 动 资 产：", "流动资产"),
+        ("※２ 有形固定資産", "有形固定資産"),
+        ("【本店の所在の場所】", "本店の所在の場所"),
+        ("(注)3 任期", "任期"),
+        ("三、营业利润（亏损以“－”号填列）", "营业利润"),
+        ('营业利润(亏损以"-"号填列)', "营业利润"),
+        ("経常利益又は経常損失（△）", "経常利益又は経常損失"),
+        ("その他（純額）", "その他(純額)"),
+    ],
+)
 def test_row_label_is_cleaned_to_a_field(label, field):
     assert clean_field(label) == field
 
 
 # ---- facts and sentences of real and small tables ----------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def income_statement(shared_data):
@@ -152,10 +214,18 @@ def test_statement_facts_are_scaled_dated_and_sourced(income_statement):
     facts, _ = table_facts(income_statement, ZH)
     revenue = [f for f in facts if f.field == "營業收入" and f.unit == "元"]
     assert [(f.year, f.value, f.raw) for f in revenue] == [
-        (2023, "95651513000", "$ 95,651,513"), (2022, "142710849000", "$ 142,710,849")]
+        (2023, "95651513000", "$ 95,651,513"),
+        (2022, "142710849000", "$ 142,710,849"),
+    ]
     first = revenue[0]
     assert (first.company, first.short_name, first.code, first.doc_id, first.page, first.table) == (
-        "示例股份有限公司", "示例", "2330", "finance/742", 1, "p1t1")
+        "示例股份有限公司",
+        "示例",
+        "2330",
+        "finance/742",
+        1,
+        "p1t1",
+    )
     assert first.period == "一一二年第一季/金 額" and first.number == Decimal("95651513000")
     cost = next(f for f in facts if f.field == "營業成本" and f.year == 2023 and f.unit == "元")
     assert cost.value == "-49739271000"
@@ -185,13 +255,24 @@ def test_each_row_becomes_a_searchable_table_chunk(income_statement):
 
 
 def test_japanese_sentences_and_text_facts():
-    table = grid_table([["", "当事業年度"], ["【本店の所在の場所】", "大阪府大阪市中央区道修町３丁目１番８号"],
-                        ["【提出日】", "2020年6月24日"], ["従業員数（人）", "5,234"], ["平均年間給与", "－"]],
-                       with_ids=True)
+    table = grid_table(
+        [
+            ["", "当事業年度"],
+            ["【本店の所在の場所】", "大阪府大阪市中央区道修町３丁目１番８号"],
+            ["【提出日】", "2020年6月24日"],
+            ["従業員数（人）", "5,234"],
+            ["平均年間給与", "－"],
+        ],
+        with_ids=True,
+    )
     facts, chunks = table_facts(table, JA)
     by_field = {f.field: f for f in facts}
     office = by_field["本店の所在の場所"]
-    assert (office.value, office.number, office.cell_id) == ("大阪府大阪市中央区道修町３丁目１番８号", None, "t1-r2c2")
+    assert (office.value, office.number, office.cell_id) == (
+        "大阪府大阪市中央区道修町３丁目１番８号",
+        None,
+        "t1-r2c2",
+    )
     assert by_field["提出日"].value == "2020-06-24"
     assert (by_field["従業員数"].value, by_field["従業員数"].unit) == ("5234", "人")
     assert (by_field["平均年間給与"].value, by_field["平均年間給与"].number) == ("-", None)
@@ -200,8 +281,17 @@ def test_japanese_sentences_and_text_facts():
 
 
 def test_row_chunks_carry_the_heading_rows_above_them_until_their_total():
-    table = grid_table([["", "当連結会計年度"], ["流動負債", ""], ["その他", "120"], ["流動負債合計", "900"],
-                        ["非流動負債", ""], ["その他", "45"]], with_ids=True)
+    table = grid_table(
+        [
+            ["", "当連結会計年度"],
+            ["流動負債", ""],
+            ["その他", "120"],
+            ["流動負債合計", "900"],
+            ["非流動負債", ""],
+            ["その他", "45"],
+        ],
+        with_ids=True,
+    )
     _, chunks = table_facts(table, JA)
     titles = {c.text: c.titles for c in chunks}
     assert titles["その他（当連結会計年度）は120。"][-1] == "流動負債"
@@ -210,8 +300,16 @@ def test_row_chunks_carry_the_heading_rows_above_them_until_their_total():
 
 
 def test_rows_between_dated_balances_belong_to_the_later_year():
-    table = grid_table([["", "資本金", "利益剰余金"], ["2018年4月1日残高", "100", "50"], ["剰余金の配当", "", "△10"],
-                        ["2019年3月31日残高", "100", "40"], ["当期首残高", "100", "40"]], unit="百万円")
+    table = grid_table(
+        [
+            ["", "資本金", "利益剰余金"],
+            ["2018年4月1日残高", "100", "50"],
+            ["剰余金の配当", "", "△10"],
+            ["2019年3月31日残高", "100", "40"],
+            ["当期首残高", "100", "40"],
+        ],
+        unit="百万円",
+    )
     facts, _ = table_facts(table, JA)
     got = {(f.field, f.period, f.year): f.value for f in facts}
     assert got[("資本金", "2018年4月1日残高", 2018)] == "100000000"
@@ -220,8 +318,14 @@ def test_rows_between_dated_balances_belong_to_the_later_year():
 
 
 def test_dated_rows_take_their_field_from_the_column_name_not_the_unit_row_under_it():
-    table = grid_table([["", "商標権", "その他"], ["", "百万円", "百万円"], ["2019年12月31日残高", "30", "7"],
-                        ["2020年12月31日残高", "31", "8"]])
+    table = grid_table(
+        [
+            ["", "商標権", "その他"],
+            ["", "百万円", "百万円"],
+            ["2019年12月31日残高", "30", "7"],
+            ["2020年12月31日残高", "31", "8"],
+        ]
+    )
     facts, _ = table_facts(table, JA)
     got = {(f.field, f.period): f.value for f in facts}
     assert got[("その他", "2020年12月31日残高")] == "8000000"
@@ -229,8 +333,16 @@ def test_dated_rows_take_their_field_from_the_column_name_not_the_unit_row_under
 
 
 def test_a_japanese_statement_without_signs_prints_its_negatives_in_brackets():
-    table = grid_table([["", "前年度", "当年度"], ["売上収益", "2,100", "2,000"], ["売上原価", "( 900 )", "( 898 )"],
-                        ["その他の包括利益", "( 2,811 )", "1,200"], ["(うち海外)", "( 50 )", "( 60 )"]], unit="百万円")
+    table = grid_table(
+        [
+            ["", "前年度", "当年度"],
+            ["売上収益", "2,100", "2,000"],
+            ["売上原価", "( 900 )", "( 898 )"],
+            ["その他の包括利益", "( 2,811 )", "1,200"],
+            ["(うち海外)", "( 50 )", "( 60 )"],
+        ],
+        unit="百万円",
+    )
     got = {(f.field, f.period): f.value for f in table_facts(table, JA)[0]}
     assert got[("その他の包括利益", "前年度")] == "-2811000000"
     assert got[("売上原価", "当年度")] == "898000000"  # an expense shown as a deduction is an expense
@@ -245,8 +357,13 @@ def test_a_japanese_table_that_signs_with_triangles_or_counts_people_keeps_brack
 
 
 def test_a_unit_column_states_its_unit_once_for_the_blank_cells_below():
-    table = grid_table([["", "前事業年度", "", "当事業年度", ""], ["給料及び手当", "85,467", "百万円", "86,000", "百万円"],
-                        ["減価償却費", "20,029", "", "21,000", ""]])
+    table = grid_table(
+        [
+            ["", "前事業年度", "", "当事業年度", ""],
+            ["給料及び手当", "85,467", "百万円", "86,000", "百万円"],
+            ["減価償却費", "20,029", "", "21,000", ""],
+        ]
+    )
     got = {(f.field, f.period): f.value for f in table_facts(table, JA)[0]}
     assert got[("減価償却費", "前事業年度")] == "20029000000"
 
@@ -258,21 +375,41 @@ def test_opening_balance_row_is_the_year_before():
 
 
 def test_expense_lines_printed_as_deductions_are_positive_in_japanese_statements():
-    table = grid_table([["", "当期"], ["売上収益", "1,000"], ["売上原価", "△ 600"], ["研究開発費", "△ 100"],
-                        ["為替差損益", "△ 5"]], unit="百万円")
+    table = grid_table(
+        [
+            ["", "当期"],
+            ["売上収益", "1,000"],
+            ["売上原価", "△ 600"],
+            ["研究開発費", "△ 100"],
+            ["為替差損益", "△ 5"],
+        ],
+        unit="百万円",
+    )
     facts, _ = table_facts(table, JA)
     values = {f.field: f.value for f in facts}
-    assert values == {"売上収益": "1000000000", "売上原価": "600000000", "研究開発費": "100000000",
-                      "為替差損益": "-5000000"}
+    assert values == {
+        "売上収益": "1000000000",
+        "売上原価": "600000000",
+        "研究開発費": "100000000",
+        "為替差損益": "-5000000",
+    }
     chinese, _ = table_facts(grid_table([["项目", "本期"], ["财务费用", "-100"], ["研发费用", "-5"]]), ZH)
     assert [f.value for f in chinese] == ["-100", "-5"]
 
 
 def test_a_unit_column_with_ditto_marks_repeats_the_unit_above():
-    frame = pd.DataFrame([["売上高", "百万円", "700,317"], ["経常利益", "〃", "65,348"],
-                          ["発行済株式総数", "(千株)", "581,628"], ["自己株式数", "(〃)", "1,200"],
-                          ["1株当たり純資産額", "円", "1,111.19"], ["自己資本比率", "％", "64.2"]],
-                         columns=["回次", "回次#1", "第91期/2016年３月"], dtype=object)
+    frame = pd.DataFrame(
+        [
+            ["売上高", "百万円", "700,317"],
+            ["経常利益", "〃", "65,348"],
+            ["発行済株式総数", "(千株)", "581,628"],
+            ["自己株式数", "(〃)", "1,200"],
+            ["1株当たり純資産額", "円", "1,111.19"],
+            ["自己資本比率", "％", "64.2"],
+        ],
+        columns=["回次", "回次#1", "第91期/2016年３月"],
+        dtype=object,
+    )
     facts, _ = table_facts(Table("t1", 0, frame), DocumentMeta("d", language="ja"), 2020)
     got = {f.field: (f.value, f.unit) for f in facts}
     assert got["売上高"] == ("700317000000", "円")
@@ -283,21 +420,35 @@ def test_a_unit_column_with_ditto_marks_repeats_the_unit_above():
 
 
 def test_every_fact_carries_its_tables_statement_scope_and_its_columns_period_kind():
-    frame = pd.DataFrame([["营业收入", "1,000.00", "900.00", "300.00"]],
-                         columns=["项目", "本期发生额", "上期发生额", "第三季度（7-9月份）"], dtype=object)
+    frame = pd.DataFrame(
+        [["营业收入", "1,000.00", "900.00", "300.00"]],
+        columns=["项目", "本期发生额", "上期发生额", "第三季度（7-9月份）"],
+        dtype=object,
+    )
     table = Table("p54t1", 54, frame, title="合并利润表", titles=("第十节 财务报告",))
     doc = ParsedDocument(DocumentMeta("d", company="甲公司", year=2021, language="zh"))
     add_tables(doc, [table])
     assert (table.statement, table.scope) == ("income_statement", "consolidated")
     by_period = {f.period: f for f in doc.facts}
     assert {(f.statement, f.scope) for f in doc.facts} == {("income_statement", "consolidated")}
-    assert by_period["本期发生额"].period_kind == "" and by_period["第三季度（7-9月份）"].period_kind == "quarter"
+    assert (
+        by_period["本期发生额"].period_kind == ""
+        and by_period["第三季度（7-9月份）"].period_kind == "quarter"
+    )
 
 
 def test_a_unit_in_one_header_and_units_alone_in_rows_apply_to_the_rows_below():
-    frame = pd.DataFrame([["営業収益", "1,500,445", "1,600,000"], ["", "％", ""], ["配当性向", "42.8", "38.3"],
-                          ["", "人", ""], ["従業員数", "26,555", "25,821"]],
-                         columns=["回次", "第29期/2016年３月/百万円", "第30期/2017年３月"], dtype=object)
+    frame = pd.DataFrame(
+        [
+            ["営業収益", "1,500,445", "1,600,000"],
+            ["", "％", ""],
+            ["配当性向", "42.8", "38.3"],
+            ["", "人", ""],
+            ["従業員数", "26,555", "25,821"],
+        ],
+        columns=["回次", "第29期/2016年３月/百万円", "第30期/2017年３月"],
+        dtype=object,
+    )
     facts, _ = table_facts(Table("t1", 0, frame), DocumentMeta("d", language="ja"), 2020)
     got = {(f.field, f.period): (f.value, f.unit) for f in facts}
     assert got[("営業収益", "第30期/2017年３月")] == ("1600000000000", "円")
@@ -306,8 +457,11 @@ def test_a_unit_in_one_header_and_units_alone_in_rows_apply_to_the_rows_below():
 
 
 def test_a_header_ending_in_the_percent_sign_makes_its_column_percent_not_the_table_unit():
-    frame = pd.DataFrame([["资产总额", "5,769,270", "100.0"]],
-                         columns=["项目", "2024年12月31日/余额", "2024年12月31日/占比%"], dtype=object)
+    frame = pd.DataFrame(
+        [["资产总额", "5,769,270", "100.0"]],
+        columns=["项目", "2024年12月31日/余额", "2024年12月31日/占比%"],
+        dtype=object,
+    )
     facts, _ = table_facts(Table("t1", 22, frame, unit="百万元"), ZH, 2024)
     got = {f.period: (f.value, f.unit) for f in facts}
     assert got["2024年12月31日/余额"] == ("5769270000000", "元")

@@ -1,4 +1,5 @@
 """Heading levels from rules/headings.yaml, the heading stack, and rule-file errors."""
+
 from __future__ import annotations
 
 import statistics
@@ -15,7 +16,13 @@ def rules() -> HeadingRules:
 
 
 def test_chinese_numbering_levels_nest_from_section_to_parenthesised_number(rules):
-    chain = ["第三节 管理层讨论与分析", "二、报告期内公司从事的主要业务", "（一）主要业务", "1、主要产品", "（1）工业软件"]
+    chain = [
+        "第三节 管理层讨论与分析",
+        "二、报告期内公司从事的主要业务",
+        "（一）主要业务",
+        "1、主要产品",
+        "（1）工业软件",
+    ]
     levels = [rules.level(line) for line in chain]
     assert None not in levels
     assert levels == sorted(levels) and len(set(levels)) == len(levels)
@@ -30,8 +37,15 @@ def test_half_width_and_full_width_markers_get_the_same_level(rules):
 def test_statement_titles_are_their_own_level_even_letter_spaced(rules):
     statement = rules.level("合并资产负债表")
     assert statement is not None
-    for title in ("合并利润表", "合并现金流量表", "母公司资产负债表", "母公司利润表", "合 併 資 產 負 債 表",
-                  "合併綜合損益表", "合并资产负债表（续）"):
+    for title in (
+        "合并利润表",
+        "合并现金流量表",
+        "母公司资产负债表",
+        "母公司利润表",
+        "合 併 資 產 負 債 表",
+        "合併綜合損益表",
+        "合并资产负债表（续）",
+    ):
         assert rules.level(title) == statement, title
     assert rules.level("二、财务报表") < statement < rules.level("1、货币资金")
 
@@ -44,27 +58,36 @@ def test_traditional_chinese_chapters_and_articles(rules):
 
 
 def test_japanese_report_headings_nest_part_chapter_item_paren_circled(rules):
-    chain = ["第一部【企業情報】", "第１【企業の概況】", "１【主要な経営指標等の推移】", "（１）連結経営指標等", "①連結経営成績"]
+    chain = [
+        "第一部【企業情報】",
+        "第１【企業の概況】",
+        "１【主要な経営指標等の推移】",
+        "（１）連結経営指標等",
+        "①連結経営成績",
+    ]
     levels = [rules.level(line) for line in chain]
     assert None not in levels and levels == sorted(levels) and len(set(levels)) == len(levels)
     assert rules.level("【注記事項】") is not None
     assert rules.level("（重要な会計方針）") > rules.level("【注記事項】")
 
 
-@pytest.mark.parametrize("line", [
-    "一、第一保單年度至第三保單年度：「年繳保險費總和」的一點零二五倍。",  # list item that is a sentence
-    "一、因可歸責於本公司之錯誤原因，致本公司依第三十條第二項約定為退還或給",  # long item broken by the layout
-    "第三节 管理层讨论与分析 ........................ 12",  # table of contents, dot leaders
-    "第三节 管理层讨论与分析 12",  # table of contents, page number only
-    "2022",  # only a number
-    "- 5 -",
-    "1.5",
-    "一、营业总收入 1,234,567,890.12 987,654,321.00",  # statement row with amounts
-    "第二十三條辦理「減額繳清保險」",  # clause reference starting a wrapped line
-    "(二十七)及七",  # cross-reference fragment
-    "资产负债表",  # a bare caption in the notes
-    "（単位：百万円）",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "一、第一保單年度至第三保單年度：「年繳保險費總和」的一點零二五倍。",  # list item that is a sentence
+        "一、因可歸責於本公司之錯誤原因，致本公司依第三十條第二項約定為退還或給",  # long item broken by the layout
+        "第三节 管理层讨论与分析 ........................ 12",  # table of contents, dot leaders
+        "第三节 管理层讨论与分析 12",  # table of contents, page number only
+        "2022",  # only a number
+        "- 5 -",
+        "1.5",
+        "一、营业总收入 1,234,567,890.12 987,654,321.00",  # statement row with amounts
+        "第二十三條辦理「減額繳清保險」",  # clause reference starting a wrapped line
+        "(二十七)及七",  # cross-reference fragment
+        "资产负债表",  # a bare caption in the notes
+        "（単位：百万円）",
+    ],
+)
 def test_false_positives_are_not_headings(rules, line):
     assert rules.level(line) is None
 
@@ -94,12 +117,15 @@ def test_japanese_html_headings_are_recognised_in_depth_order(rules, shared_data
     assert len(usual) == 5 and usual == sorted(usual), dict(zip(sorted(levels), usual))
 
 
-@pytest.mark.parametrize("line, level", [
-    ("③ 上記②の取り組みについての基本方針等との整合性に係る取締役会の判断", 8),
-    ("ｂ．受注状況", 9),
-    ("(ⅱ)取締役の選任の決議要件", 9),
-    ("１ 製品及びサービスごとの情報", 6),
-])
+@pytest.mark.parametrize(
+    "line, level",
+    [
+        ("③ 上記②の取り組みについての基本方針等との整合性に係る取締役会の判断", 8),
+        ("ｂ．受注状況", 9),
+        ("(ⅱ)取締役の選任の決議要件", 9),
+        ("１ 製品及びサービスごとの情報", 6),
+    ],
+)
 def test_long_circled_lettered_and_spaced_number_japanese_headings(rules, line, level):
     assert rules.level(line) == level
 
@@ -130,7 +156,9 @@ def test_titles_in_the_path_are_tidied():
 
 def test_bad_regex_is_reported_with_file_and_line(tmp_path):
     path = tmp_path / "headings.yaml"
-    path.write_text("levels:\n  - name: chapter\n    level: 2\n    patterns:\n      - '^第(章'\n", encoding="utf-8")
+    path.write_text(
+        "levels:\n  - name: chapter\n    level: 2\n    patterns:\n      - '^第(章'\n", encoding="utf-8"
+    )
     with pytest.raises(InputError) as error:
         HeadingRules.load(path)
     assert str(error.value).startswith(f"{path}:5: bad regex")
@@ -138,8 +166,11 @@ def test_bad_regex_is_reported_with_file_and_line(tmp_path):
 
 def test_bad_reject_regex_is_reported_with_file_and_line(tmp_path):
     path = tmp_path / "headings.yaml"
-    path.write_text("reject:\n  - why: x\n    pattern: '[abc'\nlevels:\n  - name: a\n    level: 1\n"
-                    "    patterns: ['^A']\n", encoding="utf-8")
+    path.write_text(
+        "reject:\n  - why: x\n    pattern: '[abc'\nlevels:\n  - name: a\n    level: 1\n"
+        "    patterns: ['^A']\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as error:
         HeadingRules.load(path)
     assert str(error.value).startswith(f"{path}:3: bad regex")
@@ -155,7 +186,9 @@ def test_schema_error_names_the_entry_and_line(tmp_path):
 
 def test_custom_rule_file_is_used(tmp_path):
     path = tmp_path / "headings.yaml"
-    path.write_text("levels:\n  - name: roman\n    level: 1\n    patterns: ['^[IVX]+\\.\\s']\n", encoding="utf-8")
+    path.write_text(
+        "levels:\n  - name: roman\n    level: 1\n    patterns: ['^[IVX]+\\.\\s']\n", encoding="utf-8"
+    )
     rules = HeadingRules.load(path)
     assert rules.level("IV. Results") == 1
     assert rules.level("第三节 管理层讨论与分析") is None

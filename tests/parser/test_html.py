@@ -1,4 +1,5 @@
 """parse_html on the NTCIR-18 U4 securities reports and on small HTML files the tests write."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,7 +43,12 @@ def test_table_and_fact_ids_are_the_markup_ids(statements):
     used = {v for v in equity.cell_ids.to_numpy().ravel() if v}
     assert used and used <= ids
     fact = next(f for f in doc.facts if f.cell_id == "S100IXUZ-0105010-tab89-r25c9")
-    assert (fact.value, fact.unit, fact.raw, fact.table) == ("-4187000000", "円", "△ 4,187", "S100IXUZ-0105010-tab89")
+    assert (fact.value, fact.unit, fact.raw, fact.table) == (
+        "-4187000000",
+        "円",
+        "△ 4,187",
+        "S100IXUZ-0105010-tab89",
+    )
     assert fact.field == "支配継続子会社に対する持分変動" and fact.period == "非支配持分"
     assert all(f.cell_id in ids for f in doc.facts)
     assert len({f.cell_id for f in doc.facts}) == len(doc.facts)
@@ -55,7 +61,9 @@ def test_document_yields_text_table_chunks_and_tables(statements):
     assert doc.tables == len(doc.table_list) > 100
     row = next(c for c in doc.chunks if c.chunk_id == "ntcir/S100IXUZ#rS100IXUZ-0105010-tab89-0")
     # a row of dated balances reads column by column
-    assert row.text.startswith("資本金（2018年４月１日残高）は21,279百万円。資本剰余金（2018年４月１日残高）は21,055百万円。")
+    assert row.text.startswith(
+        "資本金（2018年４月１日残高）は21,279百万円。資本剰余金（2018年４月１日残高）は21,055百万円。"
+    )
     assert row.titles[-1] == "③【連結持分変動計算書】" and row.cell_id == "S100IXUZ-0105010-tab89-r4c1"
 
 
@@ -91,6 +99,7 @@ def test_key_figures_table_reads_units_from_its_unit_column(shared_data):
     key_figures = next(t for t in tables if t.table_id == "S100IU0U-0101010-tab2")
     assert list(key_figures.frame.columns)[2] == "第92期(2015年度)/2016年３月"
     from parser.facts import table_facts
+
     facts, _ = table_facts(key_figures, DocumentMeta("d", company="丸紅株式会社", year=2020, language="ja"))
     got = {(f.field, f.year): (f.value, f.unit) for f in facts}
     assert got[("収益", 2016)] == ("7300299000000", "円")
@@ -100,7 +109,9 @@ def test_key_figures_table_reads_units_from_its_unit_column(shared_data):
 
 
 def test_spans_units_and_captions_of_written_tables(tmp_path):
-    path = write_html(tmp_path / "s.html", """
+    path = write_html(
+        tmp_path / "s.html",
+        """
       <h3>１【業績】</h3>
       <p>前事業年度（自 2018年4月1日 至 2019年3月31日）</p>
       <p>（単位：百万円）</p>
@@ -114,14 +125,21 @@ def test_spans_units_and_captions_of_written_tables(tmp_path):
       <table table-id="T-tab2">
         <tr><td cell-id="T-tab2-r1c1">区分</td><td cell-id="T-tab2-r1c2">国内</td></tr>
         <tr><td cell-id="T-tab2-r2c1">営業利益</td><td cell-id="T-tab2-r2c2">70</td></tr>
-      </table>""")
+      </table>""",
+    )
     first, second = read_html(path).tables
-    assert (first.table_id, first.unit, first.title) == ("T-tab1", "百万円", "前事業年度（自 2018年4月1日 至 2019年3月31日）")
+    assert (first.table_id, first.unit, first.title) == (
+        "T-tab1",
+        "百万円",
+        "前事業年度（自 2018年4月1日 至 2019年3月31日）",
+    )
     assert first.titles == ("１【業績】",)
     assert list(first.frame.columns) == ["区分", "金額/国内", "金額/海外"]
     assert first.frame.values.tolist() == [["売上高", "1,000", "200"], ["売上高", "△ 30", "5"]]
-    assert first.cell_ids.values.tolist() == [["T-tab1-r3c1", "T-tab1-r3c2", "T-tab1-r3c3"],
-                                              ["T-tab1-r3c1", "T-tab1-r4c1", "T-tab1-r4c2"]]
+    assert first.cell_ids.values.tolist() == [
+        ["T-tab1-r3c1", "T-tab1-r3c2", "T-tab1-r3c3"],
+        ["T-tab1-r3c1", "T-tab1-r4c1", "T-tab1-r4c2"],
+    ]
     # the second part of the statement has no caption of its own: same unit and period
     assert (second.unit, second.title) == ("百万円", first.title)
     doc = parse_html(path, DocumentMeta("s", company="C", year=2019, language="ja"), ParseSettings())

@@ -1,4 +1,5 @@
 """OCR of pages without a text layer: a real scanned aicup finance page through Tesseract."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,8 @@ SCANNED = ("aicup", "reference", "finance", "226.pdf")
 needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
     reason="tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-chi-tra; "
-           "docker/install-system-deps.sh does it)")
+    "docker/install-system-deps.sh does it)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,9 @@ def test_scanned_statement_page_is_read_by_ocr(scanned):
     doc = parse_pdf(scanned, DocumentMeta("finance/226"), settings)
     assert (doc.pages, doc.ocr_pages, doc.no_text_pages) == (1, 1, 0)
     text = "".join(c.text for c in doc.chunks)
-    found = [word for word in ("營業收入", "營業成本", "營業毛利", "營業外收入及支出", "稅前淨利") if word in text]
+    found = [
+        word for word in ("營業收入", "營業成本", "營業毛利", "營業外收入及支出", "稅前淨利") if word in text
+    ]
     assert len(found) >= 3, text[:500]
     assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", text)  # Tesseract's gaps between CJK closed
 
@@ -65,5 +69,8 @@ def test_language_setting_must_be_tesseract_codes(languages):
 
 
 def test_ocr_gaps_between_cjk_characters_and_in_digit_groups_are_closed():
-    assert clean_ocr_line("  營 業 收 入 ( 附 註 三 四 )  $ 30, 795, 422   100 ") == "營業收入 ( 附註三四 )  $ 30,795,422   100"
+    assert (
+        clean_ocr_line("  營 業 收 入 ( 附 註 三 四 )  $ 30, 795, 422   100 ")
+        == "營業收入 ( 附註三四 )  $ 30,795,422   100"
+    )
     assert clean_ocr_line("Hon Hai, 2023 年") == "Hon Hai, 2023 年"

@@ -1,4 +1,5 @@
 """parse_pdf on real aicup PDFs and on small PDFs the tests draw with reportlab."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -62,11 +63,14 @@ def draw_pdf(path: Path, pages: list[list[tuple[float, str]]], font: str = "STSo
 
 # ---- headings on real pages -------------------------------------------------------------------
 
+
 def test_insurance_clause_chunk_carries_its_clause_title(policy):
     doc = policy
     chunk = chunk_with(doc, "達九十六歲之保單年度末仍生存")
     assert chunk.titles == ("第十三條 滿期保險金的給付",)
-    assert chunk_with(doc, "受益人申領「完全失能保險金」時應檢具").titles == ("第十八條 完全失能保險金的申領",)
+    assert chunk_with(doc, "受益人申領「完全失能保險金」時應檢具").titles == (
+        "第十八條 完全失能保險金的申領",
+    )
     assert (chunk.page_start, chunk.company, chunk.year) == (1, "測試公司", 2023)
 
 
@@ -104,6 +108,7 @@ def test_compatibility_ideographs_become_ordinary_ones(shared_data, policy):
 
 # ---- running headers and footers ----------------------------------------------------------------
 
+
 def test_running_header_and_page_footer_of_a_real_policy_are_dropped(shared_data, policy):
     with pdfplumber.open(aicup(shared_data, "insurance/10.pdf")) as pdf:
         raw = "\n".join(page.extract_text() for page in pdf.pages)
@@ -113,7 +118,10 @@ def test_running_header_and_page_footer_of_a_real_policy_are_dropped(shared_data
 
 def test_repeated_edge_lines_are_dropped_only_when_on_enough_pages(tmp_path):
     body = [(700, "本公司主要从事工业软件的研发和销售。"), (680, "报告期内营业收入稳定增长。")]
-    pages = [[(800, "示例科技股份有限公司 2022 年年度报告"), *body, (40, f"第 {n} 页 共 4 页")] for n in range(1, 4)]
+    pages = [
+        [(800, "示例科技股份有限公司 2022 年年度报告"), *body, (40, f"第 {n} 页 共 4 页")]
+        for n in range(1, 4)
+    ]
     pages.append([(800, "附录：释义"), *body, (40, "第 4 页 共 4 页")])
     path = draw_pdf(tmp_path / "report.pdf", pages)
 
@@ -128,7 +136,10 @@ def test_repeated_edge_lines_are_dropped_only_when_on_enough_pages(tmp_path):
 
 
 def test_title_repeated_atop_each_page_keeps_its_first_occurrence_as_the_heading(tmp_path):
-    pages = [[(800, "合并利润表"), (700, f"第{n}部分：本期营业收入较上年同期增长，毛利率保持稳定。")] for n in (1, 2, 3)]
+    pages = [
+        [(800, "合并利润表"), (700, f"第{n}部分：本期营业收入较上年同期增长，毛利率保持稳定。")]
+        for n in (1, 2, 3)
+    ]
     doc = parse(draw_pdf(tmp_path / "statement.pdf", pages))
     (section,) = [c for c in doc.chunks if c.kind == "section"]
     assert section.titles == ("合并利润表",) and (section.page_start, section.page_end) == (1, 3)
@@ -143,15 +154,20 @@ def test_bare_page_numbers_are_dropped_even_on_a_single_page(tmp_path):
 
 # ---- fonts pdfminer cannot decode ---------------------------------------------------------------
 
+
 def test_font_pdfminer_misreads_is_read_through_pdfium(tmp_path):
     """reportlab's MSung-Light (UniCNS-UCS2-H) comes out of pdfminer as the wrong characters."""
-    path = draw_pdf(tmp_path / "policy.pdf", [[(760, "第一條 保險契約的構成"),
-                                               (740, "本保險單條款均為本保險契約的構成部分。")]], font="MSung-Light")
+    path = draw_pdf(
+        tmp_path / "policy.pdf",
+        [[(760, "第一條 保險契約的構成"), (740, "本保險單條款均為本保險契約的構成部分。")]],
+        font="MSung-Light",
+    )
     with pdfplumber.open(path) as pdf:
         assert "保險契約" not in pdf.pages[0].extract_text()
     doc = parse(path)
     assert [(c.titles, c.text) for c in doc.chunks if c.kind == "text"] == [
-        (("第一條 保險契約的構成",), "本保險單條款均為本保險契約的構成部分。")]
+        (("第一條 保險契約的構成",), "本保險單條款均為本保險契約的構成部分。")
+    ]
     assert doc.warnings == []  # pdfium read the page's characters: pdfminer never did
 
 
@@ -168,11 +184,14 @@ def test_font_pdfminer_misreads_on_a_page_left_to_pdfminer_is_read_through_pdfiu
     pdf.save()
     doc = parse(path)
     assert [(c.titles, c.text) for c in doc.chunks if c.kind == "text"][0] == (
-        ("第一條 保險契約的構成",), "本保險單條款均為本保險契約的構成部分。")
+        ("第一條 保險契約的構成",),
+        "本保險單條款均為本保險契約的構成部分。",
+    )
     assert doc.warnings == ["page 1: pdfminer misread the fonts; text taken from pdfium, tables skipped"]
 
 
 # ---- tables ---------------------------------------------------------------------------------------
+
 
 def test_ruled_table_leaves_the_text_and_becomes_facts_under_its_headings(tmp_path):
     from reportlab.lib import colors
@@ -181,14 +200,28 @@ def test_ruled_table_leaves_the_text_and_becomes_facts_under_its_headings(tmp_pa
 
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
     style = ParagraphStyle("zh", fontName="STSong-Light", fontSize=11, leading=16)
-    grid = Table([["项目", "2022年12月31日", "2021年12月31日"], ["货币资金", "1,234,567.89", "987,654.32"],
-                  ["存货", "55,000.00", "44,000.00"]])
-    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
-                              ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    grid = Table(
+        [
+            ["项目", "2022年12月31日", "2021年12月31日"],
+            ["货币资金", "1,234,567.89", "987,654.32"],
+            ["存货", "55,000.00", "44,000.00"],
+        ]
+    )
+    grid.setStyle(
+        TableStyle(
+            [("FONTNAME", (0, 0), (-1, -1), "STSong-Light"), ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]
+        )
+    )
     path = tmp_path / "statement.pdf"
-    SimpleDocTemplate(str(path), pagesize=A4).build([
-        Paragraph("第十节 财务报告", style), Paragraph("合并资产负债表", style),
-        Paragraph("编制单位：示例科技股份有限公司。", style), grid, Paragraph("公司负责人：张明。", style)])
+    SimpleDocTemplate(str(path), pagesize=A4).build(
+        [
+            Paragraph("第十节 财务报告", style),
+            Paragraph("合并资产负债表", style),
+            Paragraph("编制单位：示例科技股份有限公司。", style),
+            grid,
+            Paragraph("公司负责人：张明。", style),
+        ]
+    )
 
     doc = parse(path)
     assert doc.tables == 1
@@ -208,12 +241,18 @@ def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
 
     pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
     grid = Table([["项目", "2022年度"], ["研发费用", "241,986,307.90"]])
-    grid.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
-                              ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+    grid.setStyle(
+        TableStyle(
+            [("FONTNAME", (0, 0), (-1, -1), "STSong-Light"), ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]
+        )
+    )
     path = tmp_path / "layout.pdf"
     SimpleDocTemplate(str(path), pagesize=A4).build([Spacer(1, 200), grid])
     table = parse(path).layout
-    first_line, second_line = "第一条 本条款适用于全部保险合同的订立与履行。", "公司坚持自主创新，持续加大研发投入，累计获得发明专利八十六项。"
+    first_line, second_line = (
+        "第一条 本条款适用于全部保险合同的订立与履行。",
+        "公司坚持自主创新，持续加大研发投入，累计获得发明专利八十六项。",
+    )
     line_path = draw_pdf(tmp_path / "lines.pdf", [[(700, first_line)], [(500, second_line)]])
     lines = parse(line_path).layout
 
@@ -227,6 +266,7 @@ def test_lines_and_table_words_are_kept_with_where_they_are_printed(tmp_path):
 
 
 # ---- pages without a text layer -----------------------------------------------------------------
+
 
 def test_scanned_page_without_tesseract_counts_as_no_text(shared_data, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract on this PATH
@@ -245,10 +285,14 @@ def test_text_layer_without_unicode_counts_as_no_text_layer(shared_data):
     """finance/40 prints as "(cid:2292)…" in pdfminer and as stray Thai/Arabic letters in pdfium."""
     doc = parse(aicup(shared_data, "finance/40.pdf"), ParseSettings(ocr=False))
     assert doc.no_text_pages == 1
-    assert doc.warnings == ["page 1: text layer has no readable Unicode", "page 1: no text layer (OCR is off)"]
+    assert doc.warnings == [
+        "page 1: text layer has no readable Unicode",
+        "page 1: no text layer (OCR is off)",
+    ]
 
 
 # ---- files that are not readable PDFs -----------------------------------------------------------
+
 
 def test_zero_byte_file_is_an_input_error_naming_it(tmp_path):
     path = tmp_path / "empty.pdf"
@@ -293,7 +337,8 @@ def test_pdf_encrypted_with_an_empty_user_password_is_read(tmp_path):
     pdf.drawString(72, 700, "Printing of this policy document is restricted by its owner.")
     pdf.save()
     assert [c.text for c in parse(path).chunks if c.kind == "text"] == [
-        "Printing of this policy document is restricted by its owner."]
+        "Printing of this policy document is restricted by its owner."
+    ]
 
 
 def test_a_table_atop_its_page_is_titled_by_its_statement_not_by_the_running_header(tmp_path):
@@ -310,26 +355,46 @@ def test_a_table_atop_its_page_is_titled_by_its_statement_not_by_the_running_hea
 
     def grid(rows):
         table = Table(rows)
-        table.setStyle(TableStyle([("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
-                                   ("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))
+        table.setStyle(
+            TableStyle(
+                [
+                    ("FONTNAME", (0, 0), (-1, -1), "STSong-Light"),
+                    ("GRID", (0, 0), (-1, -1), 0.5, colors.black),
+                ]
+            )
+        )
         return table
 
     path = tmp_path / "report.pdf"
-    SimpleDocTemplate(str(path), pagesize=A4, topMargin=52).build([
-        Paragraph("第二节 公司简介", style), Paragraph("公司是一家示例企业。", style), PageBreak(),
-        Paragraph("合并利润表", style), Paragraph("单位：元", style),
-        grid([["项目", "2022年度"], ["营业收入", "2,345,678.90"]]), PageBreak(),
-        grid([["项目", "2022年度"], ["营业成本", "1,456,789.01"], ["研发费用", "241,986.30"]]), PageBreak(),
-        Paragraph("其他信息", style)], onFirstPage=header, onLaterPages=header)
+    SimpleDocTemplate(str(path), pagesize=A4, topMargin=52).build(
+        [
+            Paragraph("第二节 公司简介", style),
+            Paragraph("公司是一家示例企业。", style),
+            PageBreak(),
+            Paragraph("合并利润表", style),
+            Paragraph("单位：元", style),
+            grid([["项目", "2022年度"], ["营业收入", "2,345,678.90"]]),
+            PageBreak(),
+            grid([["项目", "2022年度"], ["营业成本", "1,456,789.01"], ["研发费用", "241,986.30"]]),
+            PageBreak(),
+            Paragraph("其他信息", style),
+        ],
+        onFirstPage=header,
+        onLaterPages=header,
+    )
 
     doc = parse(path)
     assert [t.title for t in doc.table_list] == ["合并利润表", "合并利润表"]
 
 
-@pytest.mark.parametrize("words", [
-    ["التقرير", "السنوي", "للشركة", "الإيرادات", "ارتفعت", "بنسبة", "عشرة", "في", "المائة"],
-    ["הדוח", "השנתי", "של", "החברה", "ההכנסות", "עלו", "בעשרה", "אחוזים", "השנה"],
-], ids=["arabic", "hebrew"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["التقرير", "السنوي", "للشركة", "الإيرادات", "ارتفعت", "بنسبة", "عشرة", "في", "المائة"],
+        ["הדוח", "השנתי", "של", "החברה", "ההכנסות", "עלו", "בעשרה", "אחוזים", "השנה"],
+    ],
+    ids=["arabic", "hebrew"],
+)
 def test_a_real_right_to_left_text_layer_is_kept_not_sent_to_ocr(tmp_path, words):
     from reportlab.pdfbase.ttfonts import TTFont
 
@@ -339,7 +404,9 @@ def test_a_real_right_to_left_text_layer_is_kept_not_sent_to_ocr(tmp_path, words
     pdfmetrics.registerFont(TTFont("DejaVuSans", str(font)))
     sentence = " ".join(words)
     # Drawn as a right-to-left producer writes it: glyphs left to right on the page, so the last letter first.
-    path = draw_pdf(tmp_path / "rtl.pdf", [[(780 - 20 * n, sentence[::-1]) for n in range(6)]], font="DejaVuSans")
+    path = draw_pdf(
+        tmp_path / "rtl.pdf", [[(780 - 20 * n, sentence[::-1]) for n in range(6)]], font="DejaVuSans"
+    )
     doc = parse(path)
     assert not any("OCR" in w or "no readable Unicode" in w for w in doc.warnings), doc.warnings
     assert doc.warnings == ["page 1: right-to-left text, taken from pdfium as written (tables skipped)"]

@@ -1,4 +1,5 @@
 """Pages pdfium reads in pdfminer's stead give pdfplumber's characters, lines and unruled tables, on real reports."""
+
 from __future__ import annotations
 
 import pdfplumber
@@ -25,8 +26,12 @@ def pdfium_page(path, plumber_page):
 
 
 def items(page) -> list:
-    return [(item.frame.to_dict("split"), item.title, item.unit) if isinstance(item, Table) else (item.text, item.edge)
-            for item in page.items]
+    return [
+        (item.frame.to_dict("split"), item.title, item.unit)
+        if isinstance(item, Table)
+        else (item.text, item.edge)
+        for item in page.items
+    ]
 
 
 def bank_report(shared_data):
@@ -42,8 +47,10 @@ def test_characters_equal_pdfminers_without_its_spaces(shared_data):
             fast = pdfium_page(report, page)
             theirs = [c for c in fast_chars(page).chars if c["text"] != " "]
             assert fast is not None and len(fast.chars) == len(theirs)
-            for ours, char in zip(sorted(fast.chars, key=lambda c: (c["top"], c["x0"])),
-                                  sorted(theirs, key=lambda c: (c["top"], c["x0"]))):
+            for ours, char in zip(
+                sorted(fast.chars, key=lambda c: (c["top"], c["x0"])),
+                sorted(theirs, key=lambda c: (c["top"], c["x0"])),
+            ):
                 assert ours["text"] == char["text"]
                 assert all(abs(ours[key] - char[key]) < 0.2 for key in KEYS), (ours, char)
 
@@ -73,7 +80,12 @@ def test_lines_and_tables_equal_pdfminers(shared_data):
     parser = PdfParser(ParseSettings(ocr=False))
     doc = ParsedDocument(meta=DocumentMeta("bank"))
     with pdfplumber.open(report) as pdf:
-        for number in (6, 9, 123, 279):  # prose; ruled tables; a statement and a maturity table set without rules
+        for number in (
+            6,
+            9,
+            123,
+            279,
+        ):  # prose; ruled tables; a statement and a maturity table set without rules
             page = pdf.pages[number - 1]
             fast = pdfium_page(report, page)
             assert fast is not None

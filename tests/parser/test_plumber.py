@@ -1,4 +1,5 @@
 """Character and rectangle dicts built by parser/plumber.py equal pdfplumber's own, on real report pages."""
+
 from __future__ import annotations
 
 import pdfplumber

@@ -10,9 +10,18 @@ from search.law_register import LawRegister
 from search.settings import IndexSettings
 
 
-@pytest.mark.parametrize("label,key", [("第二十四条", "24"), ("第24条", "24"), ("第二十四条の二", "24の2"),
-                                       ("第２４条の２第１項", "24の2"), ("第百九十三条の二の三", "193の2の3"),
-                                       ("附則 第一条", "附則1"), ("第一章　総則", "")])
+@pytest.mark.parametrize(
+    "label,key",
+    [
+        ("第二十四条", "24"),
+        ("第24条", "24"),
+        ("第二十四条の二", "24の2"),
+        ("第２４条の２第１項", "24の2"),
+        ("第百九十三条の二の三", "193の2の3"),
+        ("附則 第一条", "附則1"),
+        ("第一章　総則", ""),
+    ],
+)
 def test_article_keys_are_the_same_in_kanji_and_arabic_numerals(label, key):
     assert article_key(label) == key
 
@@ -41,7 +50,11 @@ def test_egov_xml_keeps_chapters_sections_captions_paragraph_numbers_and_abbrevi
     assert document.law.title == "架空登録法" and document.law.abbreviations == ("架登法",)
     chunk = next(c for c in document.chunks if c.titles[-1] == "第二条の二")
     assert chunk.titles == ("架空登録法", "第二章　登録", "第一節　申請", "第二条の二")
-    assert chunk.text.splitlines() == ["登録の申請は、次に掲げる者がする。", "一 法人", "２ 前項の申請は、十四日以内にしなければならない。"]
+    assert chunk.text.splitlines() == [
+        "登録の申請は、次に掲げる者がする。",
+        "一 法人",
+        "２ 前項の申請は、十四日以内にしなければならない。",
+    ]
     assert document.chunks[0].text.startswith("（目的）")
     assert document.chunks[-1].titles[-2:] == ("附則", "附則 第一条")
 
@@ -77,10 +90,12 @@ def test_real_corpus_law_parses_into_its_articles(shared_data):
 def test_two_column_items_are_joined_when_the_lead_says_each_item_gives_a_value():
     from core.articles import provisions
 
-    text = ("発行者は、次の各号に掲げる場合の区分に応じ、当該各号に定める額の課徴金を納付しなければならない。\n"
-            "募集により有価証券を取得させた場合\n発行価額の総額の百分の二\n"
-            "売出しにより有価証券を売り付けた場合\n売出価額の総額の百分の三\n"
-            "前項の規定は、役員について準用する。")
+    text = (
+        "発行者は、次の各号に掲げる場合の区分に応じ、当該各号に定める額の課徴金を納付しなければならない。\n"
+        "募集により有価証券を取得させた場合\n発行価額の総額の百分の二\n"
+        "売出しにより有価証券を売り付けた場合\n売出価額の総額の百分の三\n"
+        "前項の規定は、役員について準用する。"
+    )
     paired = provisions(text, re.compile("当該各号に定める"))
     assert [(p.paragraph, p.item) for p in paired] == [(1, None), (1, 1), (1, 2), (2, None)]
     assert paired[2].text == "売出しにより有価証券を売り付けた場合　売出価額の総額の百分の三"

@@ -1,4 +1,5 @@
 """Tables from real aicup statement pages, and ruled tables the tests draw with reportlab."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,6 +46,7 @@ def row(table, label: str) -> dict:
 
 # ---- real statement pages ----------------------------------------------------------------------
 
+
 def test_income_statement_block_of_stacked_lines_becomes_one_row_per_line(shared_data):
     # 742.pdf rules the statement in blocks: one pdfplumber cell holds a column of lines.
     [table] = page_tables(shared_data, "742.pdf")
@@ -71,7 +73,11 @@ def test_equity_statement_three_header_rows_are_flattened(shared_data):
 
 def test_cash_flow_statement_keeps_section_rows_and_values(shared_data):
     [table] = page_tables(shared_data, "653.pdf")
-    assert list(table.frame.columns) == ["項 目", "一一二年一月一日至三月三十一日", "一一一年一月一日至三月三十一日"]
+    assert list(table.frame.columns) == [
+        "項 目",
+        "一一二年一月一日至三月三十一日",
+        "一一一年一月一日至三月三十一日",
+    ]
     assert row(table, "本期稅前淨利")["一一二年一月一日至三月三十一日"] == "$ 19,128,451"
     assert row(table, "營業活動之現金流量：")["一一二年一月一日至三月三十一日"] == ""
     assert table.unit == "千元"
@@ -81,7 +87,12 @@ def test_caption_above_a_table_is_its_title(shared_data):
     tables = page_tables(shared_data, "59.pdf")
     commitments = tables[-1]
     assert commitments.title == "1.已簽約但尚未發生之資本支出"
-    assert list(commitments.frame.iloc[0]) == ["不動產、廠房及設備", "$ 5,649,842", "$ 5,375,158", "$ 3,281,236"]
+    assert list(commitments.frame.iloc[0]) == [
+        "不動產、廠房及設備",
+        "$ 5,649,842",
+        "$ 5,375,158",
+        "$ 3,281,236",
+    ]
 
 
 def test_boxes_around_column_headings_are_not_tables(shared_data):
@@ -103,15 +114,17 @@ def test_cell_texts_and_cropped_lines_equal_pdfplumbers(shared_data):
             for plumber_table in page.find_tables(PDF_TABLE_SETTINGS):
                 assert _cell_texts(plumber_table) == plumber_table.extract()
                 above, first_cell = (0, 0, float(page.width), plumber_table.bbox[1]), plumber_table.cells[0]
-                assert text_lines(cropped_chars(page.chars, above), above) == \
-                    page.crop(above, strict=False).extract_text_lines(strip=True, return_chars=False)
+                assert text_lines(cropped_chars(page.chars, above), above) == page.crop(
+                    above, strict=False
+                ).extract_text_lines(strip=True, return_chars=False)
                 block = cropped_chars(page.chars, plumber_table.bbox)
-                assert text_lines(cropped_chars(block, first_cell), first_cell) == \
-                    page.crop(plumber_table.bbox, strict=False).crop(first_cell, strict=False).extract_text_lines(
-                        strip=True, return_chars=False)
+                assert text_lines(cropped_chars(block, first_cell), first_cell) == page.crop(
+                    plumber_table.bbox, strict=False
+                ).crop(first_cell, strict=False).extract_text_lines(strip=True, return_chars=False)
 
 
 # ---- continued tables (drawn) ------------------------------------------------------------------
+
 
 def draw_ruled_tables(path: Path, pages: list[dict]) -> Path:
     """Each page: {"rows": [[cell, ...], ...], "top": y of the table's top edge, "caption": text above}."""
@@ -149,10 +162,13 @@ BALANCE_ROWS = [[f"资产{i}", f"{i},000", f"{i},500"] for i in range(1, 30)]
 
 def test_table_continuing_on_next_page_without_header_is_merged(tmp_path):
     header = ["项目", "2021年12月31日", "2020年12月31日"]
-    path = draw_ruled_tables(tmp_path / "continued.pdf", [
-        {"top": 700, "caption": "单位：元", "rows": [header] + BALANCE_ROWS[:30]},
-        {"top": 800, "rows": [["负债合计", "9,000", "8,000"], ["所有者权益合计", "7,000", "6,000"]]},
-    ])
+    path = draw_ruled_tables(
+        tmp_path / "continued.pdf",
+        [
+            {"top": 700, "caption": "单位：元", "rows": [header] + BALANCE_ROWS[:30]},
+            {"top": 800, "rows": [["负债合计", "9,000", "8,000"], ["所有者权益合计", "7,000", "6,000"]]},
+        ],
+    )
     tables = tables_of(path)
     assert len(tables) == 2 and tables[1].frame.attrs["header_rows"] == 0
     [merged] = merge_continued(tables)
@@ -169,26 +185,33 @@ def test_table_continuing_on_next_page_without_header_is_merged(tmp_path):
 
 def test_table_repeating_its_header_on_the_next_page_is_merged(tmp_path):
     header = ["项目", "本期发生额", "上期发生额"]
-    path = draw_ruled_tables(tmp_path / "repeated.pdf", [
-        {"top": 700, "rows": [header] + BALANCE_ROWS[:30]},
-        {"top": 800, "rows": [header, ["营业收入", "5,000", "4,000"]]},
-    ])
+    path = draw_ruled_tables(
+        tmp_path / "repeated.pdf",
+        [
+            {"top": 700, "rows": [header] + BALANCE_ROWS[:30]},
+            {"top": 800, "rows": [header, ["营业收入", "5,000", "4,000"]]},
+        ],
+    )
     [merged] = merge_continued(tables_of(path))
     assert merged.frame.iloc[-1].tolist() == ["营业收入", "5,000", "4,000"]
     assert "项目" not in merged.frame.iloc[:, 0].tolist()
 
 
 def test_tables_with_other_columns_or_mid_page_start_stay_apart(tmp_path):
-    path = draw_ruled_tables(tmp_path / "apart.pdf", [
-        {"top": 700, "rows": [["项目", "2021年", "2020年"]] + BALANCE_ROWS[:30]},
-        {"top": 800, "rows": [["股东名称", "持股数量"], ["甲公司", "1,000"]]},
-        {"top": 400, "rows": [["负债合计", "9,000"], ["所有者权益合计", "7,000"]]},
-    ])
+    path = draw_ruled_tables(
+        tmp_path / "apart.pdf",
+        [
+            {"top": 700, "rows": [["项目", "2021年", "2020年"]] + BALANCE_ROWS[:30]},
+            {"top": 800, "rows": [["股东名称", "持股数量"], ["甲公司", "1,000"]]},
+            {"top": 400, "rows": [["负债合计", "9,000"], ["所有者权益合计", "7,000"]]},
+        ],
+    )
     tables = tables_of(path)
     assert len(merge_continued(tables)) == 3
 
 
 # ---- building a table from a grid --------------------------------------------------------------
+
 
 def test_merged_row_label_is_filled_down_and_spanned_value_read_once():
     def cells(*texts, origin=True):
@@ -234,7 +257,11 @@ def test_two_text_columns_of_one_row_stay_apart():
     def cells(*texts):
         return [GridCell(t, "", True) for t in texts]
 
-    grid = [cells("役職名", "氏名", "所有株式数"), cells("取締役社長", "山田 太郎", "12"), cells("取締役", "鈴木 花子", "3")]
+    grid = [
+        cells("役職名", "氏名", "所有株式数"),
+        cells("取締役社長", "山田 太郎", "12"),
+        cells("取締役", "鈴木 花子", "3"),
+    ]
     table = build_table(grid, "t1", 0)
     assert list(table.frame.columns) == ["役職名", "氏名", "所有株式数"]
 
@@ -243,7 +270,11 @@ def test_a_two_column_table_is_headed_when_its_second_column_states_a_unit_over_
     def cells(*texts):
         return [GridCell(t, "", True) for t in texts]
 
-    headed = build_table([cells("セグメントの名称", "研究開発費（億円）"), cells("IT", "532"), cells("エネルギー", "77")], "t1", 0)
+    headed = build_table(
+        [cells("セグメントの名称", "研究開発費（億円）"), cells("IT", "532"), cells("エネルギー", "77")],
+        "t1",
+        0,
+    )
     assert list(headed.frame.columns) == ["セグメントの名称", "研究開発費（億円）"]
     keyed = build_table([cells("【会社名】", "株式会社テスト"), cells("【資本金】", "26,433百万円")], "t2", 0)
     assert keyed.frame.iloc[:, 0].tolist() == ["【会社名】", "【資本金】"]

@@ -1,4 +1,5 @@
 """Plain-text and Markdown files: encodings, Markdown headings, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -51,10 +52,17 @@ def japanese(shared_data) -> str:
     return "\n".join(encodable([p for p in paragraphs if len(p) > 40][:5], "shift_jis")) + "\n"
 
 
-@pytest.mark.parametrize("fixture, encoding", [
-    ("simplified", "utf-8"), ("simplified", "utf-8-sig"), ("simplified", "gb18030"),
-    ("traditional", "big5"), ("japanese", "shift_jis"), ("japanese", "utf-8-sig"),
-])
+@pytest.mark.parametrize(
+    "fixture, encoding",
+    [
+        ("simplified", "utf-8"),
+        ("simplified", "utf-8-sig"),
+        ("simplified", "gb18030"),
+        ("traditional", "big5"),
+        ("japanese", "shift_jis"),
+        ("japanese", "utf-8-sig"),
+    ],
+)
 def test_text_is_decoded_from_its_encoding(request, tmp_path, fixture, encoding):
     text = request.getfixturevalue(fixture)
     assert len(text) > 100
@@ -82,8 +90,11 @@ def test_big5_text_chunks_read_as_traditional_chinese(tmp_path, traditional):
 
 def test_markdown_hash_headings_become_the_heading_path(tmp_path):
     path = tmp_path / "profile.md"
-    path.write_text("# 公司简介\n\n公司成立于2001年。\n\n## 一、公司信息\n\n注册地址为北京市。\n"
-                    "```\n# 这不是标题\n```\n### Risks\nCompetition is rising.\n", encoding="utf-8")
+    path.write_text(
+        "# 公司简介\n\n公司成立于2001年。\n\n## 一、公司信息\n\n注册地址为北京市。\n"
+        "```\n# 这不是标题\n```\n### Risks\nCompetition is rising.\n",
+        encoding="utf-8",
+    )
     chunks = [c for c in parse_text(path, DocumentMeta("profile"), SETTINGS).chunks if c.kind == "text"]
     assert [(c.titles, c.text) for c in chunks] == [
         (("公司简介",), "公司成立于2001年。"),
@@ -94,7 +105,9 @@ def test_markdown_hash_headings_become_the_heading_path(tmp_path):
 
 def test_plain_text_headings_come_from_the_rules(tmp_path):
     path = tmp_path / "report.txt"
-    path.write_text("第三节 管理层讨论与分析\n一、报告期内公司从事的主要业务\n公司主要从事软件研发。\n", encoding="utf-8")
+    path.write_text(
+        "第三节 管理层讨论与分析\n一、报告期内公司从事的主要业务\n公司主要从事软件研发。\n", encoding="utf-8"
+    )
     (chunk, _section) = parse_text(path, DocumentMeta("report"), SETTINGS).chunks
     assert chunk.titles == ("第三节 管理层讨论与分析", "一、报告期内公司从事的主要业务")
 
@@ -109,7 +122,7 @@ def test_binary_file_is_an_input_error(tmp_path):
 
 def test_bytes_no_encoding_reads_are_an_input_error_with_the_line(tmp_path):
     path = tmp_path / "broken.txt"
-    path.write_bytes("第一行\n第二行\n".encode("utf-8") + b"\xff\xfe\xff\xff\xfe\n")
+    path.write_bytes("第一行\n第二行\n".encode() + b"\xff\xfe\xff\xff\xfe\n")
     with pytest.raises(InputError, match="not UTF-8") as error:
         parse_text(path, DocumentMeta("broken"), SETTINGS)
     assert str(error.value).startswith(f"{path}:3: ")

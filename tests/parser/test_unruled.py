@@ -1,4 +1,5 @@
 """Statements without ruling lines, read from word positions: a real bank statement and drawn pages."""
+
 from pathlib import Path
 
 import pdfplumber
@@ -62,9 +63,14 @@ def draw(path: Path, ruled_rows: list[list[str]] | None = None, prose: str = "")
     pdf.drawString(60, 760, "项目")
     pdf.drawRightString(400, 760, "2021年度")
     pdf.drawRightString(500, 760, "2020年度")
-    body = [("一、营业总收入", "", ""), ("营业收入", "1,200,500", "1,000,250"),
-            ("其中：以摊余成本计量的金融资产终止确认产", None, None), ("生的收益", "3,100", "2,900"),
-            ("财务费用", "(12,400)", "(9,800)"), ("营业利润", "300,000", "250,000")]
+    body = [
+        ("一、营业总收入", "", ""),
+        ("营业收入", "1,200,500", "1,000,250"),
+        ("其中：以摊余成本计量的金融资产终止确认产", None, None),
+        ("生的收益", "3,100", "2,900"),
+        ("财务费用", "(12,400)", "(9,800)"),
+        ("营业利润", "300,000", "250,000"),
+    ]
     y = 740
     for label, this_year, last_year in body:
         pdf.drawString(60, y, label)
@@ -77,7 +83,11 @@ def draw(path: Path, ruled_rows: list[list[str]] | None = None, prose: str = "")
     if ruled_rows:
         xs, ys = [60, 220, 340, 460], [560 - 20 * i for i in range(len(ruled_rows) + 1)]
         pdf.grid(xs, ys)
-        placed = [(xs[j] + 4, ys[i] - 14, text) for i, cells in enumerate(ruled_rows) for j, text in enumerate(cells)]
+        placed = [
+            (xs[j] + 4, ys[i] - 14, text)
+            for i, cells in enumerate(ruled_rows)
+            for j, text in enumerate(cells)
+        ]
         for x, y, text in placed:
             pdf.drawString(x, y, text)
     pdf.showPage()
@@ -95,8 +105,12 @@ def test_drawn_unruled_statement_keeps_periods_negatives_and_wrapped_labels(tmp_
 
 
 def test_a_ruled_table_on_the_same_page_is_read_once_by_the_ruled_reader(tmp_path):
-    rows = [["项目", "2021年12月31日", "2020年12月31日"], ["货币资金", "10,000", "9,000"],
-            ["应收账款", "2,000", "1,500"], ["存货", "3,000", "2,500"]]
+    rows = [
+        ["项目", "2021年12月31日", "2020年12月31日"],
+        ["货币资金", "10,000", "9,000"],
+        ["应收账款", "2,000", "1,500"],
+        ["存货", "3,000", "2,500"],
+    ]
     path = draw(tmp_path / "both.pdf", ruled_rows=rows)
     [unruled] = unruled_tables(path, 1)
     assert "货币资金" not in set(unruled.frame.iloc[:, 0])

@@ -1,4 +1,5 @@
 """The Engine over the bundled examples: a batch of questions gets the answers each question gets alone."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,7 +23,9 @@ def test_a_batch_is_answered_as_each_question_alone(examples_index, mode):
         alone = [engine.answer(q) for q in questions]  # batches of one
     assert [a.to_json() for a in batch] == [a.to_json() for a in alone]
     assert served >= 1  # the batch's first searches came from one search_many ...
-    assert looked_up >= (1 if mode == "answer" else 0)  # ... and its data questions' facts from one lookup_many
+    assert looked_up >= (
+        1 if mode == "answer" else 0
+    )  # ... and its data questions' facts from one lookup_many
 
 
 def test_an_answer_says_its_unit_and_a_text_answer_its_score(examples_index):
@@ -57,12 +60,19 @@ def test_a_question_that_cannot_be_answered_as_asked_fails_alone_with_its_reason
         engine.data.run = _raising(InputError("a unit this figure cannot be given in", "questions.json", 3))
         failed = engine.answer(Question("x", "2022年示例科技股份有限公司的营业收入是多少元?"))
         other = engine.answer({q.id: q for q in load_questions(EXAMPLES / "questions.json")}["text-1"])
-    assert failed.route == "error" and failed.error == "questions.json:3: a unit this figure cannot be given in"
+    assert (
+        failed.route == "error" and failed.error == "questions.json:3: a unit this figure cannot be given in"
+    )
     assert other.error is None and other.score > 0
 
 
-@pytest.mark.parametrize("error", [RuleError("bad regex", "rules/cells.yaml", 4),
-                                   StoreError("facts store is damaged; ingest again", "facts.sqlite")])
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuleError("bad regex", "rules/cells.yaml", 4),
+        StoreError("facts store is damaged; ingest again", "facts.sqlite"),
+    ],
+)
 def test_a_broken_rule_file_or_store_stops_the_run(examples_index, error):
     with Engine(EngineSettings(index=examples_index)) as engine:
         engine.data.run = _raising(error)
@@ -77,7 +87,7 @@ def test_steps_go_before_the_trace_only_when_asked(examples_index):
         answer = engine.answer(question, analysis)
     plain, traced = answer.to_json(), answer.to_json(analysis.trace)
     assert traced["trace"][: len(analysis.trace)] == list(analysis.trace)
-    assert traced["trace"][len(analysis.trace):] == plain["trace"]
+    assert traced["trace"][len(analysis.trace) :] == plain["trace"]
     assert analysis.trace[0].startswith("rule ") and not plain["trace"][0].startswith("rule ")
 
 

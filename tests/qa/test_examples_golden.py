@@ -5,6 +5,7 @@ examples/generate.py, which makes the corpus: e.g. 流动比率 = (812,345,678.1
 198,765,432.10) / (150,000,000 + 287,654,321.09) = 3.13, and サンプル商事's 売上高 for 第42期 is
 512,345 百万円. A change to any of these is a change in behaviour to look at, not to re-record blindly.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,10 @@ from qa.io.questions import load_questions
 
 EXAMPLES = data_dir("examples")
 
-GOLDEN = {item["id"]: item for item in json.loads((Path(__file__).with_name("examples_golden.json")).read_text(encoding="utf-8"))}
+GOLDEN = {
+    item["id"]: item
+    for item in json.loads((Path(__file__).with_name("examples_golden.json")).read_text(encoding="utf-8"))
+}
 
 
 @pytest.fixture(scope="module")

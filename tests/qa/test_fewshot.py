@@ -18,13 +18,19 @@ def test_fewshot_turns_are_masked_pairs_per_task():
 
 
 def test_fewshot_mask_hides_company_and_year():
-    masked = FewShot.mask("2019年四方科技集团股份有限公司的研发费用", companies=["四方科技集团股份有限公司", "四方科技"])
+    masked = FewShot.mask(
+        "2019年四方科技集团股份有限公司的研发费用", companies=["四方科技集团股份有限公司", "四方科技"]
+    )
     assert masked == "<year>年<company>的研发费用"
 
 
 def test_an_unmasked_year_in_fewshot_is_rejected_with_its_line(tmp_path):
     path = tmp_path / "fewshot.yaml"
-    path.write_text((RULES_DIR / "fewshot.yaml").read_text(encoding="utf-8").replace(
-        '"<year>年<company>的研发费用是多少元?"', '"2019年<company>的研发费用是多少元?"'), encoding="utf-8")
+    path.write_text(
+        (RULES_DIR / "fewshot.yaml")
+        .read_text(encoding="utf-8")
+        .replace('"<year>年<company>的研发费用是多少元?"', '"2019年<company>的研发费用是多少元?"'),
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=r"fewshot.yaml:\d+: keywords turn 1: mask the year"):
         FewShot.load(path)

@@ -1,5 +1,6 @@
 """qa/formulas.py and formulas/*.yaml: every shipped formula against hand-computed values,
 the safe grammar (never eval), and file:line errors."""
+
 from __future__ import annotations
 
 import textwrap
@@ -9,8 +10,8 @@ import pytest
 
 from core.errors import InputError
 from core.fields import FieldDef, FieldDictionary
-from qa.formulas import FormulaBook, FormulaError, Operand, check, parse_expression
 from qa.data.rounding import NumberStyle
+from qa.formulas import FormulaBook, FormulaError, Operand, check, parse_expression
 
 
 @pytest.fixture(scope="module")
@@ -34,14 +35,23 @@ HAND_COMPUTED = {
     "管理费用率": ({"管理费用": "40", "营业收入": "800"}, "5.00%"),
     "财务费用率": ({"财务费用": "-8", "营业收入": "800"}, "-1.00%"),
     "销售费用率": ({"销售费用": "20", "营业收入": "800"}, "2.50%"),
-    "三费比重": ({"销售费用": "20", "管理费用": "40", "财务费用": "-8", "营业收入": "800"}, "6.50%"),  # 52/800
+    "三费比重": (
+        {"销售费用": "20", "管理费用": "40", "财务费用": "-8", "营业收入": "800"},
+        "6.50%",
+    ),  # 52/800
     "投资收益占营业收入比率": ({"投资收益": "12", "营业收入": "800"}, "1.50%"),
     "企业研发经费与利润比值": ({"研发费用": "30", "净利润": "90"}, "0.33"),  # 0.333...
     "企业研发经费与营业收入比值": ({"研发费用": "30", "营业收入": "800"}, "0.04"),  # 0.0375 rounds half up
     "研发费用率": ({"研发费用": "30", "营业收入": "800"}, "3.75%"),  # the same share, as a percentage
-    "企业研发经费占费用比例": ({"研发费用": "30", "销售费用": "20", "财务费用": "-8", "管理费用": "40"}, "0.37"),  # 30/82
+    "企业研发经费占费用比例": (
+        {"研发费用": "30", "销售费用": "20", "财务费用": "-8", "管理费用": "40"},
+        "0.37",
+    ),  # 30/82
     "研发人员占职工人数比例": ({"研发人员数": "55", "职工总数": "400"}, "0.14"),  # 0.1375
-    "企业硕士及以上人员占职工人数比例": ({"硕士人数": "21", "博士及以上人数": "6", "职工总数": "515"}, "0.05"),  # 27/515
+    "企业硕士及以上人员占职工人数比例": (
+        {"硕士人数": "21", "博士及以上人数": "6", "职工总数": "515"},
+        "0.05",
+    ),  # 27/515
     "每股净资产": ({"归属于母公司所有者权益合计": "4840.6", "股本": "1000"}, "4.8406"),
     "每股经营现金流量": ({"经营活动产生的现金流量净额": "2401", "股本": "1000"}, "2.4010"),
     "每股收益": ({"归属母公司所有者净利润": "744.095", "股本": "1000"}, "0.7441"),
@@ -104,7 +114,10 @@ def test_ratio_operands_all_come_from_the_asked_year_and_growth_reads_the_year_b
 
 def test_operands_resolve_synonyms_to_canonical_fields_and_keep_the_written_name(book):
     formula = book.get("资产负债比率")
-    assert [(op.field, op.written) for op in formula.operands()] == [("负债合计", "总负债"), ("资产总计", "资产总额")]
+    assert [(op.field, op.written) for op in formula.operands()] == [
+        ("负债合计", "总负债"),
+        ("资产总计", "资产总额"),
+    ]
     assert formula.text() == "资产负债比率=总负债/资产总额"
 
 
@@ -151,58 +164,78 @@ def test_a_zero_divisor_is_a_formula_error_not_a_number(book):
 
 @pytest.fixture
 def tiny_fields():
-    return FieldDictionary([
-        FieldDef("资产总计", ("总资产",)), FieldDef("负债合计", ("总负债",)),
-        FieldDef("1株当たり純資産額"), FieldDef("研发投入（元）"),
-    ])
+    return FieldDictionary(
+        [
+            FieldDef("资产总计", ("总资产",)),
+            FieldDef("负债合计", ("总负债",)),
+            FieldDef("1株当たり純資産額"),
+            FieldDef("研发投入（元）"),
+        ]
+    )
 
 
 def test_full_width_operators_corner_brackets_and_numbers_parse(tiny_fields, tmp_path):
-    (tmp_path / "x.yaml").write_text(textwrap.dedent("""\
+    (tmp_path / "x.yaml").write_text(
+        textwrap.dedent("""\
         formulas:
           - name: 测试比率
             expression: （总负债 － 「研发投入（元）」 × 2）÷ 总资产 * 100 + -「1株当たり純資産額」
             output: ratio
             precision: 2
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     formula = FormulaBook.load(tmp_path, tiny_fields).get("测试比率")
-    assert [op.field for op in formula.operands()] == ["负债合计", "研发投入（元）", "资产总计", "1株当たり純資産額"]
+    assert [op.field for op in formula.operands()] == [
+        "负债合计",
+        "研发投入（元）",
+        "资产总计",
+        "1株当たり純資産額",
+    ]
     values = dict(zip(formula.operands(), map(Decimal, ("500", "50", "1000", "3"))))
     assert formula.evaluate(values) == Decimal(37)  # (500 - 100) / 1000 * 100 - 3
 
 
-@pytest.mark.parametrize("expression", [
-    "__import__('os').system('true')",
-    "总资产.real",
-    "open(总资产)",
-    "总资产 ** 2",
-    "总资产 // 2",
-    "总资产 % 2",
-    "总资产 if 总负债 else 1",
-    "总资产 > 总负债",
-    "'总资产' / 2",
-    "[总资产][0]",
-    "prev(总资产 + 总负债)",
-    "prev(总资产, 1)",
-    "lambda: 总资产",
-    "True + 总资产",
-    "+总资产",
-    "1j * 总资产",
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os').system('true')",
+        "总资产.real",
+        "open(总资产)",
+        "总资产 ** 2",
+        "总资产 // 2",
+        "总资产 % 2",
+        "总资产 if 总负债 else 1",
+        "总资产 > 总负债",
+        "'总资产' / 2",
+        "[总资产][0]",
+        "prev(总资产 + 总负债)",
+        "prev(总资产, 1)",
+        "lambda: 总资产",
+        "True + 总资产",
+        "+总资产",
+        "1j * 总资产",
+    ],
+)
 def test_anything_outside_the_grammar_is_rejected_with_file_and_line(tiny_fields, tmp_path, expression):
     path = tmp_path / "bad.yaml"
-    path.write_text("formulas:\n  - name: 坏\n    output: ratio\n    precision: 2\n"
-                    f"    expression: \"{expression}\"\n", encoding="utf-8")
+    path.write_text(
+        f'formulas:\n  - name: 坏\n    output: ratio\n    precision: 2\n    expression: "{expression}"\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as error:
         check(tmp_path, tiny_fields)
     assert str(error.value).startswith(f"{path}:5: ")
 
 
-@pytest.mark.parametrize("expression,message", [
-    ("(总资产 - 总负债", "cannot parse"),
-    ("总资产 -", "cannot parse"),
-    ("「总资产 / 2", "unbalanced"),
-])
+@pytest.mark.parametrize(
+    "expression,message",
+    [
+        ("(总资产 - 总负债", "cannot parse"),
+        ("总资产 -", "cannot parse"),
+        ("「总资产 / 2", "unbalanced"),
+    ],
+)
 def test_malformed_expressions_say_what_is_wrong(expression, message):
     with pytest.raises(InputError, match=message):
         parse_expression(expression, ("f.yaml", 3))
@@ -210,25 +243,36 @@ def test_malformed_expressions_say_what_is_wrong(expression, message):
 
 def test_unknown_fields_and_duplicate_names_point_to_their_line(tiny_fields, tmp_path):
     (tmp_path / "a.yaml").write_text(
-        "formulas:\n  - name: 甲\n    expression: 总资产 / 利润\n    output: ratio\n    precision: 2\n", encoding="utf-8")
+        "formulas:\n  - name: 甲\n    expression: 总资产 / 利润\n    output: ratio\n    precision: 2\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=r"a\.yaml:3: unknown field '利润'"):
         check(tmp_path, tiny_fields)
     (tmp_path / "a.yaml").write_text(
-        "formulas:\n  - name: 甲\n    expression: 总资产 / 总负债\n    output: ratio\n    precision: 2\n", encoding="utf-8")
+        "formulas:\n  - name: 甲\n    expression: 总资产 / 总负债\n    output: ratio\n    precision: 2\n",
+        encoding="utf-8",
+    )
     (tmp_path / "b.yaml").write_text(
-        "formulas:\n\n  - name: 甲\n    expression: 总负债 / 总资产\n    output: ratio\n    precision: 2\n", encoding="utf-8")
+        "formulas:\n\n  - name: 甲\n    expression: 总负债 / 总资产\n    output: ratio\n    precision: 2\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=r"b\.yaml:3: formula '甲' is already defined at .*a\.yaml:3"):
         check(tmp_path, tiny_fields)
 
 
 def test_schema_errors_and_bad_per_field_templates_are_reported(tiny_fields, tmp_path):
     path = tmp_path / "a.yaml"
-    path.write_text("formulas:\n  - name: 甲\n    expression: 总资产\n    output: fraction\n    precision: 2\n",
-                    encoding="utf-8")
+    path.write_text(
+        "formulas:\n  - name: 甲\n    expression: 总资产\n    output: fraction\n    precision: 2\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=r"a\.yaml:4: .*fraction"):
         check(tmp_path, tiny_fields)
-    path.write_text("field_formulas:\n  - name: 增长率\n    expression: ({field} - prev({field}))\n"
-                    "    output: percent\n    precision: 2\n", encoding="utf-8")
+    path.write_text(
+        "field_formulas:\n  - name: 增长率\n    expression: ({field} - prev({field}))\n"
+        "    output: percent\n    precision: 2\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match=r"a\.yaml:2: '增长率' must contain \{field\}"):
         check(tmp_path, tiny_fields)
 
@@ -237,7 +281,8 @@ def test_an_alias_used_by_two_formulas_is_rejected(tiny_fields, tmp_path):
     (tmp_path / "a.yaml").write_text(
         "formulas:\n  - name: 甲\n    aliases: [比率]\n    expression: 总资产 / 总负债\n    output: ratio\n    precision: 2\n"
         "  - name: 乙\n    aliases: [比率]\n    expression: 总负债 / 总资产\n    output: ratio\n    precision: 2\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match="alias '比率' is also used by 甲"):
         check(tmp_path, tiny_fields)
 

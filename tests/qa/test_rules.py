@@ -12,14 +12,22 @@ def test_the_shipped_rule_and_formula_files_are_clean():
 
 
 def test_the_check_command_exits_0_when_clean_and_1_with_file_line_messages(tmp_path):
-    ok = subprocess.run([sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    ok = subprocess.run(
+        [sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     rules = tmp_path / "rules"
     shutil.copytree(RULES_DIR, rules)
     text = (rules / "question_types.yaml").read_text(encoding="utf-8")
-    (rules / "question_types.yaml").write_text(text.replace("'原因', '为什么'", "'(原因', '为什么'", 1), encoding="utf-8")
-    bad = subprocess.run([sys.executable, "-m", "qa.rules", "check", "--rules", str(rules), "--formulas", str(FORMULAS_DIR)],
-                         cwd=PROJECT_ROOT, capture_output=True, text=True)
+    (rules / "question_types.yaml").write_text(
+        text.replace("'原因', '为什么'", "'(原因', '为什么'", 1), encoding="utf-8"
+    )
+    bad = subprocess.run(
+        [sys.executable, "-m", "qa.rules", "check", "--rules", str(rules), "--formulas", str(FORMULAS_DIR)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 1
     assert "Traceback" not in bad.stderr
     line = bad.stdout.strip().splitlines()[0]
@@ -29,7 +37,9 @@ def test_the_check_command_exits_0_when_clean_and_1_with_file_line_messages(tmp_
 def test_check_reports_every_broken_file(tmp_path):
     rules = tmp_path / "rules"
     shutil.copytree(RULES_DIR, rules)
-    (rules / "fields.yaml").write_text("fields:\n  - name: 存货\n    statement: balance_sheet\n    kind: numbers\n", encoding="utf-8")
+    (rules / "fields.yaml").write_text(
+        "fields:\n  - name: 存货\n    statement: balance_sheet\n    kind: numbers\n", encoding="utf-8"
+    )
     (rules / "answers.yaml").write_text("templates: [\n", encoding="utf-8")
     problems, _ = check(rules, FORMULAS_DIR)
     assert any(p.startswith(f"{rules / 'fields.yaml'}:4:") for p in problems)

@@ -1,4 +1,5 @@
 """qa.run under hostile input: not an index, deep or broken JSON, dirty text, bad rule patterns, fuzzed files."""
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.budget import time_limit
 from core.errors import InputError
 from core.patterns import nested_quantifier
 from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR, data_dir
 from ingestion.pipeline import ingest
-from qa.understand.classify import load_type_rules
 from qa.io.question_stream import clean_text, iter_questions
+from qa.understand.classify import load_type_rules
 from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
@@ -35,8 +37,14 @@ def index(tmp_path_factory) -> Path:
 
 
 def qa_run(*args, cwd: Path = PROJECT_ROOT, env: dict = ENV) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "qa.run", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "qa.run", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def one_line_error(result: subprocess.CompletedProcess) -> str:
@@ -64,11 +72,15 @@ def test_dirty_text_is_cleaned_and_every_answer_written(tmp_path, index):
     questions = tmp_path / "q.json"
     out = tmp_path / "out.jsonl"
     # json.dumps escapes the lone surrogate as \ud800, as a hostile file would carry it
-    questions.write_text(json.dumps([
-        {"id": "plain", "question": "示例科技2022年的营业收入是多少元?"},
-        {"id": "surrogate", "question": "示例科技\ud8002022年的营业收入是多少元?"},
-        {"id": "zero-width", "question": "示例\u200b科技2022年的营业收入是多少元?"},
-    ]))
+    questions.write_text(
+        json.dumps(
+            [
+                {"id": "plain", "question": "示例科技2022年的营业收入是多少元?"},
+                {"id": "surrogate", "question": "示例科技\ud8002022年的营业收入是多少元?"},
+                {"id": "zero-width", "question": "示例\u200b科技2022年的营业收入是多少元?"},
+            ]
+        )
+    )
     result = qa_run(questions, "--index", index, "-o", out)
     assert result.returncode == 0, result.stderr
     answers = {a["id"]: a for a in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
@@ -84,12 +96,18 @@ def test_answers_before_a_broken_line_are_kept(tmp_path, index):
     result = qa_run(questions, "--index", index, "-o", out)
     assert result.returncode == 2
     assert f"{questions}:4: invalid JSON line" in one_line_error(result)
-    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == ["q0", "q1", "q2"]
+    assert [json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()] == [
+        "q0",
+        "q1",
+        "q2",
+    ]
 
 
 def test_json_lines_are_streamed_not_loaded_whole(tmp_path):
     questions = tmp_path / "q.jsonl"
-    questions.write_text('{"id": "1", "question": "什么是流动比率?"}\n{"id": "2", "question": "x"}\n' + "{broken\n")
+    questions.write_text(
+        '{"id": "1", "question": "什么是流动比率?"}\n{"id": "2", "question": "x"}\n' + "{broken\n"
+    )
     stream = iter_questions(questions)
     assert next(stream).id == "1"  # read before the broken line further down is reached
     assert next(stream).id == "2"
@@ -101,8 +119,14 @@ def test_the_output_file_follows_the_umask(tmp_path, index):
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps([{"id": "1", "question": "什么是流动比率?"}]))
     out = tmp_path / "out.jsonl"
-    result = subprocess.run(f"umask 022 && exec {sys.executable} -m qa.run {questions} --index {index} -o {out}",
-                            shell=True, cwd=PROJECT_ROOT, env=ENV, capture_output=True, text=True)
+    result = subprocess.run(
+        f"umask 022 && exec {sys.executable} -m qa.run {questions} --index {index} -o {out}",
+        shell=True,
+        cwd=PROJECT_ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert out.stat().st_mode & 0o777 == 0o644
 
@@ -132,8 +156,9 @@ def test_rules_check_and_qa_run_refuse_a_catastrophic_pattern(tmp_path, index):
     hostile = "rules:\n  - id: hostile\n    type: open\n    priority: 1000\n    patterns:\n      any: ['^(\\w+\\s?)*$']\n"
     (rules / "question_types.yaml").write_text(text.replace("rules:\n", hostile, 1), encoding="utf-8")
     env = {**ENV, "FINQA_RULES_DIR": str(rules)}
-    check = subprocess.run([sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, env=env,
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        [sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True
+    )
     assert check.returncode == 1 and "can backtrack without end" in check.stdout
     questions = tmp_path / "q.json"
     questions.write_text(json.dumps([{"id": "h", "question": "a" * 40 + "!"}]))
@@ -144,21 +169,29 @@ def test_rules_check_and_qa_run_refuse_a_catastrophic_pattern(tmp_path, index):
 
 # -- fuzz: question files and rule files ------------------------------------------------------------
 
-_json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-                            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                            max_leaves=20)
-_entries = st.fixed_dictionaries({"id": st.text(max_size=10) | st.integers(), "question": st.text(max_size=40)},
-                                 optional={"source": st.lists(st.text(max_size=8), max_size=3) | st.text(max_size=8)})
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+_entries = st.fixed_dictionaries(
+    {"id": st.text(max_size=10) | st.integers(), "question": st.text(max_size=40)},
+    optional={"source": st.lists(st.text(max_size=8), max_size=3) | st.text(max_size=8)},
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(payload=st.one_of(
-    _json_values.map(json.dumps),
-    st.lists(_entries, max_size=5).map(json.dumps),
-    st.lists(_entries | _json_values, min_size=2, max_size=5).map(lambda xs: "\n".join(map(json.dumps, xs))),
-    st.text(max_size=200),
-    st.integers(1, 3000).map(lambda depth: "[" * depth + "]" * depth),
-))
+@given(
+    payload=st.one_of(
+        _json_values.map(json.dumps),
+        st.lists(_entries, max_size=5).map(json.dumps),
+        st.lists(_entries | _json_values, min_size=2, max_size=5).map(
+            lambda xs: "\n".join(map(json.dumps, xs))
+        ),
+        st.text(max_size=200),
+        st.integers(1, 3000).map(lambda depth: "[" * depth + "]" * depth),
+    )
+)
 def test_any_question_file_gives_clean_questions_or_one_input_error(tmp_path, payload):
     path = tmp_path / "fuzz.json"
     path.write_text(payload, encoding="utf-8", errors="surrogatepass")
@@ -177,12 +210,17 @@ _patterns = st.text(alphabet="a()*+?|\\ws[]{}1,^$.-", max_size=14)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(patterns=st.lists(_patterns, min_size=1, max_size=3), rule_id=st.text(alphabet="abc_-", min_size=1, max_size=6),
-       priority=st.integers(-5, 500) | st.text(max_size=3))
+@given(
+    patterns=st.lists(_patterns, min_size=1, max_size=3),
+    rule_id=st.text(alphabet="abc_-", min_size=1, max_size=6),
+    priority=st.integers(-5, 500) | st.text(max_size=3),
+)
 def test_any_rule_file_loads_or_reports_file_line_errors(tmp_path, patterns, rule_id, priority):
     path = tmp_path / "question_types.yaml"
-    rule = {"types": {"open": {"route": "text"}},
-            "rules": [{"id": rule_id, "type": "open", "priority": priority, "patterns": {"any": patterns}}]}
+    rule = {
+        "types": {"open": {"route": "text"}},
+        "rules": [{"id": rule_id, "type": "open", "priority": priority, "patterns": {"any": patterns}}],
+    }
     path.write_text(json.dumps(rule, ensure_ascii=False), encoding="utf-8")  # JSON is YAML
     try:
         loaded, errors = load_type_rules(path)
@@ -206,7 +244,6 @@ def test_a_run_while_an_ingest_writes_the_index_warns_in_one_line(tmp_path, inde
     assert result.returncode == 0 and "warning:" not in result.stderr
 
 
-
 # -- which corpus: answering never writes one, and a store that vanished is damage --------------------------
 
 
@@ -215,7 +252,9 @@ def test_only_the_bundled_questions_or_examples_answer_over_the_bundled_corpus(t
     refused = qa_run(mine)
     assert refused.returncode == 2 and "pass --index INDEX_DIR" in one_line_error(refused)
     chosen = qa_run(mine, "--examples", "-q")
-    assert chosen.returncode == 0 and len(chosen.stdout.splitlines()) == len(json.loads(Path(mine).read_text()))
+    assert chosen.returncode == 0 and len(chosen.stdout.splitlines()) == len(
+        json.loads(Path(mine).read_text())
+    )
     mixed = qa_run(mine, "--examples", "--index", tmp_path)
     assert mixed.returncode == 2 and "--examples" in one_line_error(mixed)
 
@@ -226,11 +265,15 @@ def _store_gone(index: Path, tmp_path: Path, remove) -> subprocess.CompletedProc
     return qa_run(EXAMPLES / "questions.json", "--index", copy)
 
 
-@pytest.mark.parametrize("remove", [
-    lambda copy: (copy / "text" / "meta.json").unlink(),
-    lambda copy: shutil.rmtree(copy / "text"),
-    lambda copy: (copy / "facts.sqlite").unlink(),
-], ids=["text-meta-deleted", "text-index-deleted", "facts-deleted"])
+@pytest.mark.parametrize(
+    "remove",
+    [
+        lambda copy: (copy / "text" / "meta.json").unlink(),
+        lambda copy: shutil.rmtree(copy / "text"),
+        lambda copy: (copy / "facts.sqlite").unlink(),
+    ],
+    ids=["text-meta-deleted", "text-index-deleted", "facts-deleted"],
+)
 def test_an_embedded_store_that_vanished_is_damage_not_an_empty_corpus(tmp_path, index, remove):
     result = _store_gone(index, tmp_path, remove)
     assert result.returncode == 2 and not result.stdout
@@ -248,14 +291,16 @@ def test_a_facts_store_with_a_corrupt_page_is_a_one_line_damaged_error(tmp_path,
     data = bytearray(facts.read_bytes())
     page = int.from_bytes(data[16:18], "big") or 65536
     assert len(data) > 3 * page
-    data[2 * page:len(data)] = b"\xa5" * (len(data) - 2 * page)  # the header page stays valid
+    data[2 * page : len(data)] = b"\xa5" * (len(data) - 2 * page)  # the header page stays valid
     facts.write_bytes(bytes(data))
     result = qa_run(EXAMPLES / "questions.json", "--index", copy)
     assert result.returncode == 2 and "damaged" in one_line_error(result)
 
 
 def _es(*args, es_url: str, index: Path | None = None) -> subprocess.CompletedProcess:
-    return qa_run(*args, "--backend", "elasticsearch", "--es-url", es_url, *(["--index", index] if index else []))
+    return qa_run(
+        *args, "--backend", "elasticsearch", "--es-url", es_url, *(["--index", index] if index else [])
+    )
 
 
 @pytest.fixture
@@ -265,8 +310,9 @@ def es_corpus(es_url, tmp_path):
     from search.settings import corpus_prefix
 
     name = f"reliability-{os.getpid()}-{time.monotonic_ns()}"
-    settings = IndexSettings(tmp_path / "es-index", backend="elasticsearch", es_url=es_url,
-                             es_prefix=corpus_prefix(name))
+    settings = IndexSettings(
+        tmp_path / "es-index", backend="elasticsearch", es_url=es_url, es_prefix=corpus_prefix(name)
+    )
     assert ingest(EXAMPLES / "corpus", settings, workers=1, progress=False).exit_code == 0
     yield name, settings
     delete_corpus(settings)
@@ -336,7 +382,9 @@ def test_an_output_holding_answers_is_refused_unless_resumed_or_overwritten(tmp_
     again = qa_run(path, "--index", index, "-o", out, "--resume")
     assert again.returncode == 0 and _answers(out) == ["q0", "q1", "q2", "q3", "q4"]
     path.write_text(json.dumps(questions[:1]), encoding="utf-8")
-    assert qa_run(path, "--index", index, "-o", out, "--overwrite").returncode == 0 and _answers(out) == ["q0"]
+    assert qa_run(path, "--index", index, "-o", out, "--overwrite").returncode == 0 and _answers(out) == [
+        "q0"
+    ]
 
 
 def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(tmp_path, index):
@@ -353,7 +401,9 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(tmp_p
 def test_an_unwritable_output_is_one_line_naming_it(tmp_path, index, target):
     if target == "/dev/full" and not Path("/dev/full").exists():
         pytest.skip("no /dev/full on this system")
-    out = {"/dev/full": Path("/dev/full"), "folder": tmp_path, "read-only": tmp_path / "ro" / "out.jsonl"}[target]
+    out = {"/dev/full": Path("/dev/full"), "folder": tmp_path, "read-only": tmp_path / "ro" / "out.jsonl"}[
+        target
+    ]
     if target == "read-only":
         out.parent.mkdir()
         out.parent.chmod(0o500)
@@ -365,6 +415,7 @@ def test_an_unwritable_output_is_one_line_naming_it(tmp_path, index, target):
 
 # -- rule and formula files a clumsy maintainer writes: one file:line error, never a traceback or a hang ------
 
+
 def _alias_bomb(levels: int = 9) -> str:
     lines = ["x0: &a0 [x, x, x, x, x, x, x, x, x]"]
     lines += [f"x{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
@@ -372,59 +423,116 @@ def _alias_bomb(levels: int = 9) -> str:
 
 
 def _formula(expression: str) -> str:
-    return (f"  - name: 敌意比率\n    aliases: [敌意比率]\n    expression: '{expression}'\n"
-            f"    output: ratio\n    precision: 2\n")
+    return (
+        f"  - name: 敌意比率\n    aliases: [敌意比率]\n    expression: '{expression}'\n"
+        f"    output: ratio\n    precision: 2\n"
+    )
 
 
-@pytest.mark.parametrize("folder, name, edit, expected", [
-    ("rules", "question_types.yaml", lambda text: text.replace("rules:\n", "rules:\n  - !!python/name:os.system x\n", 1),
-     "could not determine a constructor"),
-    ("rules", "question_types.yaml", lambda text: _alias_bomb(), "alias bomb"),
-    ("rules", "question_types.yaml", lambda text: text + "\nsurprise: 1\n", "'surprise' was unexpected"),
-    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("0x10 * 流动资产"), 1),
-     "plain decimals"),
-    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("1e999999999"), 1),
-     "plain decimals"),
-    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("+".join(["1"] * 3000)),
-                                                      1), "is too long"),
-    ("formulas", "zh.yaml", lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("-" * 400 + "1"), 1),
-     "nested too deeply"),
-], ids=["python-tag", "alias-bomb", "unknown-key", "hex-constant", "huge-constant", "3000-term-sum", "400-minuses"])
+@pytest.mark.parametrize(
+    "folder, name, edit, expected",
+    [
+        (
+            "rules",
+            "question_types.yaml",
+            lambda text: text.replace("rules:\n", "rules:\n  - !!python/name:os.system x\n", 1),
+            "could not determine a constructor",
+        ),
+        ("rules", "question_types.yaml", lambda text: _alias_bomb(), "alias bomb"),
+        ("rules", "question_types.yaml", lambda text: text + "\nsurprise: 1\n", "'surprise' was unexpected"),
+        (
+            "formulas",
+            "zh.yaml",
+            lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("0x10 * 流动资产"), 1),
+            "plain decimals",
+        ),
+        (
+            "formulas",
+            "zh.yaml",
+            lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("1e999999999"), 1),
+            "plain decimals",
+        ),
+        (
+            "formulas",
+            "zh.yaml",
+            lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("+".join(["1"] * 3000)), 1),
+            "is too long",
+        ),
+        (
+            "formulas",
+            "zh.yaml",
+            lambda text: text.replace("formulas:\n", "formulas:\n" + _formula("-" * 400 + "1"), 1),
+            "nested too deeply",
+        ),
+    ],
+    ids=[
+        "python-tag",
+        "alias-bomb",
+        "unknown-key",
+        "hex-constant",
+        "huge-constant",
+        "3000-term-sum",
+        "400-minuses",
+    ],
+)
 def test_a_hostile_rule_or_formula_file_is_one_file_line_error(tmp_path, index, folder, name, edit, expected):
     copy = shutil.copytree(RULES_DIR if folder == "rules" else FORMULAS_DIR, tmp_path / folder)
     path = copy / name
     path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
     env = {**ENV, "FINQA_RULES_DIR" if folder == "rules" else "FINQA_FORMULAS_DIR": str(copy)}
     started = time.monotonic()
-    check = subprocess.run([sys.executable, "-m", "qa.rules", "check"], cwd=PROJECT_ROOT, env=env,
-                           capture_output=True, text=True, timeout=120)
+    check = subprocess.run(
+        [sys.executable, "-m", "qa.rules", "check"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert check.returncode == 1 and "Traceback" not in check.stderr, check.stderr
     assert f"{path}:" in check.stdout and expected in check.stdout, check.stdout
     result = qa_run(EXAMPLES / "questions.json", "--index", index, env=env)
     assert result.returncode == 2 and f"{path}:" in one_line_error(result)
     if name == "question_types.yaml" and "surprise" in expected:
-        assert f"{path}:{path.read_text(encoding='utf-8').count(chr(10))}:" in check.stdout  # the key's own line
+        assert (
+            f"{path}:{path.read_text(encoding='utf-8').count(chr(10))}:" in check.stdout
+        )  # the key's own line
     assert time.monotonic() - started < 120
 
 
-@pytest.mark.parametrize("pattern, text", [
-    (r"(.*a){20}x", "a" * 60),
-    (r"\d*\d*\d*\d*\d*\d*\d*\d*!", "1" * 200),
-    (r"^(?:a|a?)+$", "a" * 40 + "!"),
-    (r"^(\w+\s?)*$", "a" * 60 + "!"),
-], ids=["bounded-outer-repeat", "adjacent-repeats", "optional-alternative", "readme-example"])
-def test_a_catastrophic_pattern_in_any_rule_file_costs_its_question_the_budget_not_the_run(tmp_path, index,
-                                                                                             pattern, text):
+@pytest.mark.parametrize(
+    "pattern, text",
+    [
+        (r"(.*a){20}x", "a" * 60),
+        (r"\d*\d*\d*\d*\d*\d*\d*\d*!", "1" * 200),
+        (r"^(?:a|a?)+$", "a" * 40 + "!"),
+        (r"^(\w+\s?)*$", "a" * 60 + "!"),
+    ],
+    ids=["bounded-outer-repeat", "adjacent-repeats", "optional-alternative", "readme-example"],
+)
+def test_a_catastrophic_pattern_in_any_rule_file_costs_its_question_the_budget_not_the_run(
+    tmp_path, index, pattern, text
+):
     rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
     statistics = rules / "statistics.yaml"
     quoted = "'(?P<place>" + pattern.replace("'", "''") + ")'"
-    statistics.write_text(statistics.read_text(encoding="utf-8").replace(
-        "  patterns:\n", f"  patterns:\n    - {quoted}\n", 1), encoding="utf-8")
+    statistics.write_text(
+        statistics.read_text(encoding="utf-8").replace("  patterns:\n", f"  patterns:\n    - {quoted}\n", 1),
+        encoding="utf-8",
+    )
     questions = tmp_path / "q.json"
-    questions.write_text(json.dumps([{"id": "hostile", "question": text},
-                                     {"id": "plain", "question": "2022年示例科技的电子信箱是什么?"}]))
+    questions.write_text(
+        json.dumps(
+            [
+                {"id": "hostile", "question": text},
+                {"id": "plain", "question": "2022年示例科技的电子信箱是什么?"},
+            ]
+        )
+    )
     started = time.monotonic()
-    result = qa_run(questions, "--index", index, "--question-seconds", "2", env={**ENV, "FINQA_RULES_DIR": str(rules)})
+    result = qa_run(
+        questions, "--index", index, "--question-seconds", "2", env={**ENV, "FINQA_RULES_DIR": str(rules)}
+    )
     answers = {a["id"]: a for a in map(json.loads, result.stdout.splitlines())}
     assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stderr
     assert answers["plain"]["value"] == "ir@example-tech.cn"

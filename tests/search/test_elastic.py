@@ -1,4 +1,5 @@
 """search/elastic.py against a real Elasticsearch: reachability, the mapping, idempotent ids, foreign indices."""
+
 from __future__ import annotations
 
 import http.server
@@ -25,7 +26,11 @@ def test_an_unreachable_server_is_one_line_naming_the_url_and_how_to_start_one(t
     with pytest.raises(InputError) as error:
         connect(url)
     message = str(error.value)
-    assert message.startswith(f"{url}: ") and "bash docker/elasticsearch.sh start" in message and "\n" not in message
+    assert (
+        message.startswith(f"{url}: ")
+        and "bash docker/elasticsearch.sh start" in message
+        and "\n" not in message
+    )
     with pytest.raises(InputError, match="docker/elasticsearch.sh"):
         open_text_index(IndexSettings(tmp_path, backend="elasticsearch", es_url=url))
 
@@ -75,7 +80,9 @@ def test_the_index_has_the_explicit_mapping(es_settings, search_tokenizer):
     assert fields["chunk"]["enabled"] is False
 
 
-def test_chunks_are_stored_under_their_chunk_id_with_pre_tokenized_text(es_settings, search_tokenizer, corpus):
+def test_chunks_are_stored_under_their_chunk_id_with_pre_tokenized_text(
+    es_settings, search_tokenizer, corpus
+):
     with ElasticIndex(es_settings, search_tokenizer) as index:
         index.add(corpus)
         index.add(corpus)  # the same ids again: replaced, not duplicated
@@ -106,7 +113,9 @@ def test_bulk_requests_are_split_by_bulk_size(es_settings, search_tokenizer, cor
 
 def test_an_index_made_by_something_else_is_refused(es_settings, search_tokenizer):
     client = connect(es_settings.es_url)
-    client.indices.create(index=f"{es_settings.es_prefix}-chunks", mappings={"properties": {"body": {"type": "text"}}})
+    client.indices.create(
+        index=f"{es_settings.es_prefix}-chunks", mappings={"properties": {"body": {"type": "text"}}}
+    )
     client.close()
     with pytest.raises(InputError, match="another version"):
         ElasticIndex(es_settings, search_tokenizer)

@@ -1,4 +1,5 @@
 """A corpus is a named thing on the Elasticsearch server, with its manifest next to its data (real server)."""
+
 from __future__ import annotations
 
 import shutil
@@ -23,7 +24,10 @@ def write(path: Path, text: str) -> Path:
 
 
 def corpus_of(root: Path) -> Path:
-    write(root / "annual" / "report.txt", "甲乙科技股份有限公司\n2021年年度报告\n\n公司主营业务为光伏组件的研发与销售。\n")
+    write(
+        root / "annual" / "report.txt",
+        "甲乙科技股份有限公司\n2021年年度报告\n\n公司主营业务为光伏组件的研发与销售。\n",
+    )
     write(root / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心发行联名卡，年费减免政策延续。\n")
     write(root / "facts.csv", "company,year,field,value,unit\n甲乙科技股份有限公司,2021,营业收入,1000,元\n")
     return root
@@ -37,8 +41,14 @@ def corpora(es_url, tmp_path):
 
     def make(name: str) -> Path:
         corpus = corpus_of(tmp_path / f"{name}-{tag}")
-        made.append(IndexSettings(tmp_path / "unused", backend="elasticsearch", es_url=es_url,
-                                  es_prefix=corpus_prefix(corpus.name)))
+        made.append(
+            IndexSettings(
+                tmp_path / "unused",
+                backend="elasticsearch",
+                es_url=es_url,
+                es_prefix=corpus_prefix(corpus.name),
+            )
+        )
         return corpus
 
     yield make
@@ -111,7 +121,9 @@ def test_deleting_a_corpus_removes_its_data_and_manifest(es_url, tmp_path, corpo
     assert "deleted" in capsys.readouterr().out
     client = connect(es_url)
     try:
-        assert not any(client.indices.exists(index=f"{prefix}-{suffix}") for suffix in ("chunks", "facts", "manifest"))
+        assert not any(
+            client.indices.exists(index=f"{prefix}-{suffix}") for suffix in ("chunks", "facts", "manifest")
+        )
     finally:
         client.close()
     assert not (index / "manifest.json").exists()

@@ -4,6 +4,7 @@ The FactStore contract tests (tests/search/test_facts.py) run against this store
 too; here: what is particular to Elasticsearch, and both stores answering a
 generated corpus alike.
 """
+
 from __future__ import annotations
 
 import random
@@ -47,8 +48,10 @@ def test_open_fact_store_gives_the_elasticsearch_store_for_that_backend(settings
 
 
 def test_adding_the_same_facts_again_replaces_them(store):
-    facts = [Fact("甲", 2021, "净利润", "1", Decimal(1), "元", doc_id="甲/2021"),
-             Fact("甲", 2021, "营业收入", "2", Decimal(2), "元", doc_id="甲/2021")]
+    facts = [
+        Fact("甲", 2021, "净利润", "1", Decimal(1), "元", doc_id="甲/2021"),
+        Fact("甲", 2021, "营业收入", "2", Decimal(2), "元", doc_id="甲/2021"),
+    ]
     store.add(facts)
     store.add(facts)
     store.commit()
@@ -56,8 +59,10 @@ def test_adding_the_same_facts_again_replaces_them(store):
 
 
 def test_delete_finds_facts_added_since_the_last_commit(store):
-    store.add([Fact("甲", 2021, "净利润", "1", Decimal(1), "元", doc_id="甲/2021")],
-              [ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.add(
+        [Fact("甲", 2021, "净利润", "1", Decimal(1), "元", doc_id="甲/2021")],
+        [ReportYear("甲", 2021, doc_id="甲/2021")],
+    )
     store.delete_documents(["甲/2021"])
     store.commit()
     assert store.count() == 0 and store.reports() == []
@@ -89,14 +94,38 @@ def generated_corpus(seed: int = 7):
             reports.append(ReportYear(company, year, doc_id=doc))
             for field in ("营业收入", "净利润", "负债合计"):
                 for previous in (0, 1):
-                    value = Decimal(rng.randrange(-10**6, 10**9)) / 100
-                    facts.append(Fact(company, year - previous, field, str(value), value, "元", f"{value:,}",
-                                      "上期" if previous else "本期", doc_id=doc, page=rng.randrange(1, 200),
-                                      table=f"t{rng.randrange(5)}", cell_id=f"c{rng.randrange(10**6)}"))
+                    value = Decimal(rng.randrange(-(10**6), 10**9)) / 100
+                    facts.append(
+                        Fact(
+                            company,
+                            year - previous,
+                            field,
+                            str(value),
+                            value,
+                            "元",
+                            f"{value:,}",
+                            "上期" if previous else "本期",
+                            doc_id=doc,
+                            page=rng.randrange(1, 200),
+                            table=f"t{rng.randrange(5)}",
+                            cell_id=f"c{rng.randrange(10**6)}",
+                        )
+                    )
                 if rng.random() < 0.3:  # the same figure rounded to 万元 in a summary table
                     value = Decimal(rng.randrange(10**5)) * 10**4
-                    facts.append(Fact(company, year, field, str(value), value, "元", f"{value / 10**4}",
-                                      doc_id=doc, page=rng.randrange(1, 200)))
+                    facts.append(
+                        Fact(
+                            company,
+                            year,
+                            field,
+                            str(value),
+                            value,
+                            "元",
+                            f"{value / 10**4}",
+                            doc_id=doc,
+                            page=rng.randrange(1, 200),
+                        )
+                    )
             facts.append(Fact(company, year, "总负债", "1", Decimal(1), "元", "1", doc_id=doc, page=1))
             facts.append(Fact(company, year, "法定代表人", f"张{rng.randrange(3)}", doc_id=doc, page=2))
     return facts, reports
@@ -115,26 +144,43 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
             mine = sqlite.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])
             theirs = store.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])
             assert mine.to_dict("records") == theirs.to_dict("records")
-        for field, year, limit, descending in [("营业收入", 2021, 5, True), ("净利润", 2020, 7, False),
-                                               (["负债合计", "总负债"], 2021, 40, True), ("营业收入", 2019, 3, True)]:
+        for field, year, limit, descending in [
+            ("营业收入", 2021, 5, True),
+            ("净利润", 2020, 7, False),
+            (["负债合计", "总负债"], 2021, 40, True),
+            ("营业收入", 2019, 3, True),
+        ]:
             mine = sqlite.ranking(field, year, limit, descending, unit="元")
             theirs = store.ranking(field, year, limit, descending, unit="元")
             assert mine.to_dict("records") == theirs.to_dict("records"), (field, year)
-        for names, years, condition in [(["营业收入"], [2019, 2021], None), (["负债合计", "总负债"], [2021], None),
-                                        (["净利润"], [2020], Condition(">", 4 * 10**8))]:
+        for names, years, condition in [
+            (["营业收入"], [2019, 2021], None),
+            (["负债合计", "总负债"], [2021], None),
+            (["净利润"], [2020], Condition(">", 4 * 10**8)),
+        ]:
             mine = sqlite.company_values(names, years, unit="元", condition=condition)
             theirs = store.company_values(names, years, unit="元", condition=condition)
             assert mine.to_dict("records") == theirs.to_dict("records"), names
-            assert (sqlite.count_companies(names, years[-1], condition=condition)
-                    == store.count_companies(names, years[-1], condition=condition))
+            assert sqlite.count_companies(names, years[-1], condition=condition) == store.count_companies(
+                names, years[-1], condition=condition
+            )
 
 
 def test_a_batch_of_lookups_gets_on_both_stores_what_each_lookup_gets(settings, tmp_path):
     facts, reports = generated_corpus()
-    lookups = [FactLookup(f"公司{c:02d}", (2019, 2020, 2021), ("负债合计", "总负债", "法定代表人")) for c in range(0, 40, 7)]
-    lookups += [FactLookup("公司03", (2021,), ("净利润",)), FactLookup("公司03", (), ("净利润",)),
-                FactLookup("无此公司", (2021,), ("净利润",))]
-    with ElasticFactStore(settings, msearch_size=2) as store, SqliteFactStore(tmp_path / "facts.sqlite") as sqlite:
+    lookups = [
+        FactLookup(f"公司{c:02d}", (2019, 2020, 2021), ("负债合计", "总负债", "法定代表人"))
+        for c in range(0, 40, 7)
+    ]
+    lookups += [
+        FactLookup("公司03", (2021,), ("净利润",)),
+        FactLookup("公司03", (), ("净利润",)),
+        FactLookup("无此公司", (2021,), ("净利润",)),
+    ]
+    with (
+        ElasticFactStore(settings, msearch_size=2) as store,
+        SqliteFactStore(tmp_path / "facts.sqlite") as sqlite,
+    ):
         for opened in (store, sqlite):
             opened.add(facts, reports)
             opened.commit()
@@ -145,10 +191,12 @@ def test_a_batch_of_lookups_gets_on_both_stores_what_each_lookup_gets(settings, 
 
 
 def test_both_stores_give_the_cells_of_table_rows_alike(store, tmp_path):
-    facts = [Fact("甲", 2020, "売上高", "10", Decimal(10), "円", "10", doc_id="d", page=1, cell_id="T-tab1-r5c2"),
-             Fact("甲", 2021, "売上高", "12", Decimal(12), "円", "12", doc_id="d", page=1, cell_id="T-tab1-r5c3"),
-             Fact("甲", 2021, "費用", "7", Decimal(7), "円", "7", doc_id="d", page=1, cell_id="T-tab1-r50c3"),
-             Fact("甲", 2021, "代表者", "山田", doc_id="d", page=1, cell_id="T-tab2-r5c3")]
+    facts = [
+        Fact("甲", 2020, "売上高", "10", Decimal(10), "円", "10", doc_id="d", page=1, cell_id="T-tab1-r5c2"),
+        Fact("甲", 2021, "売上高", "12", Decimal(12), "円", "12", doc_id="d", page=1, cell_id="T-tab1-r5c3"),
+        Fact("甲", 2021, "費用", "7", Decimal(7), "円", "7", doc_id="d", page=1, cell_id="T-tab1-r50c3"),
+        Fact("甲", 2021, "代表者", "山田", doc_id="d", page=1, cell_id="T-tab2-r5c3"),
+    ]
     reports = [ReportYear("甲", 2021, doc_id="d")]
     store.add(facts, reports)
     store.commit()

@@ -1,4 +1,5 @@
 """Split ingestion: N processes ingest disjoint shards of one corpus into one Elasticsearch corpus (real server)."""
+
 from __future__ import annotations
 
 import os
@@ -31,11 +32,16 @@ def corpus(tmp_path) -> Path:
     root = tmp_path / "corpus"
     for n, company in enumerate(COMPANIES):
         for year in (2021, 2022):
-            write(root / "annual" / f"{company}-{year}.txt",
-                  f"{company}\n{year}年年度报告\n\n第三节 管理层讨论与分析\n报告期内公司营业收入{1000 + n * 100 + year - 2021}万元，"
-                  f"主营业务保持稳定。\n")
-        write(root / "facts" / f"{n}.csv", f"company,year,field,value,unit\n{company},2022,营业收入,{1000 + n},元\n"
-                                         f"{company},2022,净利润,{100 + n},元\n")
+            write(
+                root / "annual" / f"{company}-{year}.txt",
+                f"{company}\n{year}年年度报告\n\n第三节 管理层讨论与分析\n报告期内公司营业收入{1000 + n * 100 + year - 2021}万元，"
+                f"主营业务保持稳定。\n",
+            )
+        write(
+            root / "facts" / f"{n}.csv",
+            f"company,year,field,value,unit\n{company},2022,营业收入,{1000 + n},元\n"
+            f"{company},2022,净利润,{100 + n},元\n",
+        )
     return root
 
 
@@ -49,8 +55,11 @@ def names(es_url):
 
     yield name
     for made_name in made:
-        delete_corpus(IndexSettings(Path("unused"), backend="elasticsearch", es_url=es_url,
-                                    es_prefix=corpus_prefix(made_name)))
+        delete_corpus(
+            IndexSettings(
+                Path("unused"), backend="elasticsearch", es_url=es_url, es_prefix=corpus_prefix(made_name)
+            )
+        )
 
 
 def contents(settings: IndexSettings) -> dict:
@@ -64,7 +73,9 @@ def contents(settings: IndexSettings) -> dict:
         hits = sorted(h.chunk.chunk_id for h in text.search(SearchQuery(text="营业收入 主营业务", limit=100)))
         return {
             "documents": {d: (e.sha256, e.chunks, e.facts) for d, e in manifest.entries.items()},
-            "chunks": text.count(), "facts": facts.count(), "hits": hits,
+            "chunks": text.count(),
+            "facts": facts.count(),
+            "hits": hits,
             "reports": facts.reports(),
             "lookup": facts.lookup(COMPANIES[1], [2022], ["营业收入"]).to_dict("records"),
         }
@@ -79,11 +90,33 @@ def test_two_shard_processes_make_the_same_corpus_as_one(es_url, tmp_path, corpu
 
     split_name = names("split")
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    processes = [subprocess.Popen([sys.executable, "-m", "parser.ingest", str(corpus), "--index",
-                                   str(tmp_path / f"shard{i}"), "--backend", "elasticsearch", "--es-url", es_url,
-                                   "--es-index", split_name, "--shard", f"{i}/2", "--workers", "1"],
-                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for i in (1, 2)]
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "parser.ingest",
+                str(corpus),
+                "--index",
+                str(tmp_path / f"shard{i}"),
+                "--backend",
+                "elasticsearch",
+                "--es-url",
+                es_url,
+                "--es-index",
+                split_name,
+                "--shard",
+                f"{i}/2",
+                "--workers",
+                "1",
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in (1, 2)
+    ]
     outputs = [p.communicate(timeout=600) for p in processes]
     assert [p.returncode for p in processes] == [0, 0], outputs
     split = index_settings(tmp_path / "shard1", "elasticsearch", es_url, split_name)

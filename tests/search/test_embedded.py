@@ -1,4 +1,5 @@
 """search/embedded.py: the tantivy index on disk — persistence, the writer lock, damaged directories."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,7 +30,10 @@ def test_the_index_lives_in_text_dir_and_survives_reopening(settings, search_tok
     assert (settings.text_dir / "meta.json").is_file()
     with EmbeddedIndex(settings, search_tokenizer) as reopened:
         assert reopened.count() == len(corpus)
-        assert reopened.search(SearchQuery(text="保單借款"))[0].chunk.doc_id in {"insurance/7", "insurance/241"}
+        assert reopened.search(SearchQuery(text="保單借款"))[0].chunk.doc_id in {
+            "insurance/7",
+            "insurance/241",
+        }
 
 
 def test_open_text_index_picks_the_embedded_backend(settings, search_tokenizer):
@@ -38,7 +42,9 @@ def test_open_text_index_picks_the_embedded_backend(settings, search_tokenizer):
     index.close()
 
 
-def test_changes_are_invisible_until_commit_and_dropped_on_close_without_it(settings, search_tokenizer, corpus):
+def test_changes_are_invisible_until_commit_and_dropped_on_close_without_it(
+    settings, search_tokenizer, corpus
+):
     index = EmbeddedIndex(settings, search_tokenizer)
     index.add(corpus[:3])
     assert index.count() == 0
@@ -50,7 +56,9 @@ def test_changes_are_invisible_until_commit_and_dropped_on_close_without_it(sett
         assert reopened.count() == 3
 
 
-def test_a_chunk_replaced_in_another_process_is_read_anew_by_an_open_index(settings, search_tokenizer, corpus):
+def test_a_chunk_replaced_in_another_process_is_read_anew_by_an_open_index(
+    settings, search_tokenizer, corpus
+):
     chunk = corpus[0]
     fill(settings, search_tokenizer, [chunk])
     with EmbeddedIndex(settings, search_tokenizer) as reader:

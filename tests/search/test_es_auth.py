@@ -1,4 +1,5 @@
 """Elasticsearch credentials: read from the environment or a config file, handed to the client, never shown."""
+
 from __future__ import annotations
 
 import base64
@@ -29,8 +30,9 @@ def _pem(tmp_path: Path) -> Path:
 
 def test_api_key_and_ca_come_from_the_environment(tmp_path):
     ca = _pem(tmp_path)
-    auth = ElasticAuth.load({"FINQA_ES_API_KEY": API_KEY, "FINQA_ES_CA_CERTS": str(ca),
-                             "FINQA_ES_CONFIG": ""})
+    auth = ElasticAuth.load(
+        {"FINQA_ES_API_KEY": API_KEY, "FINQA_ES_CA_CERTS": str(ca), "FINQA_ES_CONFIG": ""}
+    )
     assert auth.client_options() == {"api_key": tuple(API_KEY.split(":")), "ca_certs": str(ca)}
     assert "FINQA_ES_API_KEY" in auth.source
 
@@ -50,11 +52,14 @@ def test_no_credentials_means_an_open_server(tmp_path):
     assert auth.client_options() == {} and auth.source == "none"
 
 
-@pytest.mark.parametrize("env", [
-    {"FINQA_ES_API_KEY": API_KEY, "FINQA_ES_USERNAME": "u", "FINQA_ES_PASSWORD": PASSWORD},
-    {"FINQA_ES_USERNAME": "u"},
-    {"FINQA_ES_CA_CERTS": "/no/such/ca.pem"},
-])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"FINQA_ES_API_KEY": API_KEY, "FINQA_ES_USERNAME": "u", "FINQA_ES_PASSWORD": PASSWORD},
+        {"FINQA_ES_USERNAME": "u"},
+        {"FINQA_ES_CA_CERTS": "/no/such/ca.pem"},
+    ],
+)
 def test_inconsistent_credentials_are_refused_without_showing_them(env):
     with pytest.raises(InputError) as caught:
         ElasticAuth.load({"FINQA_ES_CONFIG": "", **env})
@@ -78,7 +83,9 @@ def test_secrets_print_as_a_mask_and_are_not_pickled():
 
 
 def test_scrub_masks_secrets_as_given_and_as_sent():
-    auth = ElasticAuth.load({"FINQA_ES_USERNAME": "reader", "FINQA_ES_PASSWORD": PASSWORD, "FINQA_ES_CONFIG": ""})
+    auth = ElasticAuth.load(
+        {"FINQA_ES_USERNAME": "reader", "FINQA_ES_PASSWORD": PASSWORD, "FINQA_ES_CONFIG": ""}
+    )
     header = base64.b64encode(f"reader:{PASSWORD}".encode()).decode()
     text = scrub(f"failed: Basic {header} pw={PASSWORD} at http://reader:{PASSWORD}@es:9200/x", auth)
     assert PASSWORD not in text and header not in text and "reader" not in text.split("at ")[1]
@@ -118,10 +125,27 @@ def test_the_command_line_shows_no_secret_in_its_error_or_trace(tmp_path):
     questions.write_text('[{"id": "1", "question": "2022年示例科技的电子信箱是什么?"}]', encoding="utf-8")
     (tmp_path / "index").mkdir()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FINQA_ES_API_KEY": API_KEY, "FINQA_ES_CONFIG": ""}
-    done = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--index", str(tmp_path / "index"),
-                           "--backend", "elasticsearch", "--es-index", "secret-test",
-                               "--es-url", f"http://admin:{PASSWORD}@127.0.0.1:9"],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(questions),
+            "--index",
+            str(tmp_path / "index"),
+            "--backend",
+            "elasticsearch",
+            "--es-index",
+            "secret-test",
+            "--es-url",
+            f"http://admin:{PASSWORD}@127.0.0.1:9",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and "127.0.0.1:9" in done.stderr
     for secret in (API_KEY, PASSWORD, API_KEY.split(":")[1]):

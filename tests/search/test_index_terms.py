@@ -1,4 +1,5 @@
 """How queries become index terms (search/index_terms.py), the same for both backends."""
+
 from __future__ import annotations
 
 from core.records import Chunk
@@ -20,10 +21,14 @@ def test_japanese_titles_keep_their_one_character_words(search_tokenizer):
 
 def test_a_query_read_as_japanese_gets_the_tokens_of_the_japanese_row_it_names(search_tokenizer):
     # A kanji-only label reads as Chinese alone; the row it names was indexed with its Japanese table.
-    row = chunk_terms(search_tokenizer, Chunk("S/S-05#t3", "S/S-05", "利益準備金 1,000 1,200",
-                                              titles=("株主資本等変動計算書",)))
+    row = chunk_terms(
+        search_tokenizer,
+        Chunk("S/S-05#t3", "S/S-05", "利益準備金 1,000 1,200", titles=("株主資本等変動計算書",)),
+    )
     detected = query_terms(search_tokenizer, SearchQuery(text="利益準備金", phrases=("利益準備金",)))
-    japanese = query_terms(search_tokenizer, SearchQuery(text="利益準備金", phrases=("利益準備金",), language="ja"))
+    japanese = query_terms(
+        search_tokenizer, SearchQuery(text="利益準備金", phrases=("利益準備金",), language="ja")
+    )
     assert japanese.body == tuple(search_tokenizer.tokens("利益準備金", "ja")) != detected.body
     assert set(japanese.body) <= set(row.body.split())
     assert japanese.phrases[0][0] == tuple(search_tokenizer.phrase_tokens("利益準備金", "ja"))

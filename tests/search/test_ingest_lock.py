@@ -1,4 +1,5 @@
 """The mark an ingest leaves on its index folder while it writes (qa.run warns on it)."""
+
 from __future__ import annotations
 
 import os
@@ -38,10 +39,17 @@ def test_ingest_marks_the_index_while_it_runs_and_not_after(tmp_path):
 
 def test_a_killed_ingest_leaves_no_stale_mark(tmp_path):
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; from search.ingest_lock import ingest_running\n"
-                               "with ingest_running(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(600)",
-         str(tmp_path)],
-        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from search.ingest_lock import ingest_running\n"
+            "with ingest_running(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(600)",
+            str(tmp_path),
+        ],
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert ingest_in_progress(tmp_path)

@@ -1,5 +1,6 @@
 """PrefetchedIndex and PrefetchedFacts: a batch's searches and look-ups in one round trip, then served to
 one-at-a-time callers unchanged."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -14,10 +15,14 @@ def test_prefetched_queries_are_served_from_the_batch_with_the_same_hits(text_in
     index = PrefetchedIndex(text_index)
     first, second = SearchQuery(text="保單借款", limit=3), SearchQuery(text="营业收入", limit=4)
     index.prefetch([first, second, first])
-    assert [h.chunk.chunk_id for h in index.search(second)] == [h.chunk.chunk_id for h in text_index.search(second)]
+    assert [h.chunk.chunk_id for h in index.search(second)] == [
+        h.chunk.chunk_id for h in text_index.search(second)
+    ]
     assert index.search(first) == text_index.search(first) and index.served == 2
     other = SearchQuery(text="従業員数", limit=2)
-    assert index.search(other) == text_index.search(other) and index.served == 2  # not prefetched: asked directly
+    assert (
+        index.search(other) == text_index.search(other) and index.served == 2
+    )  # not prefetched: asked directly
 
 
 def test_a_change_to_the_index_drops_the_prefetched_hits(text_index, corpus):
@@ -37,9 +42,13 @@ def test_prefetched_lookups_are_served_from_the_batch_and_a_change_drops_them(tm
         store = PrefetchedFacts(sqlite)
         store.prefetch([FactLookup("甲", (2021,), ("营业收入", "营业总收入"))])
         served = store.lookup("甲", [2021], ["营业收入", "营业总收入"])
-        assert served.to_dict("records") == sqlite.lookup("甲", [2021], ["营业收入", "营业总收入"]).to_dict("records")
+        assert served.to_dict("records") == sqlite.lookup("甲", [2021], ["营业收入", "营业总收入"]).to_dict(
+            "records"
+        )
         assert list(served["value"]) == ["10"] and store.served == 1
-        assert list(store.lookup("甲", [2021], ["营业收入"])["value"]) == ["10"] and store.served == 1  # asked directly
+        assert (
+            list(store.lookup("甲", [2021], ["营业收入"])["value"]) == ["10"] and store.served == 1
+        )  # asked directly
         assert store.reports() == sqlite.reports()  # the rest is the store's own
         store.add([Fact("甲", 2021, "营业总收入", "12", Decimal(12), "元", "12", doc_id="甲/2021", page=3)])
         store.commit()

@@ -3,6 +3,7 @@
 Tests taking the `store` fixture run against both backends (SQLite and, with a
 server, Elasticsearch): they are the FactStore contract.
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -21,14 +22,38 @@ from search.sqlite_facts import SqliteFactStore
 from search.stores import open_fact_store
 
 
-def fact(company, year, field, value, doc_id, page=10, raw=None, unit="元", table="p10t1", cell_id="", period="本期"):
+def fact(
+    company,
+    year,
+    field,
+    value,
+    doc_id,
+    page=10,
+    raw=None,
+    unit="元",
+    table="p10t1",
+    cell_id="",
+    period="本期",
+):
     number = None
     try:
         number = Decimal(value)
     except ArithmeticError:
         pass
-    return Fact(company=company, year=year, field=field, value=value, number=number, unit=unit if number is not None else "",
-                raw=value if raw is None else raw, period=period, doc_id=doc_id, page=page, table=table, cell_id=cell_id)
+    return Fact(
+        company=company,
+        year=year,
+        field=field,
+        value=value,
+        number=number,
+        unit=unit if number is not None else "",
+        raw=value if raw is None else raw,
+        period=period,
+        doc_id=doc_id,
+        page=page,
+        table=table,
+        cell_id=cell_id,
+    )
 
 
 @pytest.fixture(params=["sqlite", "elasticsearch"])
@@ -42,8 +67,9 @@ def store(request, tmp_path):
     from search.elastic_facts import ElasticFactStore
 
     es_url = request.getfixturevalue("es_url")
-    settings = IndexSettings(Path(tmp_path), backend="elasticsearch", es_url=es_url,
-                             es_prefix=f"test-{uuid.uuid4().hex[:12]}")
+    settings = IndexSettings(
+        Path(tmp_path), backend="elasticsearch", es_url=es_url, es_prefix=f"test-{uuid.uuid4().hex[:12]}"
+    )
     with ElasticFactStore(settings) as opened:
         yield opened
     client = connect(es_url)
@@ -57,9 +83,13 @@ def best(frame):
 
 
 def test_lookup_returns_fact_columns_with_exact_decimals_and_sources(store):
-    store.add([fact("甲公司", 2021, "营业收入", "6799061282.86", "甲/2021", page=88, cell_id="c1"),
-               fact("甲公司", 2021, "电子信箱", "ir@jia.cn", "甲/2021", page=3)],
-              [ReportYear("甲公司", 2021, short_name="甲", code="600001", doc_id="甲/2021")])
+    store.add(
+        [
+            fact("甲公司", 2021, "营业收入", "6799061282.86", "甲/2021", page=88, cell_id="c1"),
+            fact("甲公司", 2021, "电子信箱", "ir@jia.cn", "甲/2021", page=3),
+        ],
+        [ReportYear("甲公司", 2021, short_name="甲", code="600001", doc_id="甲/2021")],
+    )
     store.commit()
     frame = store.lookup("甲公司", [2021], ["营业收入", "电子信箱"])
     rows = {r.field: r for r in frame.itertuples()}
@@ -71,11 +101,15 @@ def test_lookup_returns_fact_columns_with_exact_decimals_and_sources(store):
 
 
 def test_the_years_own_report_wins_over_the_next_years_previous_year_column(store):
-    store.add([fact("甲", 2020, "净利润", "100.00", "甲/2020"),
-               fact("甲", 2020, "净利润", "98.00", "甲/2021", period="上期"),  # restated in the 2021 report
-               fact("甲", 2020, "存货", "7.00", "甲/2021", period="上期"),  # absent from the 2020 report
-               fact("甲", 2021, "净利润", "120.00", "甲/2021")],
-              [ReportYear("甲", 2020, doc_id="甲/2020"), ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.add(
+        [
+            fact("甲", 2020, "净利润", "100.00", "甲/2020"),
+            fact("甲", 2020, "净利润", "98.00", "甲/2021", period="上期"),  # restated in the 2021 report
+            fact("甲", 2020, "存货", "7.00", "甲/2021", period="上期"),  # absent from the 2020 report
+            fact("甲", 2021, "净利润", "120.00", "甲/2021"),
+        ],
+        [ReportYear("甲", 2020, doc_id="甲/2020"), ReportYear("甲", 2021, doc_id="甲/2021")],
+    )
     store.commit()
     frame = best(store.lookup("甲", [2020], ["净利润", "存货"])).set_index("field")
     assert frame.loc["净利润", "value"] == "100.00" and frame.loc["净利润", "report_year"] == 2020
@@ -84,49 +118,81 @@ def test_the_years_own_report_wins_over_the_next_years_previous_year_column(stor
 
 
 def test_the_most_precise_figure_wins_then_the_earliest_page(store):
-    store.add([
-        # MD&A summary in 万元 (page 8), the consolidated statement in 元 (page 60),
-        # the parent company's statement in 元 (page 70).
-        fact("甲", 2021, "营业收入", "123381500", "甲/2021", page=8, raw="12,338.15"),
-        fact("甲", 2021, "营业收入", "123381468.84", "甲/2021", page=60, raw="123,381,468.84"),
-        fact("甲", 2021, "营业收入", "98000000.00", "甲/2021", page=70, raw="98,000,000.00"),
-    ], [ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.add(
+        [
+            # MD&A summary in 万元 (page 8), the consolidated statement in 元 (page 60),
+            # the parent company's statement in 元 (page 70).
+            fact("甲", 2021, "营业收入", "123381500", "甲/2021", page=8, raw="12,338.15"),
+            fact("甲", 2021, "营业收入", "123381468.84", "甲/2021", page=60, raw="123,381,468.84"),
+            fact("甲", 2021, "营业收入", "98000000.00", "甲/2021", page=70, raw="98,000,000.00"),
+        ],
+        [ReportYear("甲", 2021, doc_id="甲/2021")],
+    )
     store.commit()
     rows = store.lookup("甲", [2021], ["营业收入"])
     assert list(rows["page"]) == [60, 70, 8]
 
 
 def test_the_name_asked_first_wins_over_its_synonyms(store):
-    store.add([fact("甲", 2021, "总负债", "5", "甲/2021", page=1), fact("甲", 2021, "负债合计", "6", "甲/2021", page=50)],
-              [ReportYear("甲", 2021, doc_id="甲/2021")])
+    store.add(
+        [
+            fact("甲", 2021, "总负债", "5", "甲/2021", page=1),
+            fact("甲", 2021, "负债合计", "6", "甲/2021", page=50),
+        ],
+        [ReportYear("甲", 2021, doc_id="甲/2021")],
+    )
     store.commit()
     assert store.lookup("甲", [2021], ["负债合计", "总负债"])["value"].tolist() == ["6", "5"]
     assert store.lookup("甲", [2021], ["总负债", "负债合计"])["value"].tolist() == ["5", "6"]
 
 
 def test_a_workbook_covering_many_years_marks_previous_year_values_as_from_the_next_report(store):
-    reports = [ReportYear("甲", 2021, doc_id="facts"), ReportYear("乙", 2020, doc_id="facts"),
-               ReportYear("乙", 2021, doc_id="facts")]
-    store.add([fact("甲", 2020, "净利润", "1", "facts"), fact("乙", 2020, "净利润", "2", "facts"),
-               fact("甲", 2021, "净利润", "3", "facts")], reports)
+    reports = [
+        ReportYear("甲", 2021, doc_id="facts"),
+        ReportYear("乙", 2020, doc_id="facts"),
+        ReportYear("乙", 2021, doc_id="facts"),
+    ]
+    store.add(
+        [
+            fact("甲", 2020, "净利润", "1", "facts"),
+            fact("乙", 2020, "净利润", "2", "facts"),
+            fact("甲", 2021, "净利润", "3", "facts"),
+        ],
+        reports,
+    )
     store.commit()
     assert store.lookup("甲", [2020], ["净利润"])["report_year"].tolist() == [2021]
     assert store.lookup("乙", [2020], ["净利润"])["report_year"].tolist() == [2020]
     assert store.lookup("甲", [2021], ["净利润"])["report_year"].tolist() == [2021]
 
 
-@pytest.mark.parametrize("year,document_years,expected", [
-    (2020, set(), 2020), (2020, {2020}, 2020), (2020, {2021}, 2021), (2019, {2020, 2021}, 2020), (2018, {2020, 2021}, 2018),
-    (2020, {2019, 2021}, 2021),
-])
+@pytest.mark.parametrize(
+    "year,document_years,expected",
+    [
+        (2020, set(), 2020),
+        (2020, {2020}, 2020),
+        (2020, {2021}, 2021),
+        (2019, {2020, 2021}, 2020),
+        (2018, {2020, 2021}, 2018),
+        (2020, {2019, 2021}, 2021),
+    ],
+)
 def test_report_year_of(year, document_years, expected):
     assert report_year_of(year, frozenset(document_years)) == expected
 
 
-@pytest.mark.parametrize("number,raw,expected", [
-    ("1234.56", "1,234.56", -2), ("123381500", "12,338.15", 2), ("-1234000", "(1,234)", 3),
-    ("4187000000", "△ 4,187", 6), ("45137586000.0", "", -1), ("0.125", "12.5%", -3), ("0", "0.00", -2),
-])
+@pytest.mark.parametrize(
+    "number,raw,expected",
+    [
+        ("1234.56", "1,234.56", -2),
+        ("123381500", "12,338.15", 2),
+        ("-1234000", "(1,234)", 3),
+        ("4187000000", "△ 4,187", 6),
+        ("45137586000.0", "", -1),
+        ("0.125", "12.5%", -3),
+        ("0", "0.00", -2),
+    ],
+)
 def test_precision_of_is_the_power_of_ten_of_the_last_printed_digit(number, raw, expected):
     assert precision_of(Decimal(number), raw) == expected
 
@@ -136,22 +202,41 @@ def company_values(frame):
 
 
 def test_ranking_lists_each_company_once_by_its_preferred_fact(store):
-    store.add([fact("甲", 2021, "营业收入", "300", "甲/2021"), fact("甲", 2021, "营业收入", "900", "甲/2021", page=99, raw="9")])
-    store.add([fact("乙", 2021, "营业收入", "500", "乙/2021"), fact("丙", 2021, "营业收入", "100", "丙/2021"),
-               fact("丁", 2020, "营业收入", "999", "丁/2020"), fact("戊", 2021, "营业成本", "999", "戊/2021")])
+    store.add(
+        [
+            fact("甲", 2021, "营业收入", "300", "甲/2021"),
+            fact("甲", 2021, "营业收入", "900", "甲/2021", page=99, raw="9"),
+        ]
+    )
+    store.add(
+        [
+            fact("乙", 2021, "营业收入", "500", "乙/2021"),
+            fact("丙", 2021, "营业收入", "100", "丙/2021"),
+            fact("丁", 2020, "营业收入", "999", "丁/2020"),
+            fact("戊", 2021, "营业成本", "999", "戊/2021"),
+        ]
+    )
     store.commit()
     assert company_values(store.ranking("营业收入", 2021, 2)) == [("乙", "500"), ("甲", "300")]
     assert company_values(store.ranking("营业收入", 2021, 1, descending=False)) == [("丙", "100")]
-    assert company_values(store.ranking("营业收入", 2021, 10)) == [("乙", "500"), ("甲", "300"), ("丙", "100")]
+    assert company_values(store.ranking("营业收入", 2021, 10)) == [
+        ("乙", "500"),
+        ("甲", "300"),
+        ("丙", "100"),
+    ]
 
 
 def test_ranking_over_many_pages_finds_a_company_whose_largest_figure_is_not_its_preferred_one(store):
     store.page_size = 2  # read two values per step, so the ranking must look past the first pages
     # 甲's MD&A figure (万元, less precise) is the largest number in the store, but its
     # preferred (statement) figure is the smallest: 甲 must not take first place.
-    facts = [fact("甲", 2021, "营业收入", "990000", "甲/2021", page=5, raw="99"),
-             fact("甲", 2021, "营业收入", "10.00", "甲/2021", page=60)]
-    facts += [fact(f"公司{i:02d}", 2021, "营业收入", f"{1000 + i}.00", f"{i}/2021", page=60) for i in range(12)]
+    facts = [
+        fact("甲", 2021, "营业收入", "990000", "甲/2021", page=5, raw="99"),
+        fact("甲", 2021, "营业收入", "10.00", "甲/2021", page=60),
+    ]
+    facts += [
+        fact(f"公司{i:02d}", 2021, "营业收入", f"{1000 + i}.00", f"{i}/2021", page=60) for i in range(12)
+    ]
     store.add(facts)
     store.commit()
     top = store.ranking("营业收入", 2021, 3)
@@ -161,15 +246,24 @@ def test_ranking_over_many_pages_finds_a_company_whose_largest_figure_is_not_its
 
 
 def test_ranking_keeps_every_company_tied_with_the_last_place(store):
-    store.add([fact(c, 2021, "净利润", v, f"{c}/2021") for c, v in
-               [("甲", "10"), ("乙", "30"), ("丙", "20"), ("丁", "20"), ("戊", "5")]])
+    store.add(
+        [
+            fact(c, 2021, "净利润", v, f"{c}/2021")
+            for c, v in [("甲", "10"), ("乙", "30"), ("丙", "20"), ("丁", "20"), ("戊", "5")]
+        ]
+    )
     store.commit()
     # Ties are listed by company name.
     assert company_values(store.ranking("净利润", 2021, 2)) == [("乙", "30"), ("丁", "20"), ("丙", "20")]
 
 
 def test_ranking_can_keep_to_one_unit(store):
-    store.add([fact("甲", 2021, "营业收入", "10", "甲/2021"), fact("乙", 2021, "营业收入", "2000", "乙/2021", unit="円")])
+    store.add(
+        [
+            fact("甲", 2021, "营业收入", "10", "甲/2021"),
+            fact("乙", 2021, "营业收入", "2000", "乙/2021", unit="円"),
+        ]
+    )
     store.commit()
     assert company_values(store.ranking("营业收入", 2021, 5, unit="元")) == [("甲", "10")]
     assert company_values(store.ranking("营业收入", 2021, 5, unit="円")) == [("乙", "2000")]
@@ -177,8 +271,13 @@ def test_ranking_can_keep_to_one_unit(store):
 
 
 def test_ranking_ignores_text_values_and_reads_synonyms(store):
-    store.add([fact("甲", 2021, "总负债", "10", "甲/2021"), fact("乙", 2021, "负债合计", "20", "乙/2021"),
-               fact("丙", 2021, "负债合计", "n/a", "丙/2021")])
+    store.add(
+        [
+            fact("甲", 2021, "总负债", "10", "甲/2021"),
+            fact("乙", 2021, "负债合计", "20", "乙/2021"),
+            fact("丙", 2021, "负债合计", "n/a", "丙/2021"),
+        ]
+    )
     store.commit()
     assert company_values(store.ranking(["负债合计", "总负债"], 2021, 5)) == [("乙", "20"), ("甲", "10")]
 
@@ -186,12 +285,19 @@ def test_ranking_ignores_text_values_and_reads_synonyms(store):
 def _statistics_corpus(store):
     # 甲's preferred 2021 figure is its statement's 300 (the MD&A's less precise 900 万-scale figure loses),
     # so a threshold of 500 must not count 甲 although one of its facts exceeds it.
-    store.add([fact("甲", 2021, "营业收入", "300.00", "甲/2021", page=60),
-               fact("甲", 2021, "营业收入", "900", "甲/2021", page=5, raw="9"),
-               fact("乙", 2021, "营业收入", "500.00", "乙/2021"), fact("丙", 2021, "营业收入", "700.00", "丙/2021"),
-               fact("乙", 2020, "营业收入", "400.00", "乙/2020"), fact("丁", 2021, "营业成本", "999", "丁/2021"),
-               fact("甲", 2021, "注册地址", "浙江省杭州市西湖区", "甲/2021"), fact("乙", 2021, "注册地址", "江苏省南京市", "乙/2021"),
-               fact("丙", 2021, "办公地址", "浙江省宁波市", "丙/2021")])
+    store.add(
+        [
+            fact("甲", 2021, "营业收入", "300.00", "甲/2021", page=60),
+            fact("甲", 2021, "营业收入", "900", "甲/2021", page=5, raw="9"),
+            fact("乙", 2021, "营业收入", "500.00", "乙/2021"),
+            fact("丙", 2021, "营业收入", "700.00", "丙/2021"),
+            fact("乙", 2020, "营业收入", "400.00", "乙/2020"),
+            fact("丁", 2021, "营业成本", "999", "丁/2021"),
+            fact("甲", 2021, "注册地址", "浙江省杭州市西湖区", "甲/2021"),
+            fact("乙", 2021, "注册地址", "江苏省南京市", "乙/2021"),
+            fact("丙", 2021, "办公地址", "浙江省宁波市", "丙/2021"),
+        ]
+    )
     store.commit()
 
 
@@ -199,7 +305,11 @@ def test_company_values_give_each_company_years_preferred_value_filtered_in_the_
     _statistics_corpus(store)
     values = store.company_values(["营业收入"], [2020, 2021])
     assert [(r.company, r.year, r.value) for r in values.itertuples()] == [
-        ("丙", 2021, "700.00"), ("乙", 2020, "400.00"), ("乙", 2021, "500.00"), ("甲", 2021, "300.00")]
+        ("丙", 2021, "700.00"),
+        ("乙", 2020, "400.00"),
+        ("乙", 2021, "500.00"),
+        ("甲", 2021, "300.00"),
+    ]
     over = store.company_values(["营业收入"], [2021], condition=Condition(">=", 500))
     assert sorted(over["company"]) == ["丙", "乙"]
     assert list(store.company_values(["营业收入"], [2021], companies=["甲", "戊"])["company"]) == ["甲"]
@@ -211,7 +321,9 @@ def test_count_companies_counts_preferred_values_meeting_the_condition(store):
     assert store.count_companies(["营业收入"], 2021) == 3
     assert store.count_companies(["营业收入"], 2021, condition=Condition(">", 500)) == 1
     assert store.count_companies(["营业收入"], 2021, condition=Condition("<", 600)) == 2
-    assert store.count_companies(["营业收入"], 2021, companies=["甲", "丙"], condition=Condition(">", 250)) == 2
+    assert (
+        store.count_companies(["营业收入"], 2021, companies=["甲", "丙"], condition=Condition(">", 250)) == 2
+    )
     assert store.count_companies(["营业收入"], 2019) == 0
 
 
@@ -226,8 +338,12 @@ def test_a_fact_without_a_company_is_no_companys_in_rankings_counts_and_lists(st
     """Facts of a document whose company is unknown stay with the document (row_cells reads them by cell)
     but never take a place among companies."""
     _statistics_corpus(store)
-    store.add([fact("", 2021, "营业收入", "999999.00", "unknown/2021", cell_id="unknown-tab1-r1c2"),
-               fact("", 2021, "注册地址", "浙江省温州市", "unknown/2021")])
+    store.add(
+        [
+            fact("", 2021, "营业收入", "999999.00", "unknown/2021", cell_id="unknown-tab1-r1c2"),
+            fact("", 2021, "注册地址", "浙江省温州市", "unknown/2021"),
+        ]
+    )
     store.commit()
     assert company_values(store.ranking("营业收入", 2021, 1)) == [("丙", "700.00")]
     assert "" not in set(store.company_values(["营业收入"], [2021])["company"])
@@ -238,8 +354,10 @@ def test_a_fact_without_a_company_is_no_companys_in_rankings_counts_and_lists(st
 
 
 def test_delete_documents_removes_their_facts_and_company_years(store):
-    store.add([fact("甲", 2021, "净利润", "1", "甲/2021"), fact("乙", 2021, "净利润", "2", "乙/2021")],
-              [ReportYear("甲", 2021, doc_id="甲/2021"), ReportYear("乙", 2021, doc_id="乙/2021")])
+    store.add(
+        [fact("甲", 2021, "净利润", "1", "甲/2021"), fact("乙", 2021, "净利润", "2", "乙/2021")],
+        [ReportYear("甲", 2021, doc_id="甲/2021"), ReportYear("乙", 2021, doc_id="乙/2021")],
+    )
     store.commit()
     store.delete_documents(["甲/2021"])
     store.commit()
@@ -270,7 +388,8 @@ def test_adding_the_same_company_year_twice_keeps_one_report_row(store):
     store.add([], [report])
     store.commit()
     assert store.reports("甲") == [
-        {"company": "甲", "year": 2021, "short_name": "甲", "code": "1", "doc_id": "甲/2021"}]
+        {"company": "甲", "year": 2021, "short_name": "甲", "code": "1", "doc_id": "甲/2021"}
+    ]
     assert store.reports("乙") == []
 
 
@@ -305,13 +424,31 @@ def test_open_fact_store_gives_the_sqlite_store_under_the_index_directory(tmp_pa
 
 def test_statement_scope_and_period_kind_are_stored_and_returned(store):
     base = fact("甲公司", 2021, "货币资金", "100", "甲/2021", page=50, cell_id="c1")
-    store.add([Fact(**{**base.__dict__, "statement": "balance_sheet", "scope": "consolidated"}),
-               Fact(**{**base.__dict__, "value": "30", "number": Decimal("30"), "page": 90, "cell_id": "c2",
-                       "statement": "notes", "scope": "parent", "period_kind": "quarter"})],
-              [ReportYear("甲公司", 2021, doc_id="甲/2021")])
+    store.add(
+        [
+            Fact(**{**base.__dict__, "statement": "balance_sheet", "scope": "consolidated"}),
+            Fact(
+                **{
+                    **base.__dict__,
+                    "value": "30",
+                    "number": Decimal("30"),
+                    "page": 90,
+                    "cell_id": "c2",
+                    "statement": "notes",
+                    "scope": "parent",
+                    "period_kind": "quarter",
+                }
+            ),
+        ],
+        [ReportYear("甲公司", 2021, doc_id="甲/2021")],
+    )
     store.commit()
     rows = {r.cell_id: r for r in store.lookup("甲公司", [2021], ["货币资金"]).itertuples()}
-    assert (rows["c1"].statement, rows["c1"].scope, rows["c1"].period_kind) == ("balance_sheet", "consolidated", "")
+    assert (rows["c1"].statement, rows["c1"].scope, rows["c1"].period_kind) == (
+        "balance_sheet",
+        "consolidated",
+        "",
+    )
     assert (rows["c2"].statement, rows["c2"].scope, rows["c2"].period_kind) == ("notes", "parent", "quarter")
 
 
@@ -332,11 +469,15 @@ def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_pa
 
 
 def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
-    store.add([fact("甲", 2020, "売上高", "10", "甲/a", cell_id="T-tab1-r5c2"),
-               fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3"),
-               fact("甲", 2021, "費用", "7", "甲/a", cell_id="T-tab1-r50c3"),
-               fact("甲", 2021, "売上高", "99", "甲/a", cell_id="T-tab2-r5c3")],
-              [ReportYear("甲", 2021, doc_id="甲/a")])
+    store.add(
+        [
+            fact("甲", 2020, "売上高", "10", "甲/a", cell_id="T-tab1-r5c2"),
+            fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3"),
+            fact("甲", 2021, "費用", "7", "甲/a", cell_id="T-tab1-r50c3"),
+            fact("甲", 2021, "売上高", "99", "甲/a", cell_id="T-tab2-r5c3"),
+        ],
+        [ReportYear("甲", 2021, doc_id="甲/a")],
+    )
     store.commit()
     assert [r["cell_id"] for r in store.row_cells(["T-tab1-r5"])] == ["T-tab1-r5c2", "T-tab1-r5c3"]
     rows = store.row_cells(["T-tab1-r50", "T-tab2-r5"])
@@ -351,8 +492,12 @@ def test_row_cells_read_again_see_what_another_connection_committed_since(tmp_pa
         writer.commit()
         assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["12"]
         writer.delete_documents(["甲/a"])
-        writer.add([fact("甲", 2021, "売上高", "13", "甲/a", cell_id="T-tab1-r5c3"),
-                    fact("甲", 2021, "売上高", "14", "甲/a", cell_id="T-tab1-r5c4")])
+        writer.add(
+            [
+                fact("甲", 2021, "売上高", "13", "甲/a", cell_id="T-tab1-r5c3"),
+                fact("甲", 2021, "売上高", "14", "甲/a", cell_id="T-tab1-r5c4"),
+            ]
+        )
         writer.commit()
         assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["13", "14"]
 
@@ -368,8 +513,13 @@ def test_row_cells_read_again_see_the_stores_own_writes(store):
 
 def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
     with SqliteFactStore(tmp_path / "facts.sqlite", cached_rows=2) as small:
-        small.add([fact("甲", 2021, "売上高", str(row), "甲/a", cell_id=f"T-tab1-r{row}c{col}")
-                   for row in range(1, 5) for col in (2, 3)])
+        small.add(
+            [
+                fact("甲", 2021, "売上高", str(row), "甲/a", cell_id=f"T-tab1-r{row}c{col}")
+                for row in range(1, 5)
+                for col in (2, 3)
+            ]
+        )
         small.commit()
         small.row_cells(["T-tab1-r1", "T-tab1-r2"])
         cells = small.row_cells(["T-tab1-r2", "T-tab1-r3", "T-tab1-r4", "T-tab1-r1"])
@@ -379,7 +529,9 @@ def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
 def test_a_full_disk_while_adding_is_one_line_naming_the_store(tmp_path):
     # SQLite's max_page_count makes the file full as a full disk would ("database or disk is full").
     with SqliteFactStore(tmp_path / "facts.sqlite") as facts:
-        facts._db.execute(f"PRAGMA max_page_count = {facts._db.execute('PRAGMA page_count').fetchone()[0] + 2}")
+        facts._db.execute(
+            f"PRAGMA max_page_count = {facts._db.execute('PRAGMA page_count').fetchone()[0] + 2}"
+        )
         with pytest.raises(InputError, match="the disk is full") as error:
             facts.add(fact("示例科技", 2022, f"项目{n}", str(n), "annual/x") for n in range(20_000))
             facts.commit()
@@ -395,7 +547,7 @@ def test_a_page_damaged_after_opening_is_a_damaged_store_not_a_traceback(tmp_pat
     with SqliteFactStore(path) as facts:  # opens fine: the header and the schema pages are intact
         data = bytearray(path.read_bytes())
         page = int.from_bytes(data[16:18], "big")
-        data[4 * page:] = b"\xa5" * (len(data) - 4 * page)
+        data[4 * page :] = b"\xa5" * (len(data) - 4 * page)
         path.write_bytes(bytes(data))
         with pytest.raises(InputError, match="facts store is damaged"):
             facts.lookup("示例科技", [2022], [f"项目{n}" for n in range(0, 5_000, 50)])

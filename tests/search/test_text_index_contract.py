@@ -1,4 +1,5 @@
 """The TextIndex contract, run on both backends (search/embedded.py and search/elastic.py) with one corpus."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -7,7 +8,12 @@ import pytest
 
 from search.backend import SearchQuery
 
-MOUTAI, WULIANGYE, UMC, TOYOTA = "贵州茅台酒股份有限公司", "宜宾五粮液股份有限公司", "聯華電子股份有限公司", "トヨタ自動車株式会社"
+MOUTAI, WULIANGYE, UMC, TOYOTA = (
+    "贵州茅台酒股份有限公司",
+    "宜宾五粮液股份有限公司",
+    "聯華電子股份有限公司",
+    "トヨタ自動車株式会社",
+)
 
 
 def ids(hits):
@@ -26,7 +32,9 @@ def test_hits_restore_the_whole_chunk(text_index, corpus):
     by_id = {c.chunk_id: c for c in corpus}
     hits = text_index.search(SearchQuery(text="従業員数", limit=3))
     assert hits and hits[0].chunk == by_id["S100IXUZ/S100IXUZ-0105010#text0"]
-    assert hits[0].chunk.titles == by_id[hits[0].chunk.chunk_id].titles and hits[0].chunk.cell_id == "cell-712"
+    assert (
+        hits[0].chunk.titles == by_id[hits[0].chunk.chunk_id].titles and hits[0].chunk.cell_id == "cell-712"
+    )
     assert all(h.chunk == by_id[h.chunk.chunk_id] for h in hits)
 
 
@@ -63,7 +71,11 @@ def test_doc_id_filter_takes_exact_ids_and_path_prefixes(text_index):
     exact = text_index.search(SearchQuery(text="売上高", doc_ids=("S100IXUZ/S100IXUZ-0101010",)))
     assert ids(exact) == ["S100IXUZ/S100IXUZ-0101010#table0"]
     report = text_index.search(SearchQuery(text="売上高 従業員数 キャッシュ・フロー", doc_ids=("S100IXUZ",)))
-    assert docs(report) == {"S100IXUZ/S100IXUZ-0101010", "S100IXUZ/S100IXUZ-0102010", "S100IXUZ/S100IXUZ-0105010"}
+    assert docs(report) == {
+        "S100IXUZ/S100IXUZ-0101010",
+        "S100IXUZ/S100IXUZ-0102010",
+        "S100IXUZ/S100IXUZ-0105010",
+    }
     folder = text_index.search(SearchQuery(text="營業收入", doc_ids=("finance/",), limit=10))
     assert docs(folder) == {"finance/12", "finance/13"}
 
@@ -127,11 +139,15 @@ def test_phrase_of_several_words_matches_across_word_parts(text_index):
 def test_title_match_is_boosted(text_index):
     without = text_index.search(SearchQuery(text="营业收入", companies=(WULIANGYE, MOUTAI)))
     assert ids(without)[0] == "annual/000858_2021#text0"  # the shortest chunk wins on body alone
-    with_title = text_index.search(SearchQuery(text="营业收入", titles=("经营情况讨论与分析",),
-                                               companies=(WULIANGYE, MOUTAI)))
+    with_title = text_index.search(
+        SearchQuery(text="营业收入", titles=("经营情况讨论与分析",), companies=(WULIANGYE, MOUTAI))
+    )
     assert ids(with_title)[0] == "annual/600519_2022#text0"
-    stronger = text_index.search(SearchQuery(text="营业收入", titles=("经营情况讨论与分析",), title_boost=4.0,
-                                             companies=(WULIANGYE, MOUTAI)))
+    stronger = text_index.search(
+        SearchQuery(
+            text="营业收入", titles=("经营情况讨论与分析",), title_boost=4.0, companies=(WULIANGYE, MOUTAI)
+        )
+    )
     assert stronger[0].score > with_title[0].score
 
 
@@ -143,7 +159,10 @@ def test_delete_documents_removes_every_chunk_of_them(text_index, corpus):
     text_index.delete_documents(["annual/600519_2022", "insurance/7"])
     text_index.commit()
     assert text_index.count() == len(corpus) - 4
-    assert not docs(text_index.search(SearchQuery(text="茅台酒 负债合计 保單借款", limit=20))) & {"annual/600519_2022", "insurance/7"}
+    assert not docs(text_index.search(SearchQuery(text="茅台酒 负债合计 保單借款", limit=20))) & {
+        "annual/600519_2022",
+        "insurance/7",
+    }
     assert "insurance/241" in docs(text_index.search(SearchQuery(text="保單借款")))
 
 
@@ -163,7 +182,9 @@ def test_adding_the_same_chunks_again_replaces_them(text_index, corpus):
 
 
 def test_chunks_added_then_deleted_before_commit_are_gone(text_index, corpus):
-    extra = dataclasses.replace(corpus[0], chunk_id="annual/600519_2023#text0", doc_id="annual/600519_2023", year=2023)
+    extra = dataclasses.replace(
+        corpus[0], chunk_id="annual/600519_2023#text0", doc_id="annual/600519_2023", year=2023
+    )
     text_index.add([extra])
     text_index.delete_documents(["annual/600519_2023"])
     text_index.commit()
@@ -196,13 +217,17 @@ def test_both_backends_rank_alike(open_backend, corpus):
 
 
 def test_a_batch_of_queries_gets_the_hits_of_each_query_alone(text_index):
-    queries = [SearchQuery(text="保單借款的可借金額上限是多少？", limit=5),
-               SearchQuery(text="营业收入", years=(2021,)),
-               SearchQuery(limit=0, text="营业收入"),  # asks for nothing
-               SearchQuery(),  # matches nothing
-               SearchQuery(doc_ids=("insurance/",), limit=2),  # filters only: chunk_id order
-               SearchQuery(text="2023年第1季合併營業收入", companies=(UMC,))]
+    queries = [
+        SearchQuery(text="保單借款的可借金額上限是多少？", limit=5),
+        SearchQuery(text="营业收入", years=(2021,)),
+        SearchQuery(limit=0, text="营业收入"),  # asks for nothing
+        SearchQuery(),  # matches nothing
+        SearchQuery(doc_ids=("insurance/",), limit=2),  # filters only: chunk_id order
+        SearchQuery(text="2023年第1季合併營業收入", companies=(UMC,)),
+    ]
     batch = text_index.search_many(queries)
     assert [ids(hits) for hits in batch] == [ids(text_index.search(q)) for q in queries]
-    assert [[h.score for h in hits] for hits in batch] == [[h.score for h in text_index.search(q)] for q in queries]
+    assert [[h.score for h in hits] for hits in batch] == [
+        [h.score for h in text_index.search(q)] for q in queries
+    ]
     assert batch[0] and batch[2] == [] and batch[3] == [] and text_index.search_many([]) == []

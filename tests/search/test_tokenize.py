@@ -1,4 +1,5 @@
 """search/tokenize.py: one tokenizer for index and queries, Chinese (both scripts), Japanese, numbers and dates."""
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,9 @@ def test_words_added_stay_whole(plain):
 
 
 def test_a_short_name_inside_a_full_name_is_a_token_of_it():
-    tokenizer = Tokenizer(TokenizerSettings(words=("贵州茅台", "贵州茅台酒股份有限公司"), use_fields_file=False))
+    tokenizer = Tokenizer(
+        TokenizerSettings(words=("贵州茅台", "贵州茅台酒股份有限公司"), use_fields_file=False)
+    )
     full = tokenizer.tokens("贵州茅台酒股份有限公司2022年年度报告")
     assert "贵州茅台酒股份有限公司" in full and "贵州茅台" in full
     assert "贵州茅台" in tokenizer.tokens("请问贵州茅台2022年的营业收入")
@@ -53,15 +56,20 @@ def test_a_short_name_inside_a_full_name_is_a_token_of_it():
 
 def test_field_names_and_synonyms_come_from_the_fields_file(tmp_path):
     rules = tmp_path / "fields.yaml"
-    rules.write_text("fields:\n  - name: 归属于母公司所有者的综合收益总额\n    synonyms: [母公司綜合收益總額]\n"
-                     "    statement: income_statement\n    unit: 元\n    kind: number\n", encoding="utf-8")
+    rules.write_text(
+        "fields:\n  - name: 归属于母公司所有者的综合收益总额\n    synonyms: [母公司綜合收益總額]\n"
+        "    statement: income_statement\n    unit: 元\n    kind: number\n",
+        encoding="utf-8",
+    )
     tokenizer = Tokenizer(TokenizerSettings(fields_path=rules))
     assert "归属于母公司所有者的综合收益总额" in tokenizer.tokens("本期归属于母公司所有者的综合收益总额为")
     assert "母公司综合收益总额" in tokenizer.tokens("母公司綜合收益總額")
 
 
 def test_japanese_user_words_join_their_morphemes(plain):
-    tokenizer = Tokenizer(TokenizerSettings(words=("営業活動によるキャッシュ・フロー",), use_fields_file=False))
+    tokenizer = Tokenizer(
+        TokenizerSettings(words=("営業活動によるキャッシュ・フロー",), use_fields_file=False)
+    )
     tokens = tokenizer.tokens("営業活動によるキャッシュ・フローは黒字")
     assert "営业活动によるキャッシュ・フロー" in tokens  # kept whole (and folded like every token)
     assert "キャッシュ" in tokens and "営业活动" in tokens  # its words are still searchable
@@ -99,29 +107,35 @@ def test_language_can_be_given(plain):
         plain.tokens("資本金", language="ko")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("2023年度", ["2023年"]),
-    ("2023年第一季度", ["2023年", "第1季"]),
-    ("2023年第1季", ["2023年", "第1季"]),
-    ("第 一 季", ["第1季"]),
-    ("第十二條", ["第12条"]),
-    ("第二十二条", ["第22条"]),
-    ("2023/3/31", ["2023年", "3月", "31日"]),
-    ("2019-03-31", ["2019年", "3月", "31日"]),
-    ("112年7月1日至9月30日", ["112年", "2023年", "7月", "1日", "至", "9月", "30日"]),
-    ("2023年3月期 第1四半期", ["2023年", "3月", "期", "第1四半期"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2023年度", ["2023年"]),
+        ("2023年第一季度", ["2023年", "第1季"]),
+        ("2023年第1季", ["2023年", "第1季"]),
+        ("第 一 季", ["第1季"]),
+        ("第十二條", ["第12条"]),
+        ("第二十二条", ["第22条"]),
+        ("2023/3/31", ["2023年", "3月", "31日"]),
+        ("2019-03-31", ["2019年", "3月", "31日"]),
+        ("112年7月1日至9月30日", ["112年", "2023年", "7月", "1日", "至", "9月", "30日"]),
+        ("2023年3月期 第1四半期", ["2023年", "3月", "期", "第1四半期"]),
+    ],
+)
 def test_dates_and_ordinals_are_single_normalised_tokens(plain, text, expected):
     assert plain.tokens(text) == expected
 
 
-@pytest.mark.parametrize("text, western", [
-    ("民國112年第3季", "2023年"),
-    ("民国 111 年度", "2022年"),
-    ("112 年 1 月 1 日至 9 月 30 日", "2023年"),  # ROC years in Taiwanese reports, written bare
-    ("令和5年3月期", "2023年"),
-    ("平成31年3月31日", "2019年"),
-])
+@pytest.mark.parametrize(
+    "text, western",
+    [
+        ("民國112年第3季", "2023年"),
+        ("民国 111 年度", "2022年"),
+        ("112 年 1 月 1 日至 9 月 30 日", "2023年"),  # ROC years in Taiwanese reports, written bare
+        ("令和5年3月期", "2023年"),
+        ("平成31年3月31日", "2019年"),
+    ],
+)
 def test_era_years_also_give_the_gregorian_year(plain, text, western):
     assert western in plain.tokens(text)
 
@@ -194,18 +208,32 @@ def test_doc_prefixes_are_every_slash_prefix():
 
 
 def test_chunk_terms_read_titles_in_the_language_of_the_chunk(plain):
-    chunk = Chunk("S/S-01#t0", "S/S-01", "売上高 37,154,298 百万円", titles=("主要な経営指標等の推移",), year=2023)
+    chunk = Chunk(
+        "S/S-01#t0", "S/S-01", "売上高 37,154,298 百万円", titles=("主要な経営指標等の推移",), year=2023
+    )
     terms = chunk_terms(plain, chunk)
     assert terms.body.split() == plain.tokens(chunk.text, "ja")
     assert terms.doc_prefixes == ("S", "S/S-01") and terms.year == "2023"
     empty = chunk_terms(plain, Chunk("x#0", "x", "。"))
-    assert (empty.body, empty.titles, empty.year, empty.company) == (EMPTY_FIELD, EMPTY_FIELD, UNKNOWN, UNKNOWN)
+    assert (empty.body, empty.titles, empty.year, empty.company) == (
+        EMPTY_FIELD,
+        EMPTY_FIELD,
+        UNKNOWN,
+        UNKNOWN,
+    )
     assert plain.tokens(EMPTY_FIELD) == []  # no query can ever match the placeholder
 
 
 def test_query_terms_dedupe_and_carry_the_phrase_slop(plain):
-    terms = query_terms(plain, SearchQuery(text="营业收入 营业收入", phrases=("归属于上市公司股东的净利润",),
-                                           doc_ids=("finance/", "S100IXUZ"), years=(2023,)))
+    terms = query_terms(
+        plain,
+        SearchQuery(
+            text="营业收入 营业收入",
+            phrases=("归属于上市公司股东的净利润",),
+            doc_ids=("finance/", "S100IXUZ"),
+            years=(2023,),
+        ),
+    )
     assert terms.body == ("营业", "收入")
     assert terms.phrases == ((("归属于", "上市公司", "股东", "净利润"), 6),)
     # a year filter also lets through chunks whose year is unknown
@@ -213,8 +241,18 @@ def test_query_terms_dedupe_and_carry_the_phrase_slop(plain):
 
 
 def test_stored_chunks_come_back_equal():
-    chunk = Chunk("a#t1", "a", "正文", titles=("一", "二"), page_start=3, page_end=4, company="甲", year=2022,
-                  kind="table", cell_id="c9")
+    chunk = Chunk(
+        "a#t1",
+        "a",
+        "正文",
+        titles=("一", "二"),
+        page_start=3,
+        page_end=4,
+        company="甲",
+        year=2022,
+        kind="table",
+        cell_id="c9",
+    )
     assert chunk_from_stored(chunk_to_stored(chunk)) == chunk
     assert chunk_from_stored({**chunk_to_stored(chunk), "added_later": 1}) == chunk
 
@@ -225,12 +263,20 @@ def test_a_new_tokenizer_loads_jieba_only_when_chinese_text_comes():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys; from search.tokenize import Tokenizer; t = Tokenizer(); "
-            "print('rjieba' in sys.modules); "
-            "t.tokens('Revenue 2023'); print('rjieba' in sys.modules); t.tokens('营业收入'); "
-            "print('rjieba' in sys.modules, 'jieba' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
-                          env={"PYTHONPATH": str(root), "PATH": ""}, timeout=120)
+    code = (
+        "import sys; from search.tokenize import Tokenizer; t = Tokenizer(); "
+        "print('rjieba' in sys.modules); "
+        "t.tokens('Revenue 2023'); print('rjieba' in sys.modules); t.tokens('营业收入'); "
+        "print('rjieba' in sys.modules, 'jieba' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": ""},
+        timeout=120,
+    )
     assert done.stdout.split() == ["False", "False", "True", "False"], done.stderr
 
 
@@ -270,6 +316,11 @@ print("ok")
 
 def test_tokenizers_without_words_share_one_segmenter_and_words_stay_their_own():
     # A fresh process: which tokenizer loaded the dictionary first is the point.
-    result = subprocess.run([sys.executable, "-c", _ONE_DICTIONARY], env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", _ONE_DICTIONARY],
+        env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.stdout.strip() == "ok", result.stderr[-2000:]

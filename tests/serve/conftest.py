@@ -1,4 +1,5 @@
 """A real server (uvicorn on a free local port) over the bundled examples, on either backend."""
+
 from __future__ import annotations
 
 import socket
@@ -54,8 +55,12 @@ def served_elastic(es_url, tmp_path_factory):
     from ingestion.pipeline import ingest
     from search.elastic_manifest import delete_corpus
 
-    settings = IndexSettings(tmp_path_factory.mktemp("examples-es"), backend="elasticsearch", es_url=es_url,
-                             es_prefix=f"finqa-serve-{uuid.uuid4().hex[:8]}")
+    settings = IndexSettings(
+        tmp_path_factory.mktemp("examples-es"),
+        backend="elasticsearch",
+        es_url=es_url,
+        es_prefix=f"finqa-serve-{uuid.uuid4().hex[:8]}",
+    )
     ingest(data_dir("examples") / "corpus", settings, workers=1, progress=False)
     served = Served(settings)
     yield served

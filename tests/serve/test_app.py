@@ -1,5 +1,6 @@
 """`finqa serve` over HTTP on both backends: answers as qa.run writes them, documents from the manifest only,
 pages with the evidence box drawn, one-line 4xx errors."""
+
 from __future__ import annotations
 
 import io
@@ -37,8 +38,12 @@ def page_url(served, doc: str, page: int, highlight: str = "") -> str:
 
 def red_pixels(png: bytes) -> list[tuple[int, int]]:
     image = Image.open(io.BytesIO(png)).convert("RGB")
-    return [(x, y) for x in range(0, image.width, 2) for y in range(0, image.height, 2)
-            if image.getpixel((x, y)) == (220, 30, 30)]
+    return [
+        (x, y)
+        for x in range(0, image.width, 2)
+        for y in range(0, image.height, 2)
+        if image.getpixel((x, y)) == (220, 30, 30)
+    ]
 
 
 def test_one_question_gets_the_record_qa_run_writes(served):
@@ -71,8 +76,9 @@ def test_concurrent_requests_each_get_their_own_answers(served):
     for payload, (status, answers) in zip(payloads, results):
         assert status == 200
         assert [a["id"] for a in answers] == [q["id"] for q in payload]
-        assert [a["value"] for a in answers] == [{"q1": "ir@example-tech.cn", "q2": "241986307.90"}[q["id"]]
-                                                 for q in payload]
+        assert [a["value"] for a in answers] == [
+            {"q1": "ir@example-tech.cn", "q2": "241986307.90"}[q["id"]] for q in payload
+        ]
 
 
 def test_documents_are_the_manifest_s(served):
@@ -101,7 +107,9 @@ def test_the_evidence_page_has_its_cell_boxed(served):
 
 
 def test_an_html_report_s_table_has_its_cell_marked(served_embedded):
-    _, answer = ask(served_embedded, {"id": "j", "question": "サンプル商事の2023年3月期の売上高はいくらですか"})
+    _, answer = ask(
+        served_embedded, {"id": "j", "question": "サンプル商事の2023年3月期の売上高はいくらですか"}
+    )
     cell_id = answer["evidence"][0]["cell_id"]
     assert cell_id
     document = f"{served_embedded.url}/documents/S100SAMP/S100SAMP-0101010"
@@ -111,12 +119,15 @@ def test_an_html_report_s_table_has_its_cell_marked(served_embedded):
     assert '<td class="evidence">512,345</td>' in body.decode()
 
 
-@pytest.mark.parametrize("payload, status, reason", [
-    (b'{"id": 1', 400, "invalid JSON at line 1 column 9"),
-    (b'[{"id": "a"}]', 400, "no question text"),
-    (b'\xff\xfe', 400, "not UTF-8"),
-    (b'"just a string"', 400, "expected a list"),
-])
+@pytest.mark.parametrize(
+    "payload, status, reason",
+    [
+        (b'{"id": 1', 400, "invalid JSON at line 1 column 9"),
+        (b'[{"id": "a"}]', 400, "no question text"),
+        (b"\xff\xfe", 400, "not UTF-8"),
+        (b'"just a string"', 400, "expected a list"),
+    ],
+)
 def test_bad_questions_get_a_4xx_with_one_line(served_embedded, payload, status, reason):
     got, kind, body = request(f"{served_embedded.url}/ask", payload)
     error = json.loads(body)["error"]
@@ -124,15 +135,18 @@ def test_bad_questions_get_a_4xx_with_one_line(served_embedded, payload, status,
     assert reason in error and "\n" not in error and "Traceback" not in error
 
 
-@pytest.mark.parametrize("path, status, reason", [
-    (f"/documents/{urllib.parse.quote(REPORT_2022)}/pages/9.png", 404, "pages 1 to 5"),
-    ("/documents/annual/nothing/pages/1.png", 404, "no document"),
-    ("/documents/%2E%2E/%2E%2E/etc/passwd/pages/1.png", 404, "no document"),
-    ("/documents/S100SAMP/S100SAMP-0101010/pages/1.png", 400, "not a PDF"),
-    (f"/documents/{urllib.parse.quote(REPORT_2022)}/cells/x.html", 400, "not a HTML"),
-    ("/documents/S100SAMP/S100SAMP-0101010/cells/nothing.html", 404, "no table cell"),
-    ("/nowhere", 404, "Not Found"),
-])
+@pytest.mark.parametrize(
+    "path, status, reason",
+    [
+        (f"/documents/{urllib.parse.quote(REPORT_2022)}/pages/9.png", 404, "pages 1 to 5"),
+        ("/documents/annual/nothing/pages/1.png", 404, "no document"),
+        ("/documents/%2E%2E/%2E%2E/etc/passwd/pages/1.png", 404, "no document"),
+        ("/documents/S100SAMP/S100SAMP-0101010/pages/1.png", 400, "not a PDF"),
+        (f"/documents/{urllib.parse.quote(REPORT_2022)}/cells/x.html", 400, "not a HTML"),
+        ("/documents/S100SAMP/S100SAMP-0101010/cells/nothing.html", 404, "no table cell"),
+        ("/nowhere", 404, "Not Found"),
+    ],
+)
 def test_pages_the_index_does_not_have_are_4xx(served_embedded, path, status, reason):
     got, _, body = request(served_embedded.url + path)
     assert got == status and reason in json.loads(body)["error"]

@@ -2,6 +2,7 @@
 
 Skips with a message where no browser is installed (docker/install-system-deps.sh installs one).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,8 +16,9 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="selenium is not installed (pip install -e '.[dev]')")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')"
+    )
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.skip("no Chromium and chromedriver (bash docker/install-system-deps.sh installs them)")
     options = webdriver.ChromeOptions()
@@ -54,6 +56,10 @@ def test_ask_read_the_answer_and_open_its_evidence_page(browser, served_embedded
     from PIL import Image
 
     shot = Image.open(tmp_path / "evidence.png").convert("RGB")
-    reds = sum(1 for x in range(shot.width) for y in range(shot.height)
-               if (lambda p: p[0] > 180 and p[1] < 90 and p[2] < 90)(shot.getpixel((x, y))))
+    reds = sum(
+        1
+        for x in range(shot.width)
+        for y in range(shot.height)
+        if (lambda p: p[0] > 180 and p[1] < 90 and p[2] < 90)(shot.getpixel((x, y)))
+    )
     assert reds > 20

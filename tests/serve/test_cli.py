@@ -1,4 +1,5 @@
 """`python -m serve` refuses what it cannot serve with one line and exit code 2, before binding any port."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,9 @@ ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
 
 def serve(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "finqa", "serve", *args], env=ENV, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "finqa", "serve", *args], env=ENV, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_a_folder_that_is_not_an_index_is_refused(tmp_path):

@@ -1,4 +1,5 @@
 """Which boxes of a page an evidence item quotes, on the layout ingest kept of the bundled example reports."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,13 +30,18 @@ def test_a_row_label_with_a_numbering_prefix_is_still_the_label(layout):
 
 
 def test_a_text_value_marks_its_cell(layout):
-    assert [b.text for b in locate(layout, 2, "示例科技股份有限公司 2022年 电子信箱：ir@example-tech.cn")] == \
-        ["ir@example-tech.cn"]
+    assert [
+        b.text for b in locate(layout, 2, "示例科技股份有限公司 2022年 电子信箱：ir@example-tech.cn")
+    ] == ["ir@example-tech.cn"]
 
 
 def test_a_sentence_wrapped_over_two_lines_marks_both(layout):
-    found = locate(layout, 3, "公司坚持自主创新，报告期内研发投入24198.63万元，累计获得发明专利86项。"
-                              "公司建立了覆盖基础研究、产品开发和工程化的三级研发体系。")
+    found = locate(
+        layout,
+        3,
+        "公司坚持自主创新，报告期内研发投入24198.63万元，累计获得发明专利86项。"
+        "公司建立了覆盖基础研究、产品开发和工程化的三级研发体系。",
+    )
     assert [b.kind for b in found] == ["line", "line"]
     assert found[0].text.startswith("公司坚持自主创新") and found[1].text.endswith("三级研发体系。")
 
@@ -54,8 +60,10 @@ def test_part_of_a_longer_number_is_not_a_quote(layout):
 
 def test_a_label_wrapped_inside_its_bracket_still_names_its_row():
     # the standard income-statement row 五、净利润（净亏损以“－”号填列） printed over two lines
-    boxes = [Box(54, "cell", "五、净利润（净亏损以“－”号填", 95.5, 342.5, 253.2, 353.0),
-             Box(54, "cell", "49,523,329,882.40", 348.9, 342.2, 427.8, 352.7),
-             Box(54, "cell", "列）", 95.5, 354.0, 110.0, 364.0)]
+    boxes = [
+        Box(54, "cell", "五、净利润（净亏损以“－”号填", 95.5, 342.5, 253.2, 353.0),
+        Box(54, "cell", "49,523,329,882.40", 348.9, 342.2, 427.8, 352.7),
+        Box(54, "cell", "列）", 95.5, 354.0, 110.0, 364.0),
+    ]
     found = locate(boxes, 54, "贵州茅台酒股份有限公司 2020年 净利润（2020年度）：49,523,329,882.40")
     assert [b.text for b in found] == ["49,523,329,882.40"]

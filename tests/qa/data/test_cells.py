@@ -1,4 +1,5 @@
 """CellAnswerer: finding the table cell a quoted-label question asks for, in real and small HTML reports."""
+
 from __future__ import annotations
 
 import pytest
@@ -33,40 +34,100 @@ def _report() -> str:
     return f"""<html><head><meta charset="utf-8"></head><body>
 <h1>第１【企業の概況】</h1>
 <h2>１【主要な経営指標等の推移】</h2>
-{_table("TEST0001-0101010-tab2", ["回次", "第9期/2019年３月", "第10期/2020年３月"],
-        [("当期純利益", "4,000", "5,000"), ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45"),
-         ("株主総利回り", "90.4", "95.0"), ("(比較指標：配当込みTOPIX)", "89.2", "102.3"),
-         ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"), ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
-         ("親会社の所有者に帰属する持分", "30,000", "32,000")])}
+{
+        _table(
+            "TEST0001-0101010-tab2",
+            ["回次", "第9期/2019年３月", "第10期/2020年３月"],
+            [
+                ("当期純利益", "4,000", "5,000"),
+                ("１株当たり当期純利益又は当期純損失（△）", "98.76", "123.45"),
+                ("株主総利回り", "90.4", "95.0"),
+                ("(比較指標：配当込みTOPIX)", "89.2", "102.3"),
+                ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"),
+                ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
+                ("親会社の所有者に帰属する持分", "30,000", "32,000"),
+            ],
+        )
+    }
 <h1>第４【提出会社の状況】</h1>
 <h2>(2)【役員の状況】</h2>
-{_table("TEST0001-0104010-tab8", ["役職名", "氏名", "生年月日", "任期"],
-        [("代表取締役社長", "高橋 誠", "1961年2月2日生", "選任後2年"), ("取締役", "山本 圭司", "1960年1月1日生", "選任後1年"),
-         ("取締役", "アンドリュー ハウス", "1959年3月3日生", "選任後3年")])}
+{
+        _table(
+            "TEST0001-0104010-tab8",
+            ["役職名", "氏名", "生年月日", "任期"],
+            [
+                ("代表取締役社長", "高橋 誠", "1961年2月2日生", "選任後2年"),
+                ("取締役", "山本 圭司", "1960年1月1日生", "選任後1年"),
+                ("取締役", "アンドリュー ハウス", "1959年3月3日生", "選任後3年"),
+            ],
+        )
+    }
 <h2>(4)【役員の報酬等】</h2>
 <p>役員ごとの連結報酬等の総額等</p>
-{_table("TEST0001-0104010-tab9", ["氏名", "連結報酬等の総額(百万円)", "固定報酬(百万円)"],
-        [("高橋 誠", "120", "100"), ("山本 圭司", "80", "70"), ("アンドリュー ハウス", "60", "50")])}
+{
+        _table(
+            "TEST0001-0104010-tab9",
+            ["氏名", "連結報酬等の総額(百万円)", "固定報酬(百万円)"],
+            [("高橋 誠", "120", "100"), ("山本 圭司", "80", "70"), ("アンドリュー ハウス", "60", "50")],
+        )
+    }
 <h1>第５【経理の状況】</h1>
 <h2>１【連結財務諸表等】</h2>
 <h3>①【連結貸借対照表】</h3>
 <p>（単位：百万円）</p>
 {_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
-{_table("TEST0001-0105010-tab5", periods, [("負債", "", ""), ("流動負債", "", ""), ("その他", "11", "12"),
-        ("流動負債合計", "11", "12"), ("非流動負債", "", ""), ("その他", "21", "22"), ("非流動負債合計", "21", "22")])}
+{
+        _table(
+            "TEST0001-0105010-tab5",
+            periods,
+            [
+                ("負債", "", ""),
+                ("流動負債", "", ""),
+                ("その他", "11", "12"),
+                ("流動負債合計", "11", "12"),
+                ("非流動負債", "", ""),
+                ("その他", "21", "22"),
+                ("非流動負債合計", "21", "22"),
+            ],
+        )
+    }
 <h3>②【連結損益計算書】</h3>
 <p>（単位：百万円）</p>
-{_table("TEST0001-0105010-tab6", periods, [("法人税等調整額", "3", "4"), ("法人税、住民税及び事業税", "10", "12"),
-        ("営業外収益", "", ""), ("その他", "5", "6"), ("営業外収益合計", "5", "6"),
-        ("営業外費用", "", ""), ("その他", "7", "8"), ("営業外費用合計", "7", "8")])}
+{
+        _table(
+            "TEST0001-0105010-tab6",
+            periods,
+            [
+                ("法人税等調整額", "3", "4"),
+                ("法人税、住民税及び事業税", "10", "12"),
+                ("営業外収益", "", ""),
+                ("その他", "5", "6"),
+                ("営業外収益合計", "5", "6"),
+                ("営業外費用", "", ""),
+                ("その他", "7", "8"),
+                ("営業外費用合計", "7", "8"),
+            ],
+        )
+    }
 <h3>③【連結株主資本等変動計算書】</h3>
 <p>（単位：百万円）</p>
-{_table("TEST0001-0105010-tab2", ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
-        [("剰余金の配当", "－", "－", "△ 7", "△ 57")])}
+{
+        _table(
+            "TEST0001-0105010-tab2",
+            ["", "資本金", "自己株式", "非支配持分", "純資産合計"],
+            [("剰余金の配当", "－", "－", "△ 7", "△ 57")],
+        )
+    }
 <h3>【連結財務諸表注記】</h3>
 <h4>10 有形固定資産</h4>
 <p>減価償却累計額及び減損損失累計額（百万円）</p>
-{_table("TEST0001-0105010-tab7", ["", "建物", "合計"], [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")])}
+{
+        _table(
+            "TEST0001-0105010-tab7",
+            ["", "建物", "合計"],
+            [("2019年3月31日残高", "70", "90"), ("2020年3月31日残高", "75", "95")],
+        )
+    }
 <p>減価償却費及び償却費（百万円）</p>
 {_table("TEST0001-0105010-tab8", periods, [("ライフスタイル", "61", "62"), ("エネルギー", "71", "72")])}
 <p>報告セグメントごとの売上高（百万円）</p>
@@ -82,8 +143,13 @@ def _report() -> str:
 <td cell-id="TEST0001-0105010-tab10-r3c5">1</td><td cell-id="TEST0001-0105010-tab10-r3c6">16</td></tr>
 </table>
 <p>セグメント情報（当連結会計年度）</p>
-{_table("TEST0001-0105010-tab9", ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
-        [("減損損失", "3", "4", "5", "6", "18")])}
+{
+        _table(
+            "TEST0001-0105010-tab9",
+            ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
+            [("減損損失", "3", "4", "5", "6", "18")],
+        )
+    }
 <h2>２【財務諸表等】</h2>
 <h3>①【貸借対照表】</h3>
 <p>（単位：百万円）</p>
@@ -119,10 +185,13 @@ def _ingested(root, file_name: str, sidecar: str = ""):
 
 @pytest.fixture(scope="module")
 def small_engine(tmp_path_factory):
-    settings, _ = _ingested(tmp_path_factory.mktemp("cells"), "TEST0001-0105010",
-                            "doc_id,file,company,short_name,code,year,title,language\n"
-                            "TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,"
-                            f"{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n")
+    settings, _ = _ingested(
+        tmp_path_factory.mktemp("cells"),
+        "TEST0001-0105010",
+        "doc_id,file,company,short_name,code,year,title,language\n"
+        "TEST0001/TEST0001-0105010,TEST0001/TEST0001-0105010.html,"
+        f"{COMPANY},テスト工業,9999,2020,有価証券報告書,ja\n",
+    )
     yield _parts(settings)
 
 
@@ -139,10 +208,16 @@ def _ask(parts, text: str, source: str):
 
 
 def test_parse_reads_label_context_year_individual_and_member():
-    asked = CellQuestion.parse("塩野義製薬株式会社の2020年の個別決算のNonControllingInterestsIFRSMemberにおける"
-                               "「支配継続子会社に対する持分変動、持分変動計算書」は？")
+    asked = CellQuestion.parse(
+        "塩野義製薬株式会社の2020年の個別決算のNonControllingInterestsIFRSMemberにおける"
+        "「支配継続子会社に対する持分変動、持分変動計算書」は？"
+    )
     assert (asked.label, asked.context, asked.year, asked.individual) == (
-        "支配継続子会社に対する持分変動", ("持分変動計算書",), 2020, True)
+        "支配継続子会社に対する持分変動",
+        ("持分変動計算書",),
+        2020,
+        True,
+    )
     assert asked.member == "NonControllingInterestsIFRS" and asked.member_words == ("非支配持分",)
     assert CellQuestion.parse("2020年の流動資産は？") is None
 
@@ -180,9 +255,14 @@ def test_consolidated_is_the_default_and_the_year_picks_the_column(small_engine)
 
 
 def test_member_picks_its_column_and_no_member_the_total(small_engine):
-    member = _ask(small_engine, f"{COMPANY}の2020年のNonControllingInterestsMemberにおける「剰余金の配当、"
-                                "株主資本等変動計算書」は？", "TEST0001")
-    total = _ask(small_engine, f"{COMPANY}の2020年における「剰余金の配当、株主資本等変動計算書」は？", "TEST0001")
+    member = _ask(
+        small_engine,
+        f"{COMPANY}の2020年のNonControllingInterestsMemberにおける「剰余金の配当、株主資本等変動計算書」は？",
+        "TEST0001",
+    )
+    total = _ask(
+        small_engine, f"{COMPANY}の2020年における「剰余金の配当、株主資本等変動計算書」は？", "TEST0001"
+    )
     assert (member.value, member.evidence[0].cell_id) == ("-7000000", "TEST0001-0105010-tab2-r2c4")
     assert (total.value, total.evidence[0].cell_id) == ("-57000000", "TEST0001-0105010-tab2-r2c5")
 
@@ -202,13 +282,20 @@ def test_label_with_a_comma_is_read_whole_when_a_row_has_it(small_engine):
 
 
 def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
-    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「建物、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年時点における「建物、減価償却累計額及び減損損失累計額」は？",
+        "TEST0001",
+    )
     assert (answer.value, answer.evidence[0].cell_id) == ("-75000000", "TEST0001-0105010-tab7-r3c2")
 
 
 def test_questions_without_sources_or_quoted_label_are_left_to_other_routes(small_engine):
     analyzer, answerer = small_engine
-    assert answerer.run(analyzer.run(Question("q", f"{COMPANY}の2020年時点における「長期前払費用」は？"))) is None
+    assert (
+        answerer.run(analyzer.run(Question("q", f"{COMPANY}の2020年時点における「長期前払費用」は？")))
+        is None
+    )
     assert _ask(small_engine, f"{COMPANY}の2020年の長期前払費用は？", "TEST0001") is None
 
 
@@ -220,27 +307,47 @@ def test_real_report_equity_statement_member_cell(shared_data, tmp_path):
     settings = IndexSettings(tmp_path / "index")
     assert ingest(corpus, settings, workers=2, progress=False).exit_code == 0
     parts = _parts(settings)
-    answer = _ask(parts, "塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける"
-                         "「支配継続子会社に対する持分変動、持分変動計算書」は？", "S100IXUZ")
+    answer = _ask(
+        parts,
+        "塩野義製薬株式会社の2020年のNonControllingInterestsIFRSMemberにおける"
+        "「支配継続子会社に対する持分変動、持分変動計算書」は？",
+        "S100IXUZ",
+    )
     assert ntcir_value(answer.value) == ntcir_value("-4187000000")
     assert answer.evidence[0].cell_id == "S100IXUZ-0105010-tab89-r25c9"
-    individual = _ask(parts, "塩野義製薬株式会社の2019年の個別決算の「営業外費用」はいくらですか？", "S100IXUZ")
+    individual = _ask(
+        parts, "塩野義製薬株式会社の2019年の個別決算の「営業外費用」はいくらですか？", "S100IXUZ"
+    )
     assert ntcir_value(individual.value) == ntcir_value("4565000000")
     assert individual.evidence[0].cell_id.startswith("S100IXUZ-0105020-")
 
 
-@pytest.mark.parametrize("member, label, expected", [
-    ("KeijiYamamoto", "任期", "選任後1年"), ("KeijiYamamoto", "氏名", "山本 圭司"), ("MakotoTakahashi", "役職名", "代表取締役社長"),
-    ("AndrewHouse", "任期", "選任後3年"),
-])
-def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(small_engine, member, label, expected):
-    answer = _ask(small_engine, f"{COMPANY}の2020年時点の{member}Memberにおける「{label}、役員の状況（取締役（及び監査役））」は？",
-                  "TEST0001")
+@pytest.mark.parametrize(
+    "member, label, expected",
+    [
+        ("KeijiYamamoto", "任期", "選任後1年"),
+        ("KeijiYamamoto", "氏名", "山本 圭司"),
+        ("MakotoTakahashi", "役職名", "代表取締役社長"),
+        ("AndrewHouse", "任期", "選任後3年"),
+    ],
+)
+def test_a_person_member_picks_the_officers_row_whose_name_reads_like_it(
+    small_engine, member, label, expected
+):
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年時点の{member}Memberにおける「{label}、役員の状況（取締役（及び監査役））」は？",
+        "TEST0001",
+    )
     assert answer.value == expected
 
 
 def test_a_total_is_not_answered_from_the_per_share_row_whose_label_holds_it(small_engine):
-    answer = _ask(small_engine, f"{COMPANY}の2020年における「当期純利益又は当期純損失（△）、経営指標等」は？", "TEST0001")
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年における「当期純利益又は当期純損失（△）、経営指標等」は？",
+        "TEST0001",
+    )
     assert answer.evidence[0].cell_id == "TEST0001-0101010-tab2-r2c3"
 
 
@@ -255,20 +362,36 @@ def test_a_qualifier_after_the_colon_of_an_xbrl_label_is_read_where_the_report_p
     assert _ask(small_engine, text, "TEST0001").evidence[0].cell_id == "TEST0001-0101010-tab2-r7c3"
 
 
-@pytest.mark.parametrize("member, expected", [
-    ("ValuationAndTranslationAdjustments", "TEST0001-0105020-tab4-r3c4"),  # the group's own total column
-    ("ValuationDifferenceOnAvailableForSaleSecurities", "TEST0001-0105020-tab4-r3c3"),
-])
+@pytest.mark.parametrize(
+    "member, expected",
+    [
+        ("ValuationAndTranslationAdjustments", "TEST0001-0105020-tab4-r3c4"),  # the group's own total column
+        ("ValuationDifferenceOnAvailableForSaleSecurities", "TEST0001-0105020-tab4-r3c3"),
+    ],
+)
 def test_a_member_named_by_a_group_header_takes_the_column_that_is_its_own(small_engine, member, expected):
-    answer = _ask(small_engine, f"{COMPANY}の2020年の個別決算の{member}Memberにおける「当期首残高」は？", "TEST0001")
+    answer = _ask(
+        small_engine, f"{COMPANY}の2020年の個別決算の{member}Memberにおける「当期首残高」は？", "TEST0001"
+    )
     assert answer.evidence[0].cell_id == expected
 
 
-@pytest.mark.parametrize("member, label, expected", [
-    ("EnergyReportableSegment", "減価償却費及び償却費", "TEST0001-0105010-tab8-r3c3"),  # a row, under the caption
-    ("BusinessReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c3"),  # a column
-    ("InternationalTobaccoReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c5"),  # by the term table
-])
+@pytest.mark.parametrize(
+    "member, label, expected",
+    [
+        (
+            "EnergyReportableSegment",
+            "減価償却費及び償却費",
+            "TEST0001-0105010-tab8-r3c3",
+        ),  # a row, under the caption
+        ("BusinessReportableSegment", "減損損失", "TEST0001-0105010-tab9-r2c3"),  # a column
+        (
+            "InternationalTobaccoReportableSegment",
+            "減損損失",
+            "TEST0001-0105010-tab9-r2c5",
+        ),  # by the term table
+    ],
+)
 def test_a_segment_member_takes_the_row_or_column_that_names_its_words(small_engine, member, label, expected):
     answer = _ask(small_engine, f"{COMPANY}の2020年の{member}Memberにおける「{label}」は？", "TEST0001")
     assert answer.evidence[0].cell_id == expected
@@ -282,14 +405,21 @@ def test_a_member_is_read_without_its_suffix_and_silent_words():
 
 
 def test_a_bare_total_is_named_by_its_tables_title(small_engine):
-    answer = _ask(small_engine, f"{COMPANY}の2020年時点における「有形固定資産、減価償却累計額及び減損損失累計額」は？", "TEST0001")
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年時点における「有形固定資産、減価償却累計額及び減損損失累計額」は？",
+        "TEST0001",
+    )
     assert answer.evidence[0].cell_id == "TEST0001-0105010-tab7-r3c3"
     assert ntcir_value(answer.value) == ntcir_value("-95000000")
 
 
 def test_a_person_member_picks_the_row_labelled_with_a_name_that_reads_like_it(small_engine):
-    answer = _ask(small_engine, f"{COMPANY}の2020年時点のKeijiYamamotoMemberにおける「連結報酬等の総額、役員ごとの連結報酬等」は？",
-                  "TEST0001")
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年時点のKeijiYamamotoMemberにおける「連結報酬等の総額、役員ごとの連結報酬等」は？",
+        "TEST0001",
+    )
     assert answer.evidence[0].cell_id == "TEST0001-0104010-tab9-r3c2"
 
 
@@ -307,8 +437,11 @@ def coverless_engine(tmp_path_factory):
 
 
 def test_a_question_naming_the_document_is_answered_from_its_facts_without_a_company(coverless_engine):
-    answer = _ask(_parts(coverless_engine), f"{COMPANY}の2020年における「流動資産合計、連結貸借対照表」は？",
-                  "TEST0001/")
+    answer = _ask(
+        _parts(coverless_engine),
+        f"{COMPANY}の2020年における「流動資産合計、連結貸借対照表」は？",
+        "TEST0001/",
+    )
     assert (answer.value, answer.evidence[0].cell_id) == ("1500000000", "TEST0001-0105010-tab1-r2c3")
     assert answer.answer.startswith("当該企業の2020年の") and "为" not in answer.answer
 

@@ -1,10 +1,22 @@
 """Choosing among candidate facts by scope, statement kind and period kind."""
+
 from qa.data.fact_pick import Asked, asks_parent, explain, fits_period, rank_facts
 
 
 def row(cell, scope="", statement="other", period_kind="", year=2021, report_year=2021):
-    return {"cell_id": cell, "scope": scope, "statement": statement, "period_kind": period_kind, "year": year,
-            "report_year": report_year, "field": "营业收入", "period": "本期", "page": 5, "raw": "1", "value": "1"}
+    return {
+        "cell_id": cell,
+        "scope": scope,
+        "statement": statement,
+        "period_kind": period_kind,
+        "year": year,
+        "report_year": report_year,
+        "field": "营业收入",
+        "period": "本期",
+        "page": 5,
+        "raw": "1",
+        "value": "1",
+    }
 
 
 def cells(rows):
@@ -12,8 +24,13 @@ def cells(rows):
 
 
 def test_consolidated_primary_statement_wins_over_earlier_key_figures_notes_and_parent():
-    rows = [row("mdna", "", "mdna"), row("key", "", "key_figures"), row("parent", "parent", "income_statement"),
-            row("note", "consolidated", "notes"), row("stmt", "consolidated", "income_statement")]
+    rows = [
+        row("mdna", "", "mdna"),
+        row("key", "", "key_figures"),
+        row("parent", "parent", "income_statement"),
+        row("note", "consolidated", "notes"),
+        row("stmt", "consolidated", "income_statement"),
+    ]
     assert cells(rank_facts(rows, parent=False)) == ["stmt", "note", "key", "mdna", "parent"]
 
 
@@ -40,8 +57,14 @@ def test_explain_says_what_a_candidate_is():
 
 
 def test_a_field_takes_the_statement_it_stands_in_before_another_primary_statement():
-    rows = [row("equity", "consolidated", "equity_changes"), row("income", "consolidated", "income_statement")]
-    assert cells(rank_facts(rows, parent=False, home={"营业收入": "income_statement"})) == ["income", "equity"]
+    rows = [
+        row("equity", "consolidated", "equity_changes"),
+        row("income", "consolidated", "income_statement"),
+    ]
+    assert cells(rank_facts(rows, parent=False, home={"营业收入": "income_statement"})) == [
+        "income",
+        "equity",
+    ]
     assert cells(rank_facts(rows, parent=False)) == ["equity", "income"]
 
 
@@ -62,4 +85,6 @@ def test_a_quarter_asked_takes_that_quarters_column_only():
 def test_the_year_to_date_and_the_year_take_their_own_columns():
     assert fits_period(_column("ytd", "前三季度"), Asked(period="ytd", quarter=3))
     assert not fits_period(_column("quarter", "第三季度"), Asked(period="ytd", quarter=3))
-    assert fits_period(_column("", "本期"), Asked()) and not fits_period(_column("quarter", "第三季度"), Asked())
+    assert fits_period(_column("", "本期"), Asked()) and not fits_period(
+        _column("quarter", "第三季度"), Asked()
+    )

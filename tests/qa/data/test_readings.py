@@ -1,4 +1,5 @@
 """Person-name members against printed names, through Sudachi readings."""
+
 from qa.data.readings import kana_key, name_likeness, person_key
 from search.tokenize import Tokenizer
 
@@ -17,5 +18,7 @@ def test_words_that_are_not_a_name_give_no_key():
 def test_the_right_printed_name_reads_most_like_the_member():
     tokenizer = Tokenizer()
     keys = person_key("HarufumiMochizuki")
-    likeness = {name: name_likeness(keys, tokenizer.reading(name)) for name in ("望月 晴文", "東原 敏昭", "井原 勝美")}
+    likeness = {
+        name: name_likeness(keys, tokenizer.reading(name)) for name in ("望月 晴文", "東原 敏昭", "井原 勝美")
+    }
     assert max(likeness, key=likeness.get) == "望月 晴文" and likeness["望月 晴文"] >= 0.9

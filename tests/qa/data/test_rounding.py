@@ -1,4 +1,5 @@
 """qa/data/rounding.py: ROUND_HALF_UP at the asked precision, percentages, named places, units."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -6,7 +7,14 @@ from decimal import Decimal
 import pytest
 
 from core.errors import InputError
-from qa.data.rounding import NumberStyle, convert_unit, fixed_point, place_power, round_at_place, round_half_up
+from qa.data.rounding import (
+    NumberStyle,
+    convert_unit,
+    fixed_point,
+    place_power,
+    round_at_place,
+    round_half_up,
+)
 
 # What a question asks (as qa/understand/output_request.py reads it) and what the answer must show.
 # phrase -> (decimals kept, percent?) -> number -> shown
@@ -58,16 +66,21 @@ def test_an_unknown_place_is_a_clear_error():
 
 def test_round_half_up_keeps_large_amounts_exact():
     # 28 significant digits would not be enough for a ROUND_HALF_UP at 2 decimals of 10^30.
-    assert round_half_up(Decimal("123456789012345678901234567890.125"), 2) == Decimal("123456789012345678901234567890.13")
+    assert round_half_up(Decimal("123456789012345678901234567890.125"), 2) == Decimal(
+        "123456789012345678901234567890.13"
+    )
 
 
-@pytest.mark.parametrize("number,unit,target,expected", [
-    ("1234567.8", "元", "万元", "123.45678"),
-    ("123.4", "万元", "元", "1234000"),
-    ("4187000000", "円", "百万円", "4187"),
-    ("2.5", "億円", "百万円", "250"),
-    ("7", "元", "元", "7"),
-])
+@pytest.mark.parametrize(
+    "number,unit,target,expected",
+    [
+        ("1234567.8", "元", "万元", "123.45678"),
+        ("123.4", "万元", "元", "1234000"),
+        ("4187000000", "円", "百万円", "4187"),
+        ("2.5", "億円", "百万円", "250"),
+        ("7", "元", "元", "7"),
+    ],
+)
 def test_convert_unit_scales_between_units_of_one_currency(number, unit, target, expected):
     assert convert_unit(Decimal(number), unit, target) == Decimal(expected)
 

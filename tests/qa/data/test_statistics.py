@@ -1,4 +1,5 @@
 """Questions over many companies, read by the rules and answered from a real SQLite facts store."""
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -7,11 +8,11 @@ import pytest
 
 from core.records import Fact, ReportYear
 from qa.answers import AnswerTemplates
+from qa.data.statistics import StatisticsAnswerer
 from qa.formulas import FormulaBook
 from qa.records import Question
-from qa.data.statistics import StatisticsAnswerer
-from qa.understand.statistics_request import StatisticsRules
 from qa.understand.analyse import QuestionAnalyzer
+from qa.understand.statistics_request import StatisticsRules
 from search.sqlite_facts import SqliteFactStore
 
 # (company, city, 营业收入 2018..2021, 净利润 2021)
@@ -28,10 +29,14 @@ def _facts():
     for name, address, revenue, profit in COMPANIES:
         for year, value in zip(range(2018, 2022), revenue):
             doc = f"{name}/{year}"
-            facts.append(Fact(name, year, "营业收入", str(value), Decimal(value), "元", str(value), doc_id=doc))
+            facts.append(
+                Fact(name, year, "营业收入", str(value), Decimal(value), "元", str(value), doc_id=doc)
+            )
             facts.append(Fact(name, year, "注册地址", address, None, "", address, doc_id=doc))
             reports.append(ReportYear(name, year, short_name=name[:3], doc_id=doc))
-        facts.append(Fact(name, 2021, "净利润", str(profit), Decimal(profit), "元", str(profit), doc_id=f"{name}/2021"))
+        facts.append(
+            Fact(name, 2021, "净利润", str(profit), Decimal(profit), "元", str(profit), doc_id=f"{name}/2021")
+        )
     return facts, reports
 
 
@@ -41,8 +46,9 @@ def engine(tmp_path_factory):
     store.add(*_facts())
     store.commit()
     analyzer = QuestionAnalyzer.from_reports(store.reports(), jieba_dictionary=False)
-    answerer = StatisticsAnswerer(store, FormulaBook.load(), AnswerTemplates.load(),
-                                  place_fields=analyzer.statistics.place_fields)
+    answerer = StatisticsAnswerer(
+        store, FormulaBook.load(), AnswerTemplates.load(), place_fields=analyzer.statistics.place_fields
+    )
     yield analyzer, answerer
     store.close()
 
@@ -57,7 +63,11 @@ def ask(engine, text):
 def test_the_rules_read_place_count_threshold_and_filters():
     rules = StatisticsRules.load()
     request = rules.read("在杭州注册的上市公司中，2021年净利润大于2亿元的有多少家？")
-    assert (request.operation, request.threshold.op, request.threshold.amount) == ("count", ">", Decimal(200_000_000))
+    assert (request.operation, request.threshold.op, request.threshold.amount) == (
+        "count",
+        ">",
+        Decimal(200_000_000),
+    )
     assert request.places == ("杭州",) and request.place_fields == ("注册地址",)
     assert rules.read("营业收入第九高的公司").rank == 9 and rules.read("排名第四的公司").rank == 4
     lowest = rules.read("哪家上市公司2020年净利润最低？")
@@ -71,7 +81,9 @@ def test_the_rules_read_place_count_threshold_and_filters():
 def test_ranking_lists_the_top_companies_with_values_and_ties_share_a_place(engine):
     answer = ask(engine, "2021年营业收入最高的前3家公司是哪些？")
     assert answer.value == "乙制造股份有限公司、甲科技股份有限公司、丁能源股份有限公司、丙电子股份有限公司"
-    assert "3.丁能源股份有限公司（700元）" in answer.answer and "3.丙电子股份有限公司（700元）" in answer.answer
+    assert (
+        "3.丁能源股份有限公司（700元）" in answer.answer and "3.丙电子股份有限公司（700元）" in answer.answer
+    )
 
 
 def test_lowest_is_answered_as_the_lowest_even_with_a_question_word(engine):
@@ -102,8 +114,14 @@ def test_a_ranking_by_growth_rate(engine):
 
 
 def test_conditions_over_several_years(engine):
-    assert ask(engine, "2019-2021年哪些公司营业收入均位列前二？").value == "乙制造股份有限公司、甲科技股份有限公司"
-    assert ask(engine, "2019-2021年营业收入连续三年增长的公司有哪些？").value == "甲科技股份有限公司、丙电子股份有限公司"
+    assert (
+        ask(engine, "2019-2021年哪些公司营业收入均位列前二？").value
+        == "乙制造股份有限公司、甲科技股份有限公司"
+    )
+    assert (
+        ask(engine, "2019-2021年营业收入连续三年增长的公司有哪些？").value
+        == "甲科技股份有限公司、丙电子股份有限公司"
+    )
 
 
 def test_averages_sums_and_medians(engine):
@@ -129,11 +147,11 @@ def test_a_bad_regex_in_the_statistics_rules_names_its_file_and_line(tmp_path):
     text = (RULES_DIR / "statistics.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "statistics.yaml"
     broken.write_text(text.replace("'最高', '最多'", "'最高(', '最多'", 1), encoding="utf-8")
-    line = next(i for i, row in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "'最高('" in row)
+    line = next(
+        i for i, row in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "'最高('" in row
+    )
     rules, errors = load_statistics_rules(broken)
     assert rules is None and errors and str(errors[0]).startswith(f"{broken}:{line}: bad regex '最高('")
-
-
 
 
 def test_a_ranking_among_named_companies_compares_only_those_each_at_its_latest_asked_year(engine):
@@ -143,6 +161,9 @@ def test_a_ranking_among_named_companies_compares_only_those_each_at_its_latest_
     assert (analysis.type, analysis.rule_id) == ("ranking", "ranking_named_companies")
     assert ask(engine, asked).value == "甲科技股份有限公司"  # 乙 (5000 in 2020) is not named
     tie = ask(engine, "按最新一期年报(丙电子2021年、丁能源2021年)，营业收入最低的公司是哪家?")
-    assert set(tie.value.split("、")) == {"丙电子股份有限公司", "丁能源股份有限公司"}  # 700 each in 2021: the tie shares the place
+    assert set(tie.value.split("、")) == {
+        "丙电子股份有限公司",
+        "丁能源股份有限公司",
+    }  # 700 each in 2021: the tie shares the place
     latest = ask(engine, "按最新一期年报(丙电子2019年、乙制造2021年)，营业收入最高的公司是哪家?")
     assert latest.value == "乙制造股份有限公司" and "2021年" in latest.evidence[0].text  # 6000 in 2021

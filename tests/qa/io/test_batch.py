@@ -1,4 +1,5 @@
 """Answering batches of questions in this process and in worker processes, over the bundled examples."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ import pytest
 
 from core.errors import InputError
 from core.rulefile import PROJECT_ROOT, data_dir
-from qa.io.batch import BatchAnswerer, BatchSettings
 from qa.engine import EngineSettings
+from qa.io.batch import BatchAnswerer, BatchSettings
 from qa.io.question_stream import iter_questions
 from qa.records import Question
 
@@ -35,7 +36,7 @@ def _lines(index, workers: int, batches, trace: bool = False) -> list[dict]:
 
 def test_worker_processes_answer_as_this_process_does_and_in_input_order(examples_index):
     questions = _questions(5)  # 70 questions in 7 batches: more than two workers hold at once
-    batches = [questions[i:i + 10] for i in range(0, len(questions), 10)]
+    batches = [questions[i : i + 10] for i in range(0, len(questions), 10)]
     alone = _lines(examples_index, 1, batches, trace=True)
     pooled = _lines(examples_index, 2, batches, trace=True)
     assert [line["id"] for line in pooled] == [q.id for q in questions]
@@ -54,7 +55,7 @@ def test_a_broken_stream_is_raised_once_the_batches_before_it_are_answered(examp
     answered = []
     with pytest.raises(InputError, match="q.jsonl:11: invalid JSON line"):
         with BatchAnswerer(EngineSettings(index=examples_index), BatchSettings(workers=2)) as answerer:
-            for question, answer, _ in answerer.run(stream()):
+            for _question, answer, _ in answerer.run(stream()):
                 answered.append(answer.id)
     assert answered == [q.id for q in questions[:10]]
 
@@ -68,12 +69,14 @@ def test_the_time_budget_holds_in_worker_processes(examples_index):
 
 def test_a_dead_worker_costs_only_the_batches_it_held(examples_index):
     questions = _questions(6)
-    batches = [questions[i:i + 6] for i in range(0, len(questions), 6)]  # 14 batches, 4 held at a time
+    batches = [questions[i : i + 6] for i in range(0, len(questions), 6)]  # 14 batches, 4 held at a time
     lines = []
     with BatchAnswerer(EngineSettings(index=examples_index), BatchSettings(workers=2)) as answerer:
-        for question, answer, _ in answerer.run(batches):
+        for _question, answer, _ in answerer.run(batches):
             if not lines:
-                os.kill(next(iter(answerer._pool._processes)), signal.SIGKILL)  # as the kernel's OOM killer would
+                os.kill(
+                    next(iter(answerer._pool._processes)), signal.SIGKILL
+                )  # as the kernel's OOM killer would
             lines.append(answer)
     assert [a.id for a in lines] == [q.id for q in questions]
     lost = [a for a in lines if a.error]
@@ -89,14 +92,33 @@ def test_settings_are_checked_on_construction(workers, seconds):
 
 def test_qa_run_answers_a_file_of_many_batches_in_worker_processes(tmp_path, examples_index):
     questions = tmp_path / "q.jsonl"
-    questions.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
-                                 for q in _questions(10)), encoding="utf-8")  # 140 questions, 3 batches
+    questions.write_text(
+        "".join(
+            json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in _questions(10)
+        ),
+        encoding="utf-8",
+    )  # 140 questions, 3 batches
     outputs = {}
     for workers in ("1", "2"):
         out = tmp_path / f"out{workers}.jsonl"
-        result = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--index",
-                                 str(examples_index.index_dir), "--workers", workers, "-o", str(out)],
-                                cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "qa.run",
+                str(questions),
+                "--index",
+                str(examples_index.index_dir),
+                "--workers",
+                workers,
+                "-o",
+                str(out),
+            ],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert result.returncode == 0, result.stderr
         assert f"{workers} answering process" in result.stderr
         outputs[workers] = out.read_text(encoding="utf-8")
@@ -111,14 +133,34 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in status  # a zombie has ended; reaping it is its new parent's business
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their parent on Linux only")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="workers end with their parent on Linux only"
+)
 def test_the_workers_end_when_qa_run_is_killed(tmp_path, examples_index):
     questions = tmp_path / "q.jsonl"
-    questions.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
-                                 for q in _questions(40)), encoding="utf-8")
+    questions.write_text(
+        "".join(
+            json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in _questions(40)
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
-    run = subprocess.Popen([sys.executable, "-m", "qa.run", str(questions), "--index", str(examples_index.index_dir),
-                            "--workers", "2", "-o", str(out)], cwd=PROJECT_ROOT, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(questions),
+            "--index",
+            str(examples_index.index_dir),
+            "--workers",
+            "2",
+            "-o",
+            str(out),
+        ],
+        cwd=PROJECT_ROOT,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     while not (out.exists() and out.read_text(encoding="utf-8")) and time.monotonic() < deadline:
         time.sleep(0.05)  # answers are coming: the workers are up
@@ -134,13 +176,32 @@ def test_the_workers_end_when_qa_run_is_killed(tmp_path, examples_index):
 
 def test_ctrl_c_ends_the_run_with_one_line_and_no_worker_traceback(tmp_path, examples_index):
     questions = tmp_path / "q.jsonl"
-    questions.write_text("".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n"
-                                 for q in _questions(40)), encoding="utf-8")
+    questions.write_text(
+        "".join(
+            json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in _questions(40)
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
     # Ctrl-C in a terminal signals the whole process group: qa.run leads a group of its own here, as a shell job.
-    run = subprocess.Popen([sys.executable, "-m", "qa.run", str(questions), "--index", str(examples_index.index_dir),
-                            "--workers", "2", "-o", str(out)], cwd=PROJECT_ROOT, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(questions),
+            "--index",
+            str(examples_index.index_dir),
+            "--workers",
+            "2",
+            "-o",
+            str(out),
+        ],
+        cwd=PROJECT_ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     while not (out.exists() and out.read_text(encoding="utf-8")) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -148,4 +209,5 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_worker_traceback(tmp_path, exa
     _, stderr = run.communicate(timeout=120)
     assert run.returncode == 130 and "Traceback" not in stderr, stderr
     assert [line for line in stderr.splitlines() if line.startswith("interrupted")] == [
-        "interrupted: the answers so far are written"]
+        "interrupted: the answers so far are written"
+    ]

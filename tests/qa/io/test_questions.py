@@ -1,4 +1,5 @@
 """qa/io/questions.py: every accepted question-file form, and one-line errors that say where."""
+
 from __future__ import annotations
 
 import json
@@ -17,10 +18,22 @@ def write(tmp_path, name, text):
 
 
 def test_json_list_gives_questions_with_string_ids_sources_and_category(tmp_path):
-    path = write(tmp_path, "q.json", json.dumps([
-        {"id": 7, "question": " 2022年示例科技的营业收入是多少元? ", "source": ["annual", 12], "category": "finance"},
-        {"id": "b", "question": "保單借款最多可以借多少？", "source": "insurance"},
-    ], ensure_ascii=False))
+    path = write(
+        tmp_path,
+        "q.json",
+        json.dumps(
+            [
+                {
+                    "id": 7,
+                    "question": " 2022年示例科技的营业收入是多少元? ",
+                    "source": ["annual", 12],
+                    "category": "finance",
+                },
+                {"id": "b", "question": "保單借款最多可以借多少？", "source": "insurance"},
+            ],
+            ensure_ascii=False,
+        ),
+    )
     assert load_questions(path) == [
         Question("7", "2022年示例科技的营业收入是多少元?", ("annual", "12"), "finance"),
         Question("b", "保單借款最多可以借多少？", ("insurance",)),
@@ -29,7 +42,7 @@ def test_json_list_gives_questions_with_string_ids_sources_and_category(tmp_path
 
 def test_json_lines_skip_blank_lines_and_accept_a_bom(tmp_path):
     path = tmp_path / "q.jsonl"
-    path.write_bytes("\ufeff{\"id\": 0, \"question\": \"甲\"}\n\n{\"id\": 1, \"question\": \"乙\"}\n".encode("utf-8"))
+    path.write_bytes('\ufeff{"id": 0, "question": "甲"}\n\n{"id": 1, "question": "乙"}\n'.encode("utf-8"))
     assert [(q.id, q.text) for q in load_questions(path)] == [("0", "甲"), ("1", "乙")]
 
 
@@ -44,21 +57,48 @@ def test_entries_without_id_are_numbered_by_position(tmp_path):
 
 
 def test_aicup_form_prefixes_sources_with_the_category(tmp_path):
-    path = write(tmp_path, "q.json", json.dumps({"questions": [
-        {"qid": 1, "source": [442, 115], "query": "匯款銀行及中間行所收取之相關費用由誰負擔?", "category": "insurance"},
-        {"qid": 51, "source": [1003], "query": "某公司的營業收入?", "category": "finance"},
-    ]}, ensure_ascii=False))
+    path = write(
+        tmp_path,
+        "q.json",
+        json.dumps(
+            {
+                "questions": [
+                    {
+                        "qid": 1,
+                        "source": [442, 115],
+                        "query": "匯款銀行及中間行所收取之相關費用由誰負擔?",
+                        "category": "insurance",
+                    },
+                    {"qid": 51, "source": [1003], "query": "某公司的營業收入?", "category": "finance"},
+                ]
+            },
+            ensure_ascii=False,
+        ),
+    )
     questions = load_questions(path)
-    assert questions[0] == Question("1", "匯款銀行及中間行所收取之相關費用由誰負擔?", ("insurance/442", "insurance/115"),
-                                    "insurance")
+    assert questions[0] == Question(
+        "1", "匯款銀行及中間行所收取之相關費用由誰負擔?", ("insurance/442", "insurance/115"), "insurance"
+    )
     assert questions[1].sources == ("finance/1003",) and questions[1].category == "finance"
 
 
 def test_ntcir_form_makes_the_doc_id_the_source_prefix(tmp_path):
-    path = write(tmp_path, "q.json", json.dumps({
-        "question_tqa_test9": {"question": "エムスリー株式会社の「長期前払費用」は？", "doc_id": "S100J50B"},
-    }, ensure_ascii=False))
-    assert load_questions(path) == [Question("question_tqa_test9", "エムスリー株式会社の「長期前払費用」は？", ("S100J50B",))]
+    path = write(
+        tmp_path,
+        "q.json",
+        json.dumps(
+            {
+                "question_tqa_test9": {
+                    "question": "エムスリー株式会社の「長期前払費用」は？",
+                    "doc_id": "S100J50B",
+                },
+            },
+            ensure_ascii=False,
+        ),
+    )
+    assert load_questions(path) == [
+        Question("question_tqa_test9", "エムスリー株式会社の「長期前払費用」は？", ("S100J50B",))
+    ]
 
 
 def test_syntax_error_in_json_names_file_line_and_column(tmp_path):
@@ -69,7 +109,11 @@ def test_syntax_error_in_json_names_file_line_and_column(tmp_path):
 
 
 def test_bad_json_line_names_its_line_number(tmp_path):
-    path = write(tmp_path, "q.jsonl", '{"id": 1, "question": "a"}\n\n{"id": 2, "question": "b"}\n{"id": 3, "question": \n')
+    path = write(
+        tmp_path,
+        "q.jsonl",
+        '{"id": 1, "question": "a"}\n\n{"id": 2, "question": "b"}\n{"id": 3, "question": \n',
+    )
     with pytest.raises(InputError) as err:
         load_questions(path)
     assert str(err.value).startswith(f"{path}:4: invalid JSON line")
@@ -94,12 +138,15 @@ def test_duplicate_ids_are_refused(tmp_path):
         load_questions(path)
 
 
-@pytest.mark.parametrize("text, message", [
-    ('"just a string"', "expected a list"),
-    ('[["a"]]', "entry 1: expected an object"),
-    ('[{"id": 1, "question": "a", "source": {"x": 1}}]', '"source" must be a document id or a list'),
-    ('[{"id": [1], "question": "a"}]', "the id must be a string or an integer"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('"just a string"', "expected a list"),
+        ('[["a"]]', "entry 1: expected an object"),
+        ('[{"id": 1, "question": "a", "source": {"x": 1}}]', '"source" must be a document id or a list'),
+        ('[{"id": [1], "question": "a"}]', "the id must be a string or an integer"),
+    ],
+)
 def test_malformed_entries_are_one_line_errors(tmp_path, text, message):
     path = write(tmp_path, "q.json", text)
     with pytest.raises(InputError, match=message) as err:
@@ -138,26 +185,57 @@ def test_the_real_development_question_files_load(shared_data):
 
 
 def test_multiple_choice_entries_keep_their_choices_in_order(tmp_path):
-    path = write(tmp_path, "q.json", json.dumps([
-        {"id": "q1", "question": "正しいものを教えてください。", "choices": {"a": "三十日以内", "b": "六十日以内"},
-         "instruction": "選択肢から１つ選んでください。"}], ensure_ascii=False))
+    path = write(
+        tmp_path,
+        "q.json",
+        json.dumps(
+            [
+                {
+                    "id": "q1",
+                    "question": "正しいものを教えてください。",
+                    "choices": {"a": "三十日以内", "b": "六十日以内"},
+                    "instruction": "選択肢から１つ選んでください。",
+                }
+            ],
+            ensure_ascii=False,
+        ),
+    )
     [question] = load_questions(path)
     assert question.choices == (("a", "三十日以内"), ("b", "六十日以内"))
 
 
 def test_lawqa_samples_form_splits_the_choice_lines(tmp_path):
-    path = write(tmp_path, "selection.json", json.dumps({"samples": [
-        {"指示": "…", "問題文": "誤っているものを教えてください。", "選択肢": "a 五年\nｂ　一年\nc 三年\nd 十年",
-         "output": "b", "ファイル名": "金商法_問題番号1"}]}, ensure_ascii=False))
+    path = write(
+        tmp_path,
+        "selection.json",
+        json.dumps(
+            {
+                "samples": [
+                    {
+                        "指示": "…",
+                        "問題文": "誤っているものを教えてください。",
+                        "選択肢": "a 五年\nｂ　一年\nc 三年\nd 十年",
+                        "output": "b",
+                        "ファイル名": "金商法_問題番号1",
+                    }
+                ]
+            },
+            ensure_ascii=False,
+        ),
+    )
     [question] = load_questions(path)
     assert question.id == "金商法_問題番号1"
     assert question.choices == (("a", "五年"), ("b", "一年"), ("c", "三年"), ("d", "十年"))
 
 
-@pytest.mark.parametrize("choices,message", [("五年\n一年", "must start with its letter"),
-                                             ({"a": ""}, "must map letters to option texts")])
+@pytest.mark.parametrize(
+    "choices,message",
+    [("五年\n一年", "must start with its letter"), ({"a": ""}, "must map letters to option texts")],
+)
 def test_bad_choices_are_one_line_errors_naming_the_entry(tmp_path, choices, message):
-    path = write(tmp_path, "q.json", json.dumps({"samples": [{"問題文": "問", "選択肢": choices}]}, ensure_ascii=False))
+    path = write(
+        tmp_path, "q.json", json.dumps({"samples": [{"問題文": "問", "選択肢": choices}]}, ensure_ascii=False)
+    )
     with pytest.raises(InputError, match=message) as caught:
         load_questions(path)
     assert "sample 1" in str(caught.value) and str(path) in str(caught.value)

@@ -1,5 +1,6 @@
 """qa/llm/model.py with a tiny randomly initialised Qwen2 model the tests build (folder and .gguf), so the real
 loading and generation code runs; the replies are noise, so tests check the mechanics, not the wording."""
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,19 @@ from qa.understand.analyse import QuestionAnalyzer
 from search.backend import Hit
 
 torch = pytest.importorskip("torch", reason="the llm extra is not installed: pip install 'finqa[llm]'")
-transformers = pytest.importorskip("transformers", reason="the llm extra is not installed: pip install 'finqa[llm]'")
+transformers = pytest.importorskip(
+    "transformers", reason="the llm extra is not installed: pip install 'finqa[llm]'"
+)
 
 from qa.llm.model import (  # noqa: E402 - after the skip
-    LLMSettings, LocalLLM, first_sentence, numbers, numbers_within, parse_json_reply, rephrase_keeps_numbers, unsupported,
+    LLMSettings,
+    LocalLLM,
+    first_sentence,
+    numbers,
+    numbers_within,
+    parse_json_reply,
+    rephrase_keeps_numbers,
+    unsupported,
 )
 
 CHAT_TEMPLATE = (
@@ -27,9 +37,13 @@ CHAT_TEMPLATE = (
 )
 SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 TRAINING_TEXT = [
-    "2021年华夏银行的营业外支出是多少元?", '["研发费用"]', '["销售费用", "管理费用"]',
-    "公司主要从事高性能膜材料的研发、生产和销售。", "本报告期公司无重大诉讼、仲裁事项。",
-    "流动比率是流动资产合计除以流动负债合计。", "要保人得在保單價值準備金範圍內申請保單借款。",
+    "2021年华夏银行的营业外支出是多少元?",
+    '["研发费用"]',
+    '["销售费用", "管理费用"]',
+    "公司主要从事高性能膜材料的研发、生产和销售。",
+    "本报告期公司无重大诉讼、仲裁事项。",
+    "流动比率是流动资产合计除以流动负债合计。",
+    "要保人得在保單價值準備金範圍內申請保單借款。",
     "system user assistant 0123456789 .,:;[]{}\"' <company> <year>",
 ]
 FEWSHOT = """
@@ -66,36 +80,61 @@ def _tokenizer():
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=SPECIAL,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     bpe.train_from_iterator(TRAINING_TEXT, trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   bos_token="<|endoftext|>", chat_template=CHAT_TEMPLATE)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=bpe,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        bos_token="<|endoftext|>",
+        chat_template=CHAT_TEMPLATE,
+    )
 
 
 def _model(tokenizer):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
-                         tie_word_embeddings=False, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        tie_word_embeddings=False,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     torch.manual_seed(0)
     return Qwen2ForCausalLM(config).eval()
 
 
 # Hugging Face parameter names -> llama.cpp (GGUF) tensor names for Qwen2.
 _GGUF_NAMES = {
-    "model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
+    "model.embed_tokens.weight": "token_embd.weight",
+    "model.norm.weight": "output_norm.weight",
     "lm_head.weight": "output.weight",
 }
 _GGUF_LAYER = {
-    "input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
-    "self_attn.q_proj.weight": "attn_q.weight", "self_attn.q_proj.bias": "attn_q.bias",
-    "self_attn.k_proj.weight": "attn_k.weight", "self_attn.k_proj.bias": "attn_k.bias",
-    "self_attn.v_proj.weight": "attn_v.weight", "self_attn.v_proj.bias": "attn_v.bias",
-    "self_attn.o_proj.weight": "attn_output.weight", "mlp.gate_proj.weight": "ffn_gate.weight",
-    "mlp.up_proj.weight": "ffn_up.weight", "mlp.down_proj.weight": "ffn_down.weight",
+    "input_layernorm.weight": "attn_norm.weight",
+    "post_attention_layernorm.weight": "ffn_norm.weight",
+    "self_attn.q_proj.weight": "attn_q.weight",
+    "self_attn.q_proj.bias": "attn_q.bias",
+    "self_attn.k_proj.weight": "attn_k.weight",
+    "self_attn.k_proj.bias": "attn_k.bias",
+    "self_attn.v_proj.weight": "attn_v.weight",
+    "self_attn.v_proj.bias": "attn_v.bias",
+    "self_attn.o_proj.weight": "attn_output.weight",
+    "mlp.gate_proj.weight": "ffn_gate.weight",
+    "mlp.up_proj.weight": "ffn_up.weight",
+    "mlp.down_proj.weight": "ffn_down.weight",
 }
 
 
@@ -119,7 +158,9 @@ def _write_gguf(path: Path, model, tokenizer) -> None:
     writer.add_tokenizer_model("gpt2")
     writer.add_tokenizer_pre("qwen2")
     writer.add_token_list([token for token, _ in vocab])
-    writer.add_token_types([gguf.TokenType.CONTROL if t in SPECIAL else gguf.TokenType.NORMAL for t, _ in vocab])
+    writer.add_token_types(
+        [gguf.TokenType.CONTROL if t in SPECIAL else gguf.TokenType.NORMAL for t, _ in vocab]
+    )
     writer.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in state["merges"]])
     writer.add_bos_token_id(tokenizer.bos_token_id)
     writer.add_eos_token_id(tokenizer.eos_token_id)
@@ -160,7 +201,9 @@ def tiny_gguf(tiny):
 
     path = tiny["folder"].parent / "gguf" / "qwen2-tiny-f32.gguf"
     path.parent.mkdir(exist_ok=True)
-    _write_gguf(path, Qwen2ForCausalLM.from_pretrained(tiny["folder"]), AutoTokenizer.from_pretrained(tiny["folder"]))
+    _write_gguf(
+        path, Qwen2ForCausalLM.from_pretrained(tiny["folder"]), AutoTokenizer.from_pretrained(tiny["folder"])
+    )
     return path
 
 
@@ -173,8 +216,19 @@ def _analysis(text: str) -> Analysis:
 
 
 # ---------------------------------------------------------------- settings and loading
-@pytest.mark.parametrize("bad", [dict(device="gpu"), dict(dtype="int8"), dict(max_new_tokens=0), dict(timeout=0),
-                                 dict(retries=-1), dict(context_tokens=10), dict(threads=-2), dict(backend="vllm")])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(device="gpu"),
+        dict(dtype="int8"),
+        dict(max_new_tokens=0),
+        dict(timeout=0),
+        dict(retries=-1),
+        dict(context_tokens=10),
+        dict(threads=-2),
+        dict(backend="vllm"),
+    ],
+)
 def test_settings_reject_bad_values(bad):
     with pytest.raises(InputError):
         LLMSettings(**bad)
@@ -230,14 +284,18 @@ def test_fewshot_examples_are_alternating_turns_before_the_question(tiny):
     assert messages[1]["content"] == "<year>年<company>的研发费用是多少元?"
     assert messages[2]["content"] == '["研发费用"]'
     prompt = llm.tokenizer.decode(llm.prompt_ids(messages))
-    assert prompt.index('["研发费用"]') < prompt.index("营业外支出") and prompt.endswith("<|im_start|>assistant\n")
+    assert prompt.index('["研发费用"]') < prompt.index("营业外支出") and prompt.endswith(
+        "<|im_start|>assistant\n"
+    )
 
 
 def test_oldest_fewshot_turns_are_dropped_when_the_prompt_is_too_long(tiny):
     llm = LocalLLM.load(tiny["folder"], _settings(tiny))
     full = llm.messages("keywords", "营业外支出")
     budget = len(llm.prompt_ids(full)) - 1
-    short = LocalLLM.load(tiny["folder"], _settings(tiny, context_tokens=budget)).messages("keywords", "营业外支出")
+    short = LocalLLM.load(tiny["folder"], _settings(tiny, context_tokens=budget)).messages(
+        "keywords", "营业外支出"
+    )
     assert len(short) == len(full) - 2 and short[1:] == full[3:]
 
 
@@ -277,7 +335,9 @@ def test_stats_add_up_generations(tiny):
 def test_unparsable_json_is_retried_then_falls_back(tiny):
     llm = LocalLLM.load(tiny["folder"], _settings(tiny, retries=2))
     calls = llm.stats.calls
-    reply = llm.chat_json("keywords", "营业外支出", check=lambda v: "" if v == ["never"] else "wrong", fallback=[])
+    reply = llm.chat_json(
+        "keywords", "营业外支出", check=lambda v: "" if v == ["never"] else "wrong", fallback=[]
+    )
     assert reply.ok is False and reply.value == [] and reply.attempts == 3 and reply.error
     assert llm.stats.calls == calls + 3
 
@@ -291,7 +351,9 @@ def test_keyword_fallback_returns_only_words_of_the_question(tiny):
 
 def test_the_analyzer_asks_the_model_when_the_rules_find_no_key_word(tiny):
     llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=16))
-    analyzer = QuestionAnalyzer.from_reports([ReportYear("江苏综艺股份有限公司", 2020, "综艺股份", "600770")], llm=llm)
+    analyzer = QuestionAnalyzer.from_reports(
+        [ReportYear("江苏综艺股份有限公司", 2020, "综艺股份", "600770")], llm=llm
+    )
     analysis = analyzer.run(Question("1", "2020年综艺股份的"))
     assert any(t.startswith("keywords: LLM fallback -> ") for t in analysis.trace), analysis.trace
     assert all(w in analysis.question.text for w in analysis.keywords)
@@ -303,15 +365,21 @@ def test_answer_from_passages_refuses_numbers_not_in_the_passages_or_cites(tiny)
     written = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
     # Whatever the noise model says: rejected with a reason, or one sentence that cites the passage and quotes
     # only its numbers.
-    assert written.rejected or ("[report/1, 第41页]" in written.text and written.text == first_sentence(written.text)
-                                and numbers_within(written.text, "[report/1, 第41页]" + chunk.text))
+    assert written.rejected or (
+        "[report/1, 第41页]" in written.text
+        and written.text == first_sentence(written.text)
+        and numbers_within(written.text, "[report/1, 第41页]" + chunk.text)
+    )
 
 
 def test_a_model_sentence_with_a_number_or_name_not_in_the_evidence_is_rejected():
     evidence = "续聘天健会计师事务所（特殊普通合伙）为公司2019年度审计机构。每10股派发现金红利1.88元（含税）"
     assert unsupported("公司聘请天健会计师事务所，每10股派1.88元。", evidence) == ""
     assert unsupported("公司每10股派发现金红利2元。", evidence) == "number 2 is not in the evidence"
-    assert unsupported("审计机构为致同会计师事务所。", evidence) == "name 致同会计师事务所 is not in the evidence"
+    assert (
+        unsupported("审计机构为致同会计师事务所。", evidence)
+        == "name 致同会计师事务所 is not in the evidence"
+    )
     assert unsupported("本公司及其子公司无重大诉讼。", evidence) == ""  # references, not names
 
 
@@ -331,7 +399,13 @@ def test_text_route_with_the_model_answers_from_the_passages_or_falls_back(tiny,
 
     llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=12))
     with EmbeddedIndex(IndexSettings(tmp_path / "index"), Tokenizer()) as index:
-        index.add([Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", ("十、重大诉讼",), 41, 41)])
+        index.add(
+            [
+                Chunk(
+                    "report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", ("十、重大诉讼",), 41, 41
+                )
+            ]
+        )
         index.commit()
         answerer = TextAnswerer(index, index.tokenizer, AnswerTemplates.load(), llm=llm)
         calls = llm.stats.calls
@@ -340,7 +414,9 @@ def test_text_route_with_the_model_answers_from_the_passages_or_falls_back(tiny,
     if answer.route == "report_text:llm":
         assert "[report/1, 第41页]" in answer.answer
     else:
-        assert answer.route == "report_text:extractive (model sentence rejected)" and "重大诉讼" in answer.answer
+        assert (
+            answer.route == "report_text:extractive (model sentence rejected)" and "重大诉讼" in answer.answer
+        )
         assert answer.trace[0].startswith("model sentence rejected: ")
 
 
@@ -378,7 +454,9 @@ def test_llama_cpp_reads_the_same_prompt_and_replies_as_transformers(tiny, llama
     llama = LocalLLM.load(llama_gguf, _settings(tiny))
     torch_run = LocalLLM.load(llama_gguf, _settings(tiny, backend="transformers"))
     messages = llama.messages("keywords", "2021年<company>的营业外支出是多少元?")
-    assert llama.prompt_ids(messages) == torch_run.prompt_ids(messages)  # the file's chat template, rendered alike
+    assert llama.prompt_ids(messages) == torch_run.prompt_ids(
+        messages
+    )  # the file's chat template, rendered alike
     text = "2021年华夏银行的营业外支出是多少元?"
     assert llama.runtime.decode(llama.runtime.encode(text)) == text
     # Same float32 weights, greedy decoding: the same tokens.
@@ -390,7 +468,11 @@ def test_llama_cpp_generation_is_deterministic_bounded_and_timed(tiny, llama_ggu
     llm = LocalLLM.load(llama_gguf, _settings(tiny))
     messages = llm.messages("open", "什么是流动比率？")
     first, second = llm.generate(messages), llm.generate(messages)
-    assert first.text == second.text and 1 <= first.new_tokens <= 8 and first.prompt_tokens == len(llm.prompt_ids(messages))
+    assert (
+        first.text == second.text
+        and 1 <= first.new_tokens <= 8
+        and first.prompt_tokens == len(llm.prompt_ids(messages))
+    )
     assert llm.generate(messages, max_new_tokens=3).new_tokens <= 3
     slow = LocalLLM.load(llama_gguf, _settings(tiny, max_new_tokens=50, timeout=1e-9)).generate(messages)
     assert slow.stopped == "timeout" and slow.new_tokens == 1
@@ -400,8 +482,10 @@ def test_llama_cpp_answers_through_the_text_route(tiny, llama_gguf):
     llm = LocalLLM.load(llama_gguf, _settings(tiny, max_new_tokens=12))
     chunk = Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", page_start=41, page_end=41)
     written = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
-    assert written.rejected or ("[report/1, 第41页]" in written.text
-                                and numbers_within(written.text, "[report/1, 第41页]" + chunk.text))
+    assert written.rejected or (
+        "[report/1, 第41页]" in written.text
+        and numbers_within(written.text, "[report/1, 第41页]" + chunk.text)
+    )
     words = llm.extract_keywords("2021年华夏银行的营业外支出是多少元?", companies=["华夏银行"])
     assert all(w in "2021年华夏银行的营业外支出是多少元?" for w in words)
 
@@ -432,7 +516,11 @@ def test_json_reply_is_parsed_strictly():
 
 
 def test_numbers_are_read_with_separators_and_full_width_digits():
-    assert numbers("营业收入1,241.5亿元，增长１６.５%，-3") == [Decimal("1241.5"), Decimal("16.5"), Decimal("-3")]
+    assert numbers("营业收入1,241.5亿元，增长１６.５%，-3") == [
+        Decimal("1241.5"),
+        Decimal("16.5"),
+        Decimal("-3"),
+    ]
 
 
 def test_rephrase_check_needs_the_value_and_no_new_number():

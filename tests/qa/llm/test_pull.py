@@ -1,4 +1,5 @@
 """finqa model pull from a mirror folder: the file lands in the user's cache, hash-checked, path printed."""
+
 from __future__ import annotations
 
 import hashlib
@@ -13,10 +14,18 @@ REPO, NAME = "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gg
 
 
 def pull(tmp_path, *args: str) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.run([sys.executable, "-m", "finqa", "model", "pull", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "PYTHONPATH": str(PROJECT_ROOT),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "finqa", "model", "pull", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.fixture

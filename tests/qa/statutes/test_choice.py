@@ -1,4 +1,5 @@
 """Multiple choice over statutes, end to end through `python -m qa.run` on a tiny invented statute."""
+
 from __future__ import annotations
 
 import json
@@ -11,29 +12,53 @@ import pytest
 from core.records import LawRecord
 from ingestion.pipeline import ingest
 from qa.answers import AnswerTemplates
+from qa.records import Question
 from qa.statutes.choice import Article, ChoiceAnswerer, Found, Judged, provision_text
 from qa.statutes.compare import Alignment
 from qa.statutes.law_refs import LawBook
-from qa.records import Question
 from search.law_register import LawRegister
 from search.settings import IndexSettings
 from search.stores import open_text_index
 
 QUESTIONS = [
-    {"id": "number", "question": "架空取引法第2条により、届出書を提出すべき期限として正しいものを教えてください。",
-     "choices": {"a": "取引の日から六十日以内に提出する", "b": "取引の日から30日以内に提出する",
-                 "c": "取引の日から一年以内に提出する", "d": "取引の日から十日以内に提出する"}},
-    {"id": "wrong", "question": "架空取引法第二条の二について、誤っているものを教えてください。",
-     "choices": {"a": "内閣総理大臣は、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
-                 "b": "内閣総理大臣は、届出書を受理した日から一年間、公衆の縦覧に供しなければならない",
-                 "c": "内閣総理大臣は、届出書を公衆の縦覧に供しなければならない"}},
-    {"id": "order", "question": "架空取引法第3条により、届出書の提出を要しない場合として正しいものを教えてください。",
-     "choices": {"a": "取引の額が百万円以上である場合", "b": "取引の額が百万円未満である場合",
-                 "c": "取引の額が十万円未満である場合"}},
-    {"id": "article", "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
-     "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"}},
-    {"id": "unrelated", "question": "届出書を公衆の縦覧に供する期間と無関係の条文を教えてください。",
-     "choices": {"a": "架空取引法第2条の2", "b": "架空取引法第九十九条", "c": "架空取引法第1条"}},
+    {
+        "id": "number",
+        "question": "架空取引法第2条により、届出書を提出すべき期限として正しいものを教えてください。",
+        "choices": {
+            "a": "取引の日から六十日以内に提出する",
+            "b": "取引の日から30日以内に提出する",
+            "c": "取引の日から一年以内に提出する",
+            "d": "取引の日から十日以内に提出する",
+        },
+    },
+    {
+        "id": "wrong",
+        "question": "架空取引法第二条の二について、誤っているものを教えてください。",
+        "choices": {
+            "a": "内閣総理大臣は、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+            "b": "内閣総理大臣は、届出書を受理した日から一年間、公衆の縦覧に供しなければならない",
+            "c": "内閣総理大臣は、届出書を公衆の縦覧に供しなければならない",
+        },
+    },
+    {
+        "id": "order",
+        "question": "架空取引法第3条により、届出書の提出を要しない場合として正しいものを教えてください。",
+        "choices": {
+            "a": "取引の額が百万円以上である場合",
+            "b": "取引の額が百万円未満である場合",
+            "c": "取引の額が十万円未満である場合",
+        },
+    },
+    {
+        "id": "article",
+        "question": "届出書を受理した日から公衆の縦覧に供する期間を定めた条文を教えてください。",
+        "choices": {"a": "架空取引法第1条", "b": "架空取引法第2条の2", "c": "架空取引法第3条"},
+    },
+    {
+        "id": "unrelated",
+        "question": "届出書を公衆の縦覧に供する期間と無関係の条文を教えてください。",
+        "choices": {"a": "架空取引法第2条の2", "b": "架空取引法第九十九条", "c": "架空取引法第1条"},
+    },
 ]
 
 
@@ -42,9 +67,24 @@ def answers(statute_corpus, tmp_path):
     questions = tmp_path / "questions.json"
     questions.write_text(json.dumps(QUESTIONS, ensure_ascii=False), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.getcwd())
-    run = subprocess.run([sys.executable, "-m", "qa.run", str(questions), "--docs", str(statute_corpus),
-                          "--index", str(tmp_path / "index"), "--workers", "1"],
-                         capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "qa.run",
+            str(questions),
+            "--docs",
+            str(statute_corpus),
+            "--index",
+            str(tmp_path / "index"),
+            "--workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     return {row["id"]: row for row in map(json.loads, run.stdout.splitlines())}
 
@@ -92,33 +132,59 @@ def _answer_over_laws(shared_data, tmp_path, question: Question, laws=("403AC000
     ingest(corpus, settings, workers=1)
     index = open_text_index(settings)
     try:
-        answerer = ChoiceAnswerer(index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load())
+        answerer = ChoiceAnswerer(
+            index, LawBook.load(LawRegister(settings.laws_dir).load()), AnswerTemplates.load()
+        )
         return answerer.run(question)
     finally:
         index.close()
 
 
 def test_the_real_corpus_answers_a_numeric_question_by_the_changed_period(shared_data, tmp_path):
-    question = Question("t", "借地借家法第11条について、誤っているものを教えてください。", choices=(
-        ("a", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない"),
-        ("b", "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない")))
+    question = Question(
+        "t",
+        "借地借家法第11条について、誤っているものを教えてください。",
+        choices=(
+            (
+                "a",
+                "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年一割の割合による支払期後の利息を付してこれを支払わなければならない",
+            ),
+            (
+                "b",
+                "地代等の額の増額を正当とする裁判が確定した場合には、不足額に年二割の割合による支払期後の利息を付してこれを支払わなければならない",
+            ),
+        ),
+    )
     answer = _answer_over_laws(shared_data, tmp_path, question)
     assert answer.value == "b" and "借地借家法 第十一条" in answer.answer
 
 
 def test_an_item_is_read_with_its_paragraph_s_lead():
 
-    article = Article("act", "架空取引法", "第二条", "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
-                                              "日本語で記載された書類\n前項の書類は、写しでもよい。")
-    assert provision_text(article, 1, 2) == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
+    article = Article(
+        "act",
+        "架空取引法",
+        "第二条",
+        "届出者は、次に掲げる書類を提出することができる。\n英語で記載された書類\n"
+        "日本語で記載された書類\n前項の書類は、写しでもよい。",
+    )
+    assert (
+        provision_text(article, 1, 2)
+        == "届出者は、次に掲げる書類を提出することができる。\n日本語で記載された書類"
+    )
     assert provision_text(article, 2, None) == "前項の書類は、写しでもよい。"
-    assert provision_text(article, 1, 9) == article.text  # no such item: the whole article, not the lead alone
+    assert (
+        provision_text(article, 1, 9) == article.text
+    )  # no such item: the whole article, not the lead alone
 
 
 def _which_article(question: str, options: dict[str, str], articles) -> str:
 
-    register = {"act": LawRecord("架空取引法"), "order": LawRecord("架空取引法施行令"),
-                "cao": LawRecord("架空取引業等に関する内閣府令")}
+    register = {
+        "act": LawRecord("架空取引法"),
+        "order": LawRecord("架空取引法施行令"),
+        "cao": LawRecord("架空取引業等に関する内閣府令"),
+    }
     answerer = ChoiceAnswerer(None, LawBook.load(register), AnswerTemplates.load())
     found = Found()
     for article in articles:
@@ -127,10 +193,20 @@ def _which_article(question: str, options: dict[str, str], articles) -> str:
     return answerer._decide("which_article", question, judged)[0].letter
 
 
-ACT_4 = ("act", "架空取引法", "第四条", "届出者は、内国会社にあつては事業年度経過後三月以内、外国会社にあつては政令で定める"
-         "期間内に、報告書を内閣総理大臣に提出しなければならない。")
+ACT_4 = (
+    "act",
+    "架空取引法",
+    "第四条",
+    "届出者は、内国会社にあつては事業年度経過後三月以内、外国会社にあつては政令で定める"
+    "期間内に、報告書を内閣総理大臣に提出しなければならない。",
+)
 ORDER_2 = ("order", "架空取引法施行令", "第二条", "法第四条に規定する政令で定める期間は、六月とする。")
-ORDER_3 = ("order", "架空取引法施行令", "第三条", "法第四条に規定する報告書は、外国会社にあつては、日本語で記載しなければならない。")
+ORDER_3 = (
+    "order",
+    "架空取引法施行令",
+    "第三条",
+    "法第四条に規定する報告書は、外国会社にあつては、日本語で記載しなければならない。",
+)
 
 
 def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegates():
@@ -145,8 +221,18 @@ def test_a_question_for_a_period_picks_the_order_that_sets_what_the_law_delegate
 
 def test_an_order_that_refers_back_sets_only_what_the_law_leaves_to_it():
 
-    act = ("act", "架空取引法", "第五条", "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。")
-    order = ("order", "架空取引法施行令", "第四条", "法第五条の報告書には、過去五年間の取引を記載しなければならない。")
+    act = (
+        "act",
+        "架空取引法",
+        "第五条",
+        "届出者は、取引の日から三十日以内に、報告書を内閣総理大臣に提出しなければならない。",
+    )
+    order = (
+        "order",
+        "架空取引法施行令",
+        "第四条",
+        "法第五条の報告書には、過去五年間の取引を記載しなければならない。",
+    )
     question = "届出者が報告書を内閣総理大臣に提出しなければならない期間を定めた条文を教えてください。"
     options = {"a": "架空取引法第5条", "b": "架空取引法施行令第4条"}
     assert _which_article(question, options, [Article(*act), Article(*order)]) == "a"
@@ -163,7 +249,12 @@ def test_a_question_for_a_number_no_article_found_states_picks_the_article_the_c
 
 def test_an_option_naming_a_law_without_an_article_stands_for_its_best_article_found():
 
-    cao = ("cao", "架空取引業等に関する内閣府令", "第五条", "令第三条の報告書は、二以上の言語で記載しなければならない。")
+    cao = (
+        "cao",
+        "架空取引業等に関する内閣府令",
+        "第五条",
+        "令第三条の報告書は、二以上の言語で記載しなければならない。",
+    )
     options = {"a": "架空取引法施行令第3条", "b": "架空取引業等に関する内閣府令"}
     question = "報告書を二以上の言語で記載しなければならないことを定めた条文を教えてください。"
     assert _which_article(question, options, [Article(*ORDER_3), Article(*cao)]) == "b"
@@ -199,32 +290,46 @@ def products(tmp_path):
     index.close()
 
 
-STATEMENTS = ("架空製品法に関する次のア～ウの記述のうち、{asked}。\n"
-              "ア 管理製品を製造しようとする者は、大臣の許可を受けなけれ\nばならない。\n"
-              "イ 再生製品を製造しようとする者は、大臣の許可を受けること\nができる。\n"
-              "ウ 「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。")
+STATEMENTS = (
+    "架空製品法に関する次のア～ウの記述のうち、{asked}。\n"
+    "ア 管理製品を製造しようとする者は、大臣の許可を受けなけれ\nばならない。\n"
+    "イ 再生製品を製造しようとする者は、大臣の許可を受けること\nができる。\n"
+    "ウ 「一般製品」とは、管理製品以外の製品であつて、大臣が審議会の意見を聴いて指定するものをいう。"
+)
 
 
 def test_a_combination_question_picks_the_statements_the_law_bears_out(products):
-    question = Question("t", STATEMENTS.format(asked="正しいものの組合せはどれか"),
-                        choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    question = Question(
+        "t",
+        STATEMENTS.format(asked="正しいものの組合せはどれか"),
+        choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")),
+    )
     decision = products.decide(question)
     assert decision.layout.kind == "combination" and decision.choice.letter == "2"
     judged = {j.letter: j for j in decision.judged}
     assert "modality" in judged["イ"].alignment.kinds  # 許可を受けることができる for …なければならない
     assert judged["ウ"].alignment.sentence.label == "架空製品法 第二条"  # the quoted term's definition
-    wrong = Question("t", STATEMENTS.format(asked="誤っているものの組合せはどれか"),
-                     choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")))
+    wrong = Question(
+        "t",
+        STATEMENTS.format(asked="誤っているものの組合せはどれか"),
+        choices=(("1", "ア・イ"), ("2", "ア・ウ"), ("3", "イ・ウ")),
+    )
     assert products.decide(wrong).choice.letter in {"1", "3"}  # both hold イ, the one wrong statement
 
 
 def test_a_counting_question_picks_the_number_of_statements_judged_so(products):
-    question = Question("t", STATEMENTS.format(asked="誤っているものはいくつあるか"),
-                        choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    question = Question(
+        "t",
+        STATEMENTS.format(asked="誤っているものはいくつあるか"),
+        choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")),
+    )
     decision = products.decide(question)
     assert decision.layout.kind == "counting" and decision.choice.letter == "1"
-    right = Question("t", STATEMENTS.format(asked="正しいものはいくつあるか"),
-                     choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")))
+    right = Question(
+        "t",
+        STATEMENTS.format(asked="正しいものはいくつあるか"),
+        choices=(("1", "一つ"), ("2", "二つ"), ("3", "三つ")),
+    )
     assert products.run(right).value == "2"
 
 
@@ -240,8 +345,13 @@ class _LabelModel:
         import math
 
         lines = user.splitlines()
-        return {label: math.log(self.odds if any(self.liked in line for line in lines if line.startswith(label))
-                                else 1.0) + (math.log(2) if label == "1" else 0.0) for label in labels}
+        return {
+            label: math.log(
+                self.odds if any(self.liked in line for line in lines if line.startswith(label)) else 1.0
+            )
+            + (math.log(2) if label == "1" else 0.0)
+            for label in labels
+        }
 
 
 def _tied(letters_texts: dict[str, str]):
@@ -254,13 +364,21 @@ def test_a_tie_goes_to_the_option_the_model_clearly_prefers_wherever_it_is_shown
     question = "次のうち、正しいものを教えてください。"
     options = {"a": "届出書は五年間縦覧に供する", "b": "届出書は公衆の縦覧に供する"}
     for liked, letter in (("公衆", "b"), ("五年", "a")):
-        answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
-                                  llm=_LabelModel(liked, odds=3.0))
+        answerer = ChoiceAnswerer(
+            None,
+            LawBook.load({"act": LawRecord("架空取引法")}),
+            AnswerTemplates.load(),
+            llm=_LabelModel(liked, odds=3.0),
+        )
         choice, decided_by = answerer._decide("positive", question, _tied(options))
         assert (choice.letter, decided_by) == (letter, "model:tie")
     # a model all but indifferent leaves the tie to the rules, whatever place it likes
-    answerer = ChoiceAnswerer(None, LawBook.load({"act": LawRecord("架空取引法")}), AnswerTemplates.load(),
-                              llm=_LabelModel("公衆", odds=1.2))
+    answerer = ChoiceAnswerer(
+        None,
+        LawBook.load({"act": LawRecord("架空取引法")}),
+        AnswerTemplates.load(),
+        llm=_LabelModel("公衆", odds=1.2),
+    )
     assert answerer._decide("positive", question, _tied(options))[1] == "rules:tie"
 
 
@@ -282,8 +400,13 @@ class _StatementModel:
 
 def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
     found = Found()
-    found.add(Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。"))
-    options = {"a": "届出者は、届出書を内閣総理大臣に提出しなければならない", "b": "届出者は、届出書を提出する"}
+    found.add(
+        Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。")
+    )
+    options = {
+        "a": "届出者は、届出書を内閣総理大臣に提出しなければならない",
+        "b": "届出者は、届出書を提出する",
+    }
     laws = LawBook.load({"act": LawRecord("架空取引法")})
     rules = ChoiceAnswerer(None, laws, AnswerTemplates.load())
     rules_only = rules._judge("positive", "正しいものは。", options, found)

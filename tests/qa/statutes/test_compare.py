@@ -35,13 +35,22 @@ def test_a_negation_is_found_but_an_obligation_is_not_one():
 
 
 def test_an_added_condition_and_a_swapped_actor_are_found():
-    alignment = align("財務大臣は、理由を問わず、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
-                      [sentence()], WORDS)
+    alignment = align(
+        "財務大臣は、理由を問わず、届出書を受理した日から五年間、公衆の縦覧に供しなければならない",
+        [sentence()],
+        WORDS,
+    )
     assert {"condition", "actor"} <= set(alignment.kinds)
     assert any(c.kind == "actor" and "財務大臣" in c.option for c in alignment.changes)
     # a word the article does not say that names no person or body stays a term
-    assert "term" in align("内閣総理大臣は、届出書を電子媒体で受理した日から五年間、公衆の縦覧に供しなければならない",
-                           [sentence()], WORDS).kinds
+    assert (
+        "term"
+        in align(
+            "内閣総理大臣は、届出書を電子媒体で受理した日から五年間、公衆の縦覧に供しなければならない",
+            [sentence()],
+            WORDS,
+        ).kinds
+    )
 
 
 def test_the_closest_of_several_sentences_is_chosen():
@@ -54,8 +63,11 @@ PROHIBITION = "何人も、相場が騰貴したときには直ちにその買�
 
 
 def test_terms_exchanged_with_each_other_are_a_swap():
-    alignment = align("相場が騰貴したときには直ちにその売付けをし、相場が下落したときには直ちにその買付けをすること",
-                      [sentence(PROHIBITION)], WORDS)
+    alignment = align(
+        "相場が騰貴したときには直ちにその売付けをし、相場が下落したときには直ちにその買付けをすること",
+        [sentence(PROHIBITION)],
+        WORDS,
+    )
     assert alignment.kinds == ("swap",)
     assert alignment.changes[0].option == "売" and alignment.changes[0].law == "買"
 
@@ -80,7 +92,9 @@ def test_an_opposite_word_in_place_of_the_law_s_is_an_opposite_change():
     law = "先取特権は、地上権の登記より前に登記された質権及び抵当権には後れる。"
     alignment = align("先取特権は、地上権の登記より後に登記された質権には後れる", [sentence(law)], WORDS)
     assert "opposite" in alignment.kinds
-    rephrased = align("抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS)
+    rephrased = align(
+        "抵当権のうち地上権の登記より前に登記されたものには、先取特権が後れる", [sentence(law)], WORDS
+    )
     assert "opposite" not in rephrased.kinds
 
 
@@ -96,21 +110,40 @@ def test_words_from_another_provision_of_the_article_are_moved():
 
 def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
     label = sentence("容器には、白地に黒枠、黒字をもつて記載する「生物」の文字を表示しなければならない。")
-    assert "quoted" in align("容器には、白地に黒枠、黒字をもって「危険」の文字を表示しなければならない", [label], WORDS).kinds
-    assert "quoted" not in align("容器には、白地に黒枠、黒字をもって「生物」の文字を表示しなければならない", [label],
-                                 WORDS).kinds
+    assert (
+        "quoted"
+        in align(
+            "容器には、白地に黒枠、黒字をもって「危険」の文字を表示しなければならない", [label], WORDS
+        ).kinds
+    )
+    assert (
+        "quoted"
+        not in align(
+            "容器には、白地に黒枠、黒字をもって「生物」の文字を表示しなければならない", [label], WORDS
+        ).kinds
+    )
 
 
-HEIR = ("居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
-        "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。")
+HEIR = (
+    "居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
+    "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。"
+)
 
 
 def test_a_negation_added_where_the_law_says_nothing_counts_when_both_negate_elsewhere():
-    added = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった者は、"
-                  "同居していないときでも、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    added = align(
+        "相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった者は、"
+        "同居していないときでも、建物の賃借人の権利義務を承継する",
+        [sentence(HEIR)],
+        WORDS,
+    )
     assert "negation" in added.kinds
-    same = align("相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった同居者は、"
-                 "建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS)
+    same = align(
+        "相続人なしに死亡した場合、その当時婚姻の届出をしていないが、事実上夫婦と同様の関係にあった同居者は、"
+        "建物の賃借人の権利義務を承継する",
+        [sentence(HEIR)],
+        WORDS,
+    )
     assert "negation" not in same.kinds
 
 
@@ -134,43 +167,64 @@ def test_a_word_sharing_only_a_short_start_with_the_law_s_is_another_term():
 
 def test_a_word_pointed_back_to_is_the_word_itself_and_other_than_it_is_a_negation():
     assert align("当該建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).changes == ()
-    assert "negation" in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
+    assert (
+        "negation"
+        in align("同居者以外の者は、建物の賃借人の権利義務を承継する", [sentence(HEIR)], WORDS).kinds
+    )
 
 
 def test_an_option_applying_a_provision_to_what_its_bracket_takes_out_is_excluded():
     law = "申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を与えてはならない。"
-    applied = align("外国製造業者が申請者である場合に、第二条第一項の許可を受けていないときは、認証を受けられない",
-                    [sentence(law)], WORDS)
+    applied = align(
+        "外国製造業者が申請者である場合に、第二条第一項の許可を受けていないときは、認証を受けられない",
+        [sentence(law)],
+        WORDS,
+    )
     assert "excluded" in applied.kinds
-    kept = align("申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を受けられない",
-                 [sentence(law)], WORDS)
+    kept = align(
+        "申請者（外国製造業者を除く。）が、第二条第一項の許可を受けていないときは、認証を受けられない",
+        [sentence(law)],
+        WORDS,
+    )
     assert "excluded" not in kept.kinds
 
 
 def test_an_option_limiting_a_word_agrees_only_where_the_law_limits_that_word():
-    law = ("会社が、その取締役等を相手方として、株券等（交付の日（以下「交付日」という。）から一年を経過するまで"
-           "譲渡が禁止されるものに限る。）の取得勧誘を行う場合")
+    law = (
+        "会社が、その取締役等を相手方として、株券等（交付の日（以下「交付日」という。）から一年を経過するまで"
+        "譲渡が禁止されるものに限る。）の取得勧誘を行う場合"
+    )
     limited = align("譲渡が禁止される株券等のみが対象となる", [sentence(law)], WORDS)
     assert "condition" not in limited.kinds
     unlimited = align("会社の取締役等のみが対象となる", [sentence(law)], WORDS)
     assert ("condition", "取締役等のみ") in {(c.kind, c.option) for c in unlimited.changes}
 
 
-REBUILT = ("借地権の存続期間が満了する前に建物の滅失があった場合において、借地権者が残存期間を超えて存続すべき建物を"
-           "築造したときは、借地権は、承諾があった日から二十年間存続する。ただし、残存期間がこれより長いとき、"
-           "又は当事者がこれより長い期間を定めたときは、その期間による。")
+REBUILT = (
+    "借地権の存続期間が満了する前に建物の滅失があった場合において、借地権者が残存期間を超えて存続すべき建物を"
+    "築造したときは、借地権は、承諾があった日から二十年間存続する。ただし、残存期間がこれより長いとき、"
+    "又は当事者がこれより長い期間を定めたときは、その期間による。"
+)
 
 
 def test_a_number_of_the_option_s_case_is_a_fact_not_a_value_the_law_sets():
-    alignment = align("残存期間10年の借地権の存続期間が満了する前に建物の滅失があった場合、借地権は承諾があった日から"
-                      "20年間存続する", [sentence(REBUILT)], WORDS)
+    alignment = align(
+        "残存期間10年の借地権の存続期間が満了する前に建物の滅失があった場合、借地権は承諾があった日から"
+        "20年間存続する",
+        [sentence(REBUILT)],
+        WORDS,
+    )
     assert "number" not in alignment.kinds
 
 
 def test_a_proviso_letting_a_longer_period_stand_sets_the_longest_agreed():
     def numbers(agreed, lasts):
-        alignment = align(f"借地権者が承諾を得て、承諾があった日から{agreed}年の残存期間を定め、建物を築造したときは、"
-                          f"借地権は承諾があった日から{lasts}年間存続する", [sentence(REBUILT)], WORDS)
+        alignment = align(
+            f"借地権者が承諾を得て、承諾があった日から{agreed}年の残存期間を定め、建物を築造したときは、"
+            f"借地権は承諾があった日から{lasts}年間存続する",
+            [sentence(REBUILT)],
+            WORDS,
+        )
         return [c.option for c in alignment.changes if c.kind == "number"]
 
     assert numbers(30, 30) == []
@@ -181,9 +235,16 @@ def test_a_proviso_letting_a_longer_period_stand_sets_the_longest_agreed():
 def test_unless_and_not_all_are_not_conditions_the_option_adds():
     law = "建物の賃借人に不利な特約は、無効とする。"
     assert "condition" in align("建物の賃借人に不利な特約は、すべて無効とする", [sentence(law)], WORDS).kinds
-    assert "condition" not in align("建物の賃借人に不利な特約がすべて無効になるわけではない", [sentence(law)], WORDS).kinds
-    assert "condition" not in align("強行規定に反しない限り、建物の賃借人に不利な特約は無効とする", [sentence(law)],
-                                    WORDS).kinds
+    assert (
+        "condition"
+        not in align("建物の賃借人に不利な特約がすべて無効になるわけではない", [sentence(law)], WORDS).kinds
+    )
+    assert (
+        "condition"
+        not in align(
+            "強行規定に反しない限り、建物の賃借人に不利な特約は無効とする", [sentence(law)], WORDS
+        ).kinds
+    )
 
 
 def test_may_where_the_law_says_must_or_must_not_is_a_modality_change():

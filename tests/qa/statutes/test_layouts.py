@@ -1,13 +1,16 @@
 """The layouts of multiple-choice questions on statutes: plain, combination (ア～オ) and counting."""
+
 import pytest
 
 from qa.statutes.layouts import read_layout, unwrap
 
-COMBINATION = ("行政手続法に関する次のア～エの記述のうち、正しいものの組合せはどれか。\n"
-               "ア 行政庁は、審査基準を定めるものとす\nる。\n"
-               "イ 行政庁は、標準処理期間を定めなければなら\nない。\n"
-               "ウ 行政庁は、申請に対する処分をする。\n"
-               "エ 行政庁は、理由を示さなければならない。")
+COMBINATION = (
+    "行政手続法に関する次のア～エの記述のうち、正しいものの組合せはどれか。\n"
+    "ア 行政庁は、審査基準を定めるものとす\nる。\n"
+    "イ 行政庁は、標準処理期間を定めなければなら\nない。\n"
+    "ウ 行政庁は、申請に対する処分をする。\n"
+    "エ 行政庁は、理由を示さなければならない。"
+)
 
 
 def test_statements_printed_in_the_question_are_read_with_their_wrapped_lines_joined():
@@ -28,8 +31,13 @@ def test_a_counting_question_reads_the_number_each_option_names():
 
 
 def test_options_that_are_statements_or_words_keep_the_plain_layout():
-    plain = read_layout("次の記述のうち、妥当なものはどれか。", {"1": "行政庁は、\n審査基準を定める。", "2": "定めない。"})
-    assert plain.kind == "plain" and plain.statements == {"1": "行政庁は、審査基準を定める。", "2": "定めない。"}
+    plain = read_layout(
+        "次の記述のうち、妥当なものはどれか。", {"1": "行政庁は、\n審査基準を定める。", "2": "定めない。"}
+    )
+    assert plain.kind == "plain" and plain.statements == {
+        "1": "行政庁は、審査基準を定める。",
+        "2": "定めない。",
+    }
     # blanks filled with words: the options are not marks of the printed statements
     words = read_layout(COMBINATION, {"1": "審査 基準", "2": "処理 期間"})
     assert words.kind == "plain"

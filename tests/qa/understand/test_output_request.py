@@ -2,7 +2,14 @@ from qa.understand.output_request import asks_share, output_request
 
 
 def test_chinese_decimal_requests():
-    for text in ("保留2位小数", "保留两位小数", "保留至小数点后两位", "要求精确到小数点后两位", "精确到0.01", "结果请保留到小数点后2位"):
+    for text in (
+        "保留2位小数",
+        "保留两位小数",
+        "保留至小数点后两位",
+        "要求精确到小数点后两位",
+        "精确到0.01",
+        "结果请保留到小数点后2位",
+    ):
         assert output_request(f"资产负债比率是多少？{text}。").digits == 2, text
     assert output_request("保留整数").digits == 0
     assert output_request("营业收入是多少元?").digits is None
@@ -32,5 +39,9 @@ def test_percent_ratio_and_unit_requests():
 
 
 def test_a_share_of_a_whole_is_read_whatever_the_words_between():
-    assert asks_share("研发人员占职工人数的比例是多少") and asks_share("三费占比") and asks_share("投资收益佔營業收入比重")
+    assert (
+        asks_share("研发人员占职工人数的比例是多少")
+        and asks_share("三费占比")
+        and asks_share("投资收益佔營業收入比重")
+    )
     assert not asks_share("流动比率是多少") and not asks_share("研发经费与利润比值")
