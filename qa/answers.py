@@ -319,6 +319,7 @@ class AnswerTemplates:
         """A negative template (NEGATIVE_KINDS) naming the document by the period asked and the period itself:
         2022年第3季的财务报告, 2019年的年报; `years` a year, several (listed) or none.
 
+        >>> from qa.records import Question
         >>> asked = Analysis(Question("1", "聯發科2022年第3季的營業外收入"), "lookup", "t", period="quarter",
         ...                  period_written="第3季")
         >>> AnswerTemplates.load().negative("negative_value", asked, company="聯發科", years=[2022], field="營業外收入")

@@ -178,10 +178,11 @@ def test_ctrl_c_ends_the_run_with_one_line_and_no_worker_traceback(tmp_path, exa
     questions = tmp_path / "q.jsonl"
     questions.write_text(
         "".join(
-            json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in _questions(40)
+            json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in _questions(2000)
         ),
         encoding="utf-8",
     )
+    # 28,000 questions: far more than are answered before the signal arrives, on a fast machine too
     out = tmp_path / "out.jsonl"
     # Ctrl-C in a terminal signals the whole process group: qa.run leads a group of its own here, as a shell job.
     run = subprocess.Popen(
