@@ -22,6 +22,7 @@ FINQA_COMMANDS = {
     "qa.rules": "check",
     "eval.bench": "bench",
     "qa.llm.pull": "model",
+    "serve": "serve",
 }
 
 

@@ -21,6 +21,7 @@ import logging
 import sys
 from pathlib import Path
 
+from core.command_names import command_name
 from core.errors import InputError
 from core.logs import add_verbosity, configure, level
 from qa.engine import EngineSettings
@@ -33,7 +34,7 @@ log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m serve", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=command_name("serve"), description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True, help="index directory an ingest made")
     ap.add_argument(
         "--host",

@@ -26,6 +26,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from core.command_names import command_name
 from core.layout import read_layout
 from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
 from qa.records import Question
@@ -36,7 +37,9 @@ _VALUE = re.compile(r"[：:]\s*(\S+)$")  # the amount a fact's evidence ends wit
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench highlight", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} highlight", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--show", type=int, default=10, help="evidence items without a box to list (default 10)")
     args = ap.parse_args(argv)

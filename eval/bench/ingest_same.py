@@ -40,6 +40,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from core.command_names import command_name
 from core.rulefile import PROJECT_ROOT
 from eval.bench.ingest import SETS, copy_corpus, corpus_files
 
@@ -185,7 +186,7 @@ def compare(old: Path, new: Path) -> int:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m eval.bench ingest_same", description=__doc__.split("\n\n")[0]
+        prog=f"{command_name('eval.bench')} ingest_same", description=__doc__.split("\n\n")[0]
     )
     ap.add_argument(
         "--ref", default="", help="git revision to compare with (default: git merge-base HEAD main)"

@@ -34,6 +34,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.command_names import command_name
 from core.statements import shared_statement_rules
 from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
 from qa.records import Answer, Question
@@ -53,7 +54,9 @@ class Probe:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench precision", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} precision", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--json", type=Path, help="write every probe and its answer here")
     ap.add_argument("--show", type=int, default=20, help="invented answers listed")

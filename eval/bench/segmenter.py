@@ -22,6 +22,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench.ingest import SETS, corpus_files
 
 TARGET = 0.995  # the share of tokens both must give
@@ -113,7 +114,9 @@ def compare(name: str, texts: list[str]) -> float:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench segmenter", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} segmenter", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     args = ap.parse_args(argv)
     shares = []

@@ -29,6 +29,7 @@ import urllib.request
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench._data import shared_data, work_dir
 from eval.bench.finglm_oracle import oracle_facts, read_reports_list, write_workbook
 from qa.records import Question
@@ -38,7 +39,9 @@ TARGET = 0.5  # POST /ask's rate over qa.run's
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench serve", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} serve", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--keep", type=Path, help="build the corpus and the index here (kept, re-used)")
     ap.add_argument("--lists", type=int, default=10, help=f"lists of {LIST} questions to send (default 10)")
     args = ap.parse_args(argv)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pypdfium2
 from tqdm import tqdm
 
+from core.command_names import command_name
 from core.folding import nfkc
 from core.records import DocumentMeta
 from core.statements import STATEMENTS, shared_statement_rules
@@ -52,7 +53,9 @@ def statement_pages(path: Path) -> set[int]:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench statements", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} statements", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--limit", type=int, default=0, help="PDFs per folder (0: all)")
     ap.add_argument("--show", type=int, default=10, help="PDFs without facts listed per folder")
     args = ap.parse_args(argv)

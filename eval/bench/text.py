@@ -21,6 +21,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from core.command_names import command_name
 from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
 from eval.normalize import flat_text
 from qa.records import Answer, Question
@@ -30,7 +31,9 @@ QUESTIONS = Path(__file__).with_name("text_questions.jsonl")
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.bench text", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} text", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("--keep", type=Path, help="build the corpus links and the index here (kept, re-used)")
     ap.add_argument("--llm", default="none", help="also answer with this model (.gguf file or folder)")
     ap.add_argument("--json", type=Path, help="write the figures and every answer here")
