@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from pathlib import Path
 
 TABLES_FOLDER = "tables"  # under INDEX_DIR
 HEADER_ROWS = 1  # a table's sheet: its header row, then its rows
@@ -25,12 +26,18 @@ _A1 = re.compile(r"[A-Z]{1,3}[1-9][0-9]*")
 
 
 def workbook_file(doc_id: str) -> str:
-    """The document's workbook, relative to INDEX_DIR: its id + .xlsx, or a shortened name with a hash when
-    that is longer than a file name may be."""
-    head, _, name = f"{TABLES_FOLDER}/{doc_id}.xlsx".rpartition("/")
-    if len(os.fsencode(name)) > _FILE_NAME_MAX:
-        name = f"{name.encode()[:180].decode(errors='ignore')}-{name_digest(doc_id)}.xlsx"
-    return f"{head}/{name}"
+    """The document's workbook, relative to INDEX_DIR."""
+    return document_file(Path(TABLES_FOLDER), doc_id, ".xlsx").as_posix()
+
+
+def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
+    """The file of a document in one of INDEX_DIR's folders: its id + suffix, or a shortened name with a hash
+    when that is longer than a file name may be."""
+    path = folder / f"{doc_id}{suffix}"
+    if len(os.fsencode(path.name)) > _FILE_NAME_MAX:
+        short = path.name.encode()[:180].decode(errors="ignore")
+        path = path.with_name(f"{short}-{name_digest(doc_id)}{suffix}")
+    return path
 
 
 def name_digest(text: str) -> str:

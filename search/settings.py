@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import InputError
-from core.workbook_layout import TABLES_FOLDER, name_digest, workbook_file
+from core.workbook_layout import TABLES_FOLDER, document_file, workbook_file
 
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
@@ -106,16 +106,6 @@ class IndexSettings:
     @property
     def report_path(self) -> Path:
         return self.index_dir / "ingest_report.json"
-
-
-def document_file(folder: Path, doc_id: str, suffix: str) -> Path:
-    """The file of a document in one of INDEX_DIR's folders: its id + suffix, or a shortened name with a hash
-    when that is longer than a file name may be (255 bytes)."""
-    path = folder / f"{doc_id}{suffix}"
-    if len(os.fsencode(path.name)) > 255:
-        short = path.name.encode()[:180].decode(errors="ignore")
-        path = path.with_name(f"{short}-{name_digest(doc_id)}{suffix}")
-    return path
 
 
 def index_settings(
