@@ -30,15 +30,29 @@ from ingestion.pipeline import (
     IngestOptions,
     default_workers,
 )
-from parser.settings import ParseSettings
+from parser.settings import ParseSettings, TableLimits
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits
     ("max_pages", int, "a PDF with more pages fails"),
     ("max_ocr_pixels", int, "a page that would render larger for OCR is not OCR'd"),
     ("max_ocr_pages", int, "pages past this many in a file are not OCR'd"),
-    ("max_table_cells", int, "an HTML table whose spans expand to more cells is skipped"),
     ("max_file_seconds", float, "parsing a file longer than this fails it (0: no limit)"),
+)
+TABLE_LIMIT_OPTIONS = (  # option, TableLimits field, what it limits (the same for PDF, HTML and facts workbooks)
+    ("max_table_cells", "cells", "a table whose spans expand to more cells is skipped"),
+    ("max_table_columns", "columns", "a table with more columns is skipped (a facts workbook fails)"),
+    ("max_cell_chars", "cell_chars", "a longer table cell is cut (a facts workbook's row is rejected)"),
+    (
+        "max_row_chars",
+        "row_chars",
+        "a table with a longer row is skipped (a facts workbook's row is rejected)",
+    ),
+    (
+        "max_expanded_bytes",
+        "expanded_bytes",
+        "a file's tables past this much text are skipped; an .xlsx that unzips to more fails",
+    ),
 )
 
 
@@ -119,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
             default=getattr(ParseSettings, name),
             help=f"{help_} (default: {getattr(ParseSettings, name)})",
         )
+    for name, field, help_ in TABLE_LIMIT_OPTIONS:
+        default = getattr(TableLimits, field)
+        limits.add_argument(
+            f"--{name.replace('_', '-')}", type=int, default=default, help=f"{help_} (default: {default:,})"
+        )
     add_verbosity(ap)
     args = ap.parse_args(argv)
     configure(args)
@@ -136,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
             shard=parse_shard(args.shard),
             progress=False if args.quiet else None,
         )
-        parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
+        parse = ParseSettings(
+            **{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS},
+            tables=TableLimits(**{field: getattr(args, name) for name, field, _ in TABLE_LIMIT_OPTIONS}),
+        )
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

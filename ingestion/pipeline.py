@@ -343,6 +343,10 @@ class Ingester:
                     log.warning("%s failed: %s", outcome.source.doc_id, "; ".join(outcome.errors))
                     continue
                 log.info("%s parsed in %.1f s", outcome.source.doc_id, outcome.seconds)
+                for (
+                    warning
+                ) in outcome.document.warnings:  # a limit hit (a table cut or skipped) is never silent
+                    log.warning("%s: %s", outcome.source.rel, warning)
                 batch.append((outcome, jobs[outcome.source.doc_id]))
                 if len(batch) >= self.options.batch_size:
                     reports += writer.write(batch)

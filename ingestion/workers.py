@@ -172,7 +172,9 @@ def _parse(
     source: Source, finder: MetadataFinder, settings: ParseSettings, identity: IdentityFinder
 ) -> ParsedDocument:
     if source.kind == "facts":
-        return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
+        return read_facts_workbook(
+            source.path, source.doc_id, field_names=_canonical_field(), limits=settings.tables
+        )
     if source.kind == "statute" or (source.path.suffix.lower() == ".md" and looks_like_statute(source.path)):
         return parse_statute(
             source.path, finder.find(source.doc_id)
