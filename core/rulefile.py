@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,22 @@ class RuleFile:
                 )
                 raise rule_file.error(f"{where + ': ' if where else ''}{message}", *at)
         return rule_file
+
+    def strings(self) -> Iterator[tuple[tuple, str]]:
+        """(key path, text) of every string in the file, keys included (a mapping may be keyed by patterns)."""
+        for at in self.lines:
+            value = self.value(*at)
+            if at and isinstance(at[-1], str):
+                yield at, at[-1]
+            if isinstance(value, str):
+                yield at, value
+
+    def value(self, *keys) -> Any:
+        """The value at this key path."""
+        value = self.data
+        for key in keys:
+            value = value[key]
+        return value
 
     def line(self, *keys) -> int:
         """Line of the value at this key path, or of its nearest written ancestor."""
