@@ -21,12 +21,13 @@ from pathlib import Path
 from core.command_names import command_name
 from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure
+from core.processes import EXIT_INTERRUPTED, INTERRUPTED_AT_START
 from ingestion.pipeline import (
     DEFAULT_MAX_FILE_MB,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     Ingester,
+    IngestInterrupted,
     IngestOptions,
     default_workers,
 )
@@ -73,6 +74,19 @@ DESCRIPTION = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:  # from the start: Ctrl-C while the options are read is one line too
+        ap = _parser()
+        args = ap.parse_args(argv)
+        configure(args)
+        if args.corpus is None and not args.delete:
+            ap.error("CORPUS_DIR is required (except with --delete)")
+        return _ingest(args)
+    except KeyboardInterrupt as exc:  # one line; the workers ignore Ctrl-C (core/processes.py)
+        print(exc if isinstance(exc, IngestInterrupted) else INTERRUPTED_AT_START, file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=command_name("parser.ingest"), description=DESCRIPTION)
     ap.add_argument(
         "corpus",
@@ -139,10 +153,10 @@ def main(argv: list[str] | None = None) -> int:
             f"--{name.replace('_', '-')}", type=int, default=default, help=f"{help_} (default: {default:,})"
         )
     add_verbosity(ap)
-    args = ap.parse_args(argv)
-    configure(args)
-    if args.corpus is None and not args.delete:
-        ap.error("CORPUS_DIR is required (except with --delete)")
+    return ap
+
+
+def _ingest(args: argparse.Namespace) -> int:
     try:
         settings = index_settings(args.index, args.backend, args.es_url, args.es_index, args.corpus)
         if args.delete:
@@ -163,11 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(
-            "interrupted: committed batches are kept; run the same command again to resume", file=sys.stderr
-        )
-        return EXIT_INTERRUPTED
     except OSError as exc:  # a full disk or a read-only file system, met where no store explained it
         if disk_error(exc) is None:
             raise
