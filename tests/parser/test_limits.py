@@ -128,46 +128,24 @@ def test_limits_are_validated():
         TableLimits(columns=0)
 
 
+def ingest(corpus: Path, index: Path, *options: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "parser.ingest", corpus, "--index", index, "--workers", "1", *options],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 def test_ingest_names_the_file_and_table_it_cut_on_one_line(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     html_table(corpus / "report.html", [["项目", "2022年"], ["营业收入", "100"], ["附注", "x" * 50]])
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "parser.ingest",
-            corpus,
-            "--index",
-            tmp_path / "index",
-            "--workers",
-            "1",
-            "--max-cell-chars",
-            "10",
-        ],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = ingest(corpus, tmp_path / "index", "--max-cell-chars", "10")
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     warnings = [line for line in result.stderr.splitlines() if "cut to 10" in line]
     assert warnings == ["warning: report.html: table big: 1 cell longer than 10 characters cut to 10"]
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "parser.ingest",
-            corpus,
-            "--index",
-            tmp_path / "index",
-            "--max-cell-chars",
-            "0",
-        ],
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    bad = ingest(corpus, tmp_path / "index", "--max-cell-chars", "0")
     assert bad.returncode == 2 and bad.stderr.strip() == "error: cell_chars must be at least 1, got 0"
