@@ -35,7 +35,7 @@ _COUNTED_FROM = 3  # an outer repeat of 3 or more times multiplies the ways of t
 # (`\\s*(?:的)?\\s*(?:年)?\\s*x` took 2.8 s on 200 spaces; two in a row, as in `.*年.*`, take milliseconds).
 _ADJACENT_FROM = 3
 # Characters an item may start with are tried on these and on every character the pattern names itself.
-_SAMPLES = "aZ0_ \t\n.,!-(/中年アあ、"
+_SAMPLES = "aZ0_ \t\n.,!-(/\u4e2d\u5e74\u30a2\u3042\u3001"  # two Han, a katakana, a hiragana, a CJK comma
 
 
 def backtracking_risk(pattern: str) -> str:

@@ -264,11 +264,11 @@ def _fiscal_year(label: str) -> int | None:
     return int(found.group(1)) if found and dated_year(text) is None else None
 
 
-def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits) -> None:
+def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | None = None) -> None:
     """Put the tables, their facts and their row chunks into `doc`; one odd table never loses the others.
 
     Each table is first held to `limits` (parser/limits.py): one cut or skipped is a warning on `doc`."""
-    budget = TableBudget(limits)
+    budget = TableBudget(limits or TableLimits())
     tables = [admitted for admitted in map(budget.admit, tables) if admitted is not None]
     doc.warnings += budget.warnings
     report_year = current_year(tables)
