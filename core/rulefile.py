@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,10 +50,6 @@ def data_dir(name: str, variable: str = "") -> Path:
     # a real folder: finqa is installed as files, never zipped. Resolved, so that errors in a
     # checkout name rules/x.yaml, the file a maintainer edits, not the symlink.
     return Path(str(importlib.resources.files("finqa").joinpath(name))).resolve()
-
-
-RULES_DIR = data_dir("rules", "FINQA_RULES_DIR")
-FORMULAS_DIR = data_dir("formulas", "FINQA_FORMULAS_DIR")
 
 
 @dataclass
@@ -113,6 +110,22 @@ class RuleFile:
                 )
                 raise rule_file.error(f"{where + ': ' if where else ''}{message}", *at)
         return rule_file
+
+    def strings(self) -> Iterator[tuple[tuple, str]]:
+        """(key path, text) of every string in the file, keys included (a mapping may be keyed by patterns)."""
+        for at in self.lines:
+            value = self.value(*at)
+            if at and isinstance(at[-1], str):
+                yield at, at[-1]
+            if isinstance(value, str):
+                yield at, value
+
+    def value(self, *keys) -> Any:
+        """The value at this key path."""
+        value = self.data
+        for key in keys:
+            value = value[key]
+        return value
 
     def line(self, *keys) -> int:
         """Line of the value at this key path, or of its nearest written ancestor."""

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from core.command_names import FINQA, RUN_AS
 from core.errors import InputError
+from core.processes import exit_interrupted_at_start
 from core.rulebook import RuleBook, activate
 
 
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:  # a module that lets one escape still gets the one-line error
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while the command's module is imported, before its own handling
+        exit_interrupted_at_start()
     return 0
 
 

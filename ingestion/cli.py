@@ -21,24 +21,39 @@ from pathlib import Path
 from core.command_names import command_name
 from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure
+from core.processes import EXIT_INTERRUPTED, INTERRUPTED_AT_START
 from ingestion.pipeline import (
     DEFAULT_MAX_FILE_MB,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     Ingester,
+    IngestInterrupted,
     IngestOptions,
     default_workers,
 )
-from parser.settings import ParseSettings
+from parser.settings import ParseSettings, TableLimits
 from search.settings import BACKENDS, IndexSettings, index_settings
 
 LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits
     ("max_pages", int, "a PDF with more pages fails"),
     ("max_ocr_pixels", int, "a page that would render larger for OCR is not OCR'd"),
     ("max_ocr_pages", int, "pages past this many in a file are not OCR'd"),
-    ("max_table_cells", int, "an HTML table whose spans expand to more cells is skipped"),
     ("max_file_seconds", float, "parsing a file longer than this fails it (0: no limit)"),
+)
+TABLE_LIMIT_OPTIONS = (  # option, TableLimits field, what it limits (the same for PDF, HTML and facts workbooks)
+    ("max_table_cells", "cells", "a table whose spans expand to more cells is skipped"),
+    ("max_table_columns", "columns", "a table with more columns is skipped (a facts workbook fails)"),
+    ("max_cell_chars", "cell_chars", "a longer table cell is cut (a facts workbook's row is rejected)"),
+    (
+        "max_row_chars",
+        "row_chars",
+        "a table with a longer row is skipped (a facts workbook's row is rejected)",
+    ),
+    (
+        "max_expanded_bytes",
+        "expanded_bytes",
+        "a file's tables past this much text are skipped; an .xlsx that unzips to more fails",
+    ),
 )
 
 
@@ -59,6 +74,19 @@ DESCRIPTION = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:  # from the start: Ctrl-C while the options are read is one line too
+        ap = _parser()
+        args = ap.parse_args(argv)
+        configure(args)
+        if args.corpus is None and not args.delete:
+            ap.error("CORPUS_DIR is required (except with --delete)")
+        return _ingest(args)
+    except KeyboardInterrupt as exc:  # one line; the workers ignore Ctrl-C (core/processes.py)
+        print(exc if isinstance(exc, IngestInterrupted) else INTERRUPTED_AT_START, file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog=command_name("parser.ingest"), description=DESCRIPTION)
     ap.add_argument(
         "corpus",
@@ -119,11 +147,16 @@ def main(argv: list[str] | None = None) -> int:
             default=getattr(ParseSettings, name),
             help=f"{help_} (default: {getattr(ParseSettings, name)})",
         )
+    for name, field, help_ in TABLE_LIMIT_OPTIONS:
+        default = getattr(TableLimits, field)
+        limits.add_argument(
+            f"--{name.replace('_', '-')}", type=int, default=default, help=f"{help_} (default: {default:,})"
+        )
     add_verbosity(ap)
-    args = ap.parse_args(argv)
-    configure(args)
-    if args.corpus is None and not args.delete:
-        ap.error("CORPUS_DIR is required (except with --delete)")
+    return ap
+
+
+def _ingest(args: argparse.Namespace) -> int:
     try:
         settings = index_settings(args.index, args.backend, args.es_url, args.es_index, args.corpus)
         if args.delete:
@@ -136,16 +169,14 @@ def main(argv: list[str] | None = None) -> int:
             shard=parse_shard(args.shard),
             progress=False if args.quiet else None,
         )
-        parse = ParseSettings(**{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS})
+        parse = ParseSettings(
+            **{name: getattr(args, name) for name, _, _ in LIMIT_OPTIONS},
+            tables=TableLimits(**{field: getattr(args, name) for name, field, _ in TABLE_LIMIT_OPTIONS}),
+        )
         summary = Ingester(args.corpus, settings, parse, options=options).run()
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(
-            "interrupted: committed batches are kept; run the same command again to resume", file=sys.stderr
-        )
-        return EXIT_INTERRUPTED
     except OSError as exc:  # a full disk or a read-only file system, met where no store explained it
         if disk_error(exc) is None:
             raise

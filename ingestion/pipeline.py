@@ -44,6 +44,7 @@ from core.errors import InputError
 from core.identity import IdentityFinder
 from core.layout import VERSION as LAYOUT_VERSION
 from core.manifest import Manifest, atomic_write_text, file_sha256
+from core.processes import interrupts_deferred
 from core.progress import Progress
 from core.records import FileReport
 from core.rulebook import active, using
@@ -65,7 +66,24 @@ from search.settings import IndexSettings
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_FILE_MB = 200.0
-EXIT_OK, EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 2, 3, 130
+EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 3
+
+
+class IngestInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an ingest, with what it kept: every batch committed before it stays in the stores (the
+    manifest is saved after each commit), so the same command run again parses only the files left."""
+
+    def __init__(self, kept: int, todo: int):
+        super().__init__(kept, todo)
+        self.kept, self.todo = kept, todo
+
+    def __str__(self) -> str:
+        done = (
+            f"{self.kept} of {self.todo} files to ingest were ingested and kept"
+            if self.todo
+            else "nothing ingested"
+        )
+        return f"interrupted: {done}; run the same command again to resume"
 
 
 def default_workers() -> int:
@@ -205,12 +223,19 @@ class Ingester:
         self.settings = settings
         self.parse = parse
         self.options = options or IngestOptions()
+        self._kept, self._todo = 0, 0  # files ingested and committed in this run, of those it had to ingest
 
     def run(self) -> IngestSummary:
-        with using(self.parse.rules):
-            return self._ingest()
+        """Ingest the corpus; IngestInterrupted (a KeyboardInterrupt) on Ctrl-C, saying what was kept."""
+        try:
+            with using(self.parse.rules):
+                return self._locked_run()
+        except IngestInterrupted:
+            raise
+        except KeyboardInterrupt:
+            raise IngestInterrupted(self._kept, self._todo) from None
 
-    def _ingest(self) -> IngestSummary:
+    def _locked_run(self) -> IngestSummary:
         started = time.perf_counter()
         settings = self.settings
         sources, reports, ignored = find_sources(self.corpus, exclude=[settings.index_dir])
@@ -299,21 +324,24 @@ class Ingester:
                 todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns, pages))
 
         todo = _longest_first(todo)
+        self._todo = len(todo)
         workers = min(self.options.workers, len(todo))
         with ExitStack() as stack:
             # the pool forks before the index opens its writer threads
             pool = stack.enter_context(ParserPool(finder, self.parse, workers)) if todo else None
             writer = stack.enter_context(BatchWriter(settings, manifest))
             if removed:
-                writer.remove(removed)
+                with interrupts_deferred():  # a write is done whole or not at all, then Ctrl-C is answered
+                    writer.remove(removed)
                 reports += [FileReport(e.path, e.doc_id, "removed") for e in removed]
             if pool is not None:
                 reports += self._parse_all(todo, pool, writer, manifest)
-            if todo or removed:
-                writer.attribute()
-            for report in reports:
-                report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
-            writer.finish()
+            with interrupts_deferred():
+                if todo or removed:
+                    writer.attribute()
+                for report in reports:
+                    report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
+                writer.finish()
 
         summary = IngestSummary(
             sorted(reports, key=lambda r: r.path),
@@ -347,14 +375,25 @@ class Ingester:
                     log.warning("%s failed: %s", outcome.source.doc_id, "; ".join(outcome.errors))
                     continue
                 log.info("%s parsed in %.1f s", outcome.source.doc_id, outcome.seconds)
+                for (
+                    warning
+                ) in outcome.document.warnings:  # a limit hit (a table cut or skipped) is never silent
+                    log.warning("%s: %s", outcome.source.rel, warning)
                 batch.append((outcome, jobs[outcome.source.doc_id]))
                 if len(batch) >= self.options.batch_size:
-                    reports += writer.write(batch)
+                    reports += self._write(writer, batch)
                     batch = []
             if batch:
-                reports += writer.write(batch)
+                reports += self._write(writer, batch)
             done = True
         return reports
+
+    def _write(self, writer: BatchWriter, batch: list[tuple[Outcome, Job]]) -> list[FileReport]:
+        """One batch written and committed whole (Ctrl-C waits for the commit), and counted as kept."""
+        with interrupts_deferred():
+            written = writer.write(batch)
+            self._kept += sum(report.status == "ingested" for report in written)
+        return written
 
 
 PAGE_BYTES = 2048  # a file other than a PDF counts as one page per this many bytes, when jobs are ordered

@@ -21,7 +21,7 @@ from pathlib import Path
 from core.budget import time_limit
 from core.errors import InputError
 from core.identity import IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
-from core.processes import exit_with_parent
+from core.processes import become_worker, interrupts_deferred
 from core.records import ParsedDocument, ReportYear
 from core.rulebook import activate, cached_per_book
 from core.rulefile import PROJECT_ROOT as _PROJECT
@@ -61,7 +61,7 @@ def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int, p
     _worker_finder, _worker_settings = finder, settings
     _worker_identity = IdentityFinder(IdentityRules.load())
     share_pages_read(pages_read)
-    exit_with_parent(parent)
+    become_worker(parent)  # Ctrl-C is the parent's: it stops the pool and says what was kept
 
 
 def _work(source: Source) -> Outcome:
@@ -173,7 +173,9 @@ def _parse(
     source: Source, finder: MetadataFinder, settings: ParseSettings, identity: IdentityFinder
 ) -> ParsedDocument:
     if source.kind == "facts":
-        return read_facts_workbook(source.path, source.doc_id, field_names=_canonical_field())
+        return read_facts_workbook(
+            source.path, source.doc_id, field_names=_canonical_field(), limits=settings.tables
+        )
     if source.kind == "statute" or (source.path.suffix.lower() == ".md" and looks_like_statute(source.path)):
         return parse_statute(
             source.path, finder.find(source.doc_id)
@@ -269,19 +271,26 @@ class ParserPool:
         self._pool = self._start()
         return self
 
-    def __exit__(self, *_) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def __exit__(self, failing, *_) -> None:
+        if self._pool is None:
+            return
+        if failing is not None and issubclass(failing, KeyboardInterrupt):
+            # Interrupted: the workers only parse (the main process writes), so they are stopped now rather
+            # than after the file each is parsing, which can take minutes.
+            for process in list(self._pool._processes.values()):
+                process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
 
     def _start(self) -> ProcessPoolExecutor:
-        pool = ProcessPoolExecutor(
-            self.workers,
-            mp_context=self._context,
-            initializer=_init_worker,
-            initargs=(self.finder, self.settings, os.getpid(), self.pages_read),
-        )
-        pool.submit(os.getpid).result()  # forks every worker now
+        with interrupts_deferred():  # a worker forked before its initializer runs must not take Ctrl-C
+            pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=self._context,
+                initializer=_init_worker,
+                initargs=(self.finder, self.settings, os.getpid(), self.pages_read),
+            )
+            pool.submit(os.getpid).result()  # forks every worker now
         return pool
 
     def run(self, sources: Iterable[Source]) -> Iterator[Outcome]:

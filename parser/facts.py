@@ -42,7 +42,9 @@ from core.units import (
 )
 from core.vocabulary import vocabulary
 from core.workbook_layout import workbook_cell
+from parser.limits import TableBudget
 from parser.records import record_rows, record_text
+from parser.settings import TableLimits
 from parser.tables import column_period
 
 _WORDS = per_book(lambda: vocabulary("facts"))  # rules/facts.yaml
@@ -263,8 +265,13 @@ def _fiscal_year(label: str) -> int | None:
     return int(found.group(1)) if found and dated_year(text) is None else None
 
 
-def add_tables(doc: ParsedDocument, tables: list[Table]) -> None:
-    """Put the tables, their facts and their row chunks into `doc`; one odd table never loses the others."""
+def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | None = None) -> None:
+    """Put the tables, their facts and their row chunks into `doc`; one odd table never loses the others.
+
+    Each table is first held to `limits` (parser/limits.py): one cut or skipped is a warning on `doc`."""
+    budget = TableBudget(limits or TableLimits())
+    tables = [admitted for admitted in map(budget.admit, tables) if admitted is not None]
+    doc.warnings += budget.warnings
     report_year = current_year(tables)
     rules = shared_statement_rules()
     for table in tables:

@@ -33,7 +33,7 @@ from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
-from parser.settings import ParseSettings
+from parser.settings import ParseSettings, TableLimits
 from parser.tables import GridCell, build_table, clean_cell
 
 _SKIPPED = frozenset({"script", "style", "title", "meta", "head", "colgroup", "col", "noscript", "template"})
@@ -66,13 +66,13 @@ def parse_html(
 
     The tables themselves are on `ParsedDocument.table_list` for the tables workbook.
     """
-    html = read_html(Path(path), settings.max_table_cells)
+    html = read_html(Path(path), settings.tables)
     if not meta.language:  # the row sentences are written in the document's language
         meta = replace(meta, language=_language(html))
     doc = ParsedDocument(meta=meta, warnings=list(html.warnings))
     chunker = Chunker(settings, rules or HeadingRules.shared())
     doc.chunks = chunker.run(meta, html.lines)
-    add_tables(doc, html.tables)
+    add_tables(doc, html.tables, settings.tables)
     return doc
 
 
@@ -82,12 +82,12 @@ def _language(html: HtmlDocument) -> str:
     return cjk_language("\n".join([line.text for line in html.lines[:LANGUAGE_LINES]] + labels))
 
 
-def read_html(path: Path, max_table_cells: int = ParseSettings.max_table_cells) -> HtmlDocument:
+def read_html(path: Path, limits: TableLimits | None = None) -> HtmlDocument:
     """Lines (headings marked) and tables of an HTML file; a table whose spans expand to more than
-    `max_table_cells` cells is skipped (with a warning)."""
+    `limits.cells` cells or `limits.columns` columns is skipped (with a warning) before its grid is built."""
     root, cut = _load(path)
     body = root.find("body")
-    walker = _Walker(max_table_cells)
+    walker = _Walker(limits or TableLimits())
     if cut:
         walker.warnings.append(
             f"the HTML is nested deeper than {_PARSER_DEPTH} levels: the parser dropped what lies deeper"
@@ -153,8 +153,8 @@ def _text(element) -> str:
 class _Walker:
     """Walks the body in document order, collecting lines, headings and tables."""
 
-    def __init__(self, max_table_cells: int):
-        self.max_table_cells = max_table_cells
+    def __init__(self, limits: TableLimits):
+        self.limits = limits
         self.warnings: list[str] = []
         self.lines: list[Line] = []
         self.tables: list[Table] = []
@@ -243,15 +243,18 @@ class _Walker:
                 self.tables.append(nested_table)
 
     def _grid(self, element, table_id: str) -> list[list[GridCell]] | None:
-        """The table's grid, or None (with a warning) when its spans expand past the cell limit."""
-        cells = sum(_span(cell, "rowspan") * _span(cell, "colspan") for row in _rows(element) for cell in row)
-        if cells > self.max_table_cells:
-            self.warnings.append(
-                f"table {table_id}: skipped, its spans expand to {cells} cells, over the limit of "
-                f"{self.max_table_cells} (--max-table-cells)"
-            )
-            return None
-        return _grid(element)
+        """The table's grid, or None (with a warning) when its spans expand past the cell or column limit."""
+        rows = _rows(element)
+        cells = sum(_span(cell, "rowspan") * _span(cell, "colspan") for row in rows for cell in row)
+        columns = max((sum(_span(cell, "colspan") for cell in row) for row in rows), default=0)
+        if cells > self.limits.cells:
+            why = f"its spans expand to {cells} cells, over the limit of {self.limits.cells} (--max-table-cells)"
+        elif columns > self.limits.columns:
+            why = f"{columns} columns, over the limit of {self.limits.columns} (--max-table-columns)"
+        else:
+            return _grid(element)
+        self.warnings.append(f"table {table_id}: skipped, {why}")
+        return None
 
 
 def _hidden(element) -> bool:

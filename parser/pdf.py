@@ -133,7 +133,7 @@ class PdfParser:
             for item in page.items
         ]
         doc.chunks = self.chunker.run(meta, lines)
-        add_tables(doc, tables)
+        add_tables(doc, tables, self.settings.tables)
         return doc
 
     def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: _PdfiumText) -> _Page:

@@ -7,6 +7,37 @@ from dataclasses import dataclass, field
 from core.errors import InputError
 from core.rulebook import RuleBook, active
 
+EXCEL_CELL_CHARS = 32_767  # the most one Excel cell holds: a tables workbook cell is never longer
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """How large a table may be, whatever format it comes from (PDF and HTML tables, facts workbooks), so that
+    one hostile file cannot take the machine: a 307 KB .xlsx can hold a 300 MB cell, a CSV header a million
+    columns, an HTML cell with colspan=1000 repeats its text a thousand times in the tables workbook.
+
+    A document's table over a limit is cut (a cell, to `cell_chars`) or skipped, each with a warning naming
+    the table; a facts workbook's row over a limit is rejected (a cut value would be a wrong fact).
+
+    >>> TableLimits(cells=10_000).columns
+    1000
+    """
+
+    cell_chars: int = EXCEL_CELL_CHARS
+    row_chars: int = 100_000  # one row's characters (a facts sheet has ten columns)
+    columns: int = 1_000
+    cells: int = 200_000  # rows x columns once row and column spans are expanded
+    expanded_bytes: int = 200_000_000  # a file's tables as text, or an .xlsx unzipped (about a million facts)
+
+    def __post_init__(self):
+        for name in ("cell_chars", "row_chars", "columns", "cells", "expanded_bytes"):
+            if getattr(self, name) < 1:
+                raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.cell_chars > EXCEL_CELL_CHARS:
+            raise InputError(
+                f"cell_chars must be at most Excel's {EXCEL_CELL_CHARS:,}, got {self.cell_chars:,}"
+            )
+
 
 @dataclass(frozen=True)
 class ParseSettings:
@@ -29,7 +60,7 @@ class ParseSettings:
         50_000_000  # a page that would render larger for OCR is not OCR'd (A0 at 200 dpi: 46M)
     )
     max_ocr_pages: int = 500  # pages past this many are not OCR'd (5,000 blank pages take an hour)
-    max_table_cells: int = 200_000  # an HTML table whose spans expand to more cells is skipped
+    tables: TableLimits = field(default_factory=TableLimits)  # a cell, a row, the columns, a file's tables
     max_file_seconds: float = 1800.0  # parsing one file longer than this fails it (0: no limit)
     # The rule folders the parsers read (core/rulebook.py); an ingest run makes them active, in each worker too.
     # Not in repr: the fingerprint of a parse hashes the rule files' contents, not where they lie.
@@ -46,7 +77,7 @@ class ParseSettings:
             raise InputError("header_footer_share must be in (0, 1]")
         if self.ocr_dpi < 72:
             raise InputError("ocr_dpi must be at least 72")
-        for name in ("max_pages", "max_ocr_pixels", "max_table_cells"):
+        for name in ("max_pages", "max_ocr_pixels"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_ocr_pages < 0 or self.max_file_seconds < 0:

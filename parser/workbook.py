@@ -43,6 +43,7 @@ from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
 from core.rulebook import pattern_per_book
 from core.units import find_unit, is_dash, parentheses_negative, parse_quantity, plain, scale_of
 from core.vocabulary import vocabulary
+from parser.settings import EXCEL_CELL_CHARS, TableLimits
 
 INDEX_SHEET = "index"
 FACTS_SHEET = "facts"
@@ -67,13 +68,6 @@ _SHEET_NAME_MAX = 31  # Excel's limit
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
 _YEAR = pattern_per_book(lambda: re.compile(vocabulary("numbers")["year_cell"]))  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
-# Limits on a user's facts workbook, so that one hostile file cannot take the machine (a 307 KB .xlsx can hold a
-# 300 MB cell; a CSV header can have a million columns). A cell holds at most what Excel lets it hold; a facts
-# sheet has ten columns; 200 MB of XML is about a million facts.
-MAX_CELL_CHARS = 32_767
-MAX_COLUMNS = 1_000
-MAX_ROW_CHARS = 100_000
-MAX_EXPANDED_BYTES = 200_000_000
 
 
 def write_tables_workbook(
@@ -225,12 +219,13 @@ def _printed_format(printed: str, negative: bool) -> str:
 
 
 def _cell(sheet, value):
-    """A value as Excel can store it: text without control characters, and never a formula ("=…" is text)."""
+    """A value as Excel can store it: text without control characters, at most the characters a cell holds (a
+    long heading path too), and never a formula ("=…" is text)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if not isinstance(value, str):
         return value.item() if hasattr(value, "item") else value
-    value = ILLEGAL_CHARACTERS_RE.sub("", value)
+    value = ILLEGAL_CHARACTERS_RE.sub("", value[:EXCEL_CELL_CHARS])
     if value.startswith("="):
         cell = WriteOnlyCell(sheet, value=value)
         cell.data_type = "s"
@@ -258,23 +253,28 @@ def read_tables_workbook(path: Path) -> dict[str, pd.DataFrame]:
 
 
 def read_facts_workbook(
-    path: Path, doc_id: str, field_names: Callable[[str], str | None] | None = None
+    path: Path,
+    doc_id: str,
+    field_names: Callable[[str], str | None] | None = None,
+    limits: TableLimits | None = None,
 ) -> ParsedDocument:
     """Facts (and covered company-years) from a user's .xlsx/.csv; bad rows are left out and listed in
     `rejected`; InputError naming file, sheet and row when no row is usable.
 
-    `field_names(written)` gives the name to store a field under (None: as written)."""
+    `field_names(written)` gives the name to store a field under (None: as written). `limits` (a cell, a row,
+    the columns, the expanded file): a row over a limit is rejected, a file over one fails."""
     path = Path(path)
+    limits = limits or TableLimits()
     rejected: list[InputError] = []
-    sheets = _read_sheets(path, rejected)
+    sheets = _read_sheets(path, rejected, limits)
     facts: list[Fact] = []
     reports: list[ReportYear] = []
     report_sheet = next((name for name in sheets if name.strip().lower() == REPORTS_SHEET), None)
     for name, frame in sheets.items():
         if name == report_sheet:
-            reports = _reports(frame, path, name, doc_id, rejected)
+            reports = _reports(frame, path, name, doc_id, rejected, limits)
         else:
-            facts += _facts(frame, path, name, doc_id, rejected)
+            facts += _facts(frame, path, name, doc_id, rejected, limits)
     if rejected and not facts:
         more = f" (and {len(rejected) - 1} more bad rows)" if len(rejected) > 1 else ""
         raise InputError(f"{_message(rejected[0])}{more}; no usable row", str(path), rejected[0].line)
@@ -329,7 +329,7 @@ def _row_of(fact: Fact, path: Path) -> str:
     return f"{path}:{line}" + (f" (sheet {sheet!r})" if sheet and sheet != "csv" else "")
 
 
-def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFrame]:
+def _read_sheets(path: Path, rejected: list[InputError], limits: TableLimits) -> dict[str, pd.DataFrame]:
     suffix = path.suffix.lower()
     try:
         if suffix == ".csv":
@@ -340,7 +340,7 @@ def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFra
                 except UnicodeDecodeError:
                     continue
                 frame = pd.read_csv(
-                    io.StringIO(_bounded_lines(data.decode(encoding), path, rejected)),
+                    io.StringIO(_bounded_lines(data.decode(encoding), path, rejected, limits)),
                     dtype=str,
                     keep_default_na=False,
                     skipinitialspace=True,
@@ -352,9 +352,9 @@ def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFra
         if suffix in (".xlsx", ".xlsm"):
             with zipfile.ZipFile(path) as archive:  # checked before anything is expanded
                 expanded = sum(member.file_size for member in archive.infolist())
-            if expanded > MAX_EXPANDED_BYTES:
+            if expanded > limits.expanded_bytes:
                 raise InputError(
-                    f"expands to {expanded / 1e6:,.0f} MB, more than the {MAX_EXPANDED_BYTES / 1e6:,.0f} "
+                    f"expands to {expanded / 1e6:,.0f} MB, more than the {limits.expanded_bytes / 1e6:,.0f} "
                     "MB a facts workbook may",
                     str(path),
                 )
@@ -373,21 +373,21 @@ def _read_sheets(path: Path, rejected: list[InputError]) -> dict[str, pd.DataFra
     )
 
 
-def _bounded_lines(text: str, path: Path, rejected: list[InputError]) -> str:
-    """The CSV's text with each line over MAX_ROW_CHARS blanked (an empty row, so later rows keep their numbers)
+def _bounded_lines(text: str, path: Path, rejected: list[InputError], limits: TableLimits) -> str:
+    """The CSV's text with each line over `limits.row_chars` blanked (an empty row, so later rows keep their numbers)
     and added to `rejected`; InputError when the header is such a line or has too many columns."""
     lines = text.splitlines(keepends=True)
-    if lines and (len(lines[0]) > MAX_ROW_CHARS or len(next(csv.reader(lines[:1]), [])) > MAX_COLUMNS):
+    if lines and (len(lines[0]) > limits.row_chars or len(next(csv.reader(lines[:1]), [])) > limits.columns):
         raise InputError(
-            f"the header row has more than {MAX_COLUMNS:,} columns or {MAX_ROW_CHARS:,} characters: "
+            f"the header row has more than {limits.columns:,} columns or {limits.row_chars:,} characters: "
             "not a facts table",
             str(path),
             1,
         )
     for number, line in enumerate(lines[1:], 2):
-        if len(line) > MAX_ROW_CHARS:
+        if len(line) > limits.row_chars:
             lines[number - 1] = "\n"
-            rejected.append(InputError(f"row longer than {MAX_ROW_CHARS:,} characters", str(path), number))
+            rejected.append(InputError(f"row longer than {limits.row_chars:,} characters", str(path), number))
     return "".join(lines)
 
 
@@ -395,10 +395,14 @@ def _where(sheet: str) -> str:
     return f"sheet {sheet!r}: " if sheet else ""
 
 
-def _columns(frame: pd.DataFrame, path: Path, sheet: str, required: tuple, optional: tuple) -> dict[str, str]:
+def _columns(
+    frame: pd.DataFrame, path: Path, sheet: str, required: tuple, optional: tuple, limits: TableLimits
+) -> dict[str, str]:
     """Lower-cased column name -> the frame's column; InputError listing the missing ones."""
-    if len(frame.columns) > MAX_COLUMNS:
-        raise InputError(f"{_where(sheet)}more than {MAX_COLUMNS:,} columns: not a facts table", str(path), 1)
+    if len(frame.columns) > limits.columns:
+        raise InputError(
+            f"{_where(sheet)}more than {limits.columns:,} columns: not a facts table", str(path), 1
+        )
     found = {str(c).strip().lower(): c for c in frame.columns}
     missing = [c for c in required if c not in found]
     if missing:
@@ -427,24 +431,31 @@ def _year(text: str, path: Path, sheet: str, line: int) -> int:
 
 
 def _facts(
-    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]
+    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError], limits: TableLimits
 ) -> list[Fact]:
-    columns = _columns(frame, path, sheet, FACT_COLUMNS, OPTIONAL_FACT_COLUMNS)
+    columns = _columns(frame, path, sheet, FACT_COLUMNS, OPTIONAL_FACT_COLUMNS, limits)
     facts = []
     for line, row in _rows(frame, columns):
         try:
+            _within_limits(row, limits, path, sheet, line)
             facts.append(_fact(row, path, sheet, doc_id, line))
         except InputError as exc:
             rejected.append(exc)
     return facts
 
 
-def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -> Fact:
+def _within_limits(row: dict[str, str], limits: TableLimits, path: Path, sheet: str, line: int) -> None:
+    """InputError when a cell or the row is longer than the limits allow (the row is rejected, never cut)."""
     for name, text in row.items():
-        if len(text) > MAX_CELL_CHARS:
+        if len(text) > limits.cell_chars:
             raise InputError(
-                f"{_where(sheet)}{name} longer than {MAX_CELL_CHARS:,} characters", str(path), line
+                f"{_where(sheet)}{name} longer than {limits.cell_chars:,} characters", str(path), line
             )
+    if sum(map(len, row.values())) > limits.row_chars:
+        raise InputError(f"{_where(sheet)}row longer than {limits.row_chars:,} characters", str(path), line)
+
+
+def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -> Fact:
     for name in ("company", "field", "value"):
         if not row[name]:
             raise InputError(f"{_where(sheet)}empty {name}", str(path), line)
@@ -475,12 +486,13 @@ def _fact(row: dict[str, str], path: Path, sheet: str, doc_id: str, line: int) -
 
 
 def _reports(
-    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError]
+    frame: pd.DataFrame, path: Path, sheet: str, doc_id: str, rejected: list[InputError], limits: TableLimits
 ) -> list[ReportYear]:
-    columns = _columns(frame, path, sheet, REPORT_COLUMNS, OPTIONAL_REPORT_COLUMNS)
+    columns = _columns(frame, path, sheet, REPORT_COLUMNS, OPTIONAL_REPORT_COLUMNS, limits)
     reports = []
     for line, row in _rows(frame, columns):
         try:
+            _within_limits(row, limits, path, sheet, line)
             if not row["company"]:
                 raise InputError(f"{_where(sheet)}empty company", str(path), line)
             reports.append(

@@ -2,8 +2,11 @@
 
 `check` validates every rules/*.yaml and formulas/*.yaml with its owner's
 loader (schema, regexes, duplicate ids, colliding synonyms, formula
-expressions) and prints one `file:line: what is wrong` line per problem;
-exit status 1 when there is any, 0 when all are clean.
+expressions), vets every string of every rule file that could be a regex for
+the shapes that backtrack without end (core/patterns.py: whoever reads the
+file, a question or a document line is matched against it), and prints one
+`file:line: what is wrong` line per problem; exit status 1 when there is any,
+0 when all are clean.
 
     $ python -m qa.rules check
     rules/question_types.yaml:41: bad regex '(原因' in rule report_text_reason: missing ), unterminated subpattern at position 0
@@ -22,6 +25,7 @@ from pathlib import Path
 from core.command_names import FINQA, run_as_finqa
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
+from core.patterns import backtracking_risk
 from core.rulebook import RuleBook, active, using
 from core.rulefile import RuleFile
 from core.vocabulary import SCHEMAS as VOCABULARIES
@@ -88,6 +92,35 @@ def _yaml_only(path: Path) -> list[InputError]:
     return []
 
 
+def backtracking_errors(path: Path) -> list[InputError]:
+    """A file:line error for each string of the rule file shaped to backtrack without end.
+
+    Every string is vetted, not only those a schema calls a regex: rule files are read by many owners, some
+    join or fill in patterns before compiling them, and a plain word or template has none of these shapes."""
+    rules = RuleFile.load(path)
+    errors = []
+    for at, text in rules.strings():
+        risk = backtracking_risk(text)
+        if risk:
+            shown = repr(text) if len(text) <= 80 else repr(text[:60] + "…")
+            errors.append(rules.error(f"regex {shown} can backtrack without end: {risk}; rewrite it", *at))
+    return errors
+
+
+def _loader_problems(path: Path, load, notes: list[str]) -> list[str]:
+    """What the file's own loader finds wrong with it (a file without one: whether it is YAML)."""
+    if load == "unknown":
+        notes.append(f"{path}: no schema known for this file; checked that it is valid YAML only")
+        load = _yaml_only
+    elif load is None:
+        notes.append(f"{path}: its loader is not installed yet; checked that it is valid YAML only")
+        load = _yaml_only
+    try:
+        return [str(e) for e in load(path)]
+    except InputError as exc:
+        return [str(exc)]
+
+
 def check(rules_dir: Path | None = None, formulas_dir: Path | None = None) -> tuple[list[str], list[str]]:
     """Validate every rule and formula file (the active rule book's folders unless given); returns
     (problems, notes) as printable lines."""
@@ -107,20 +140,14 @@ def _check(rules_dir: Path, formulas_dir: Path) -> tuple[list[str], list[str]]:
         if not (Path(rules_dir) / name).exists():
             problems.append(f"{Path(rules_dir) / name}: missing")
     for path, load in files:
-        if load == "unknown":
-            try:
-                RuleFile.load(path)
-                notes.append(f"{path}: no schema known for this file; checked that it is valid YAML only")
-            except InputError as exc:
-                problems.append(str(exc))
-            continue
-        if load is None:
-            notes.append(f"{path}: its loader is not installed yet; checked that it is valid YAML only")
-            load = _yaml_only
+        found = _loader_problems(path, load, notes)
+        # a loader that vets its own regexes (question_types.yaml) has said it already, at the same line
+        said = {problem.split(": ", 1)[0] for problem in found if "can backtrack without end" in problem}
         try:
-            problems += [str(e) for e in load(path)]
-        except InputError as exc:
-            problems.append(str(exc))
+            found += [str(e) for e in backtracking_errors(path) if str(e).split(": ", 1)[0] not in said]
+        except InputError:  # a file that is no YAML at all: its loader said so
+            pass
+        problems += found
     try:
         from core.fields import FieldDictionary
         from qa.formulas import check as check_formulas

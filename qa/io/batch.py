@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 
 from core.budget import time_limit
 from core.errors import InputError
-from core.processes import exit_with_parent
+from core.processes import become_worker
 from qa.engine import Engine, EngineSettings
 from qa.records import Analysis, Answer, Question
 
@@ -70,7 +69,7 @@ class BatchAnswerer:
             self._engine.close()
             self._engine = None
         if self._pool is not None:
-            # Interrupted: no waiting for the batches in flight; the workers end with this process (exit_with_parent)
+            # Interrupted: no waiting for the batches in flight; the workers end with this process (become_worker)
             self._pool.shutdown(wait=failing is not KeyboardInterrupt, cancel_futures=True)
             self._pool = None
 
@@ -180,10 +179,7 @@ _worker_settings: tuple[EngineSettings, BatchSettings] | None = None
 def _init_worker(engine: EngineSettings, settings: BatchSettings, parent: int) -> None:
     global _worker_settings
     _worker_settings = engine, settings
-    # Ctrl-C reaches every process of the terminal's group: the parent alone answers it (it stops the pool and
-    # says what was written), so a worker neither prints a traceback nor ends a batch half done.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    exit_with_parent(parent)
+    become_worker(parent)  # Ctrl-C is the parent's: it stops the pool and says what was written
 
 
 def _answer_in_worker(batch: list[Question]) -> list[tuple[Answer, tuple[str, ...]]]:

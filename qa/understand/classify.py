@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError, RuleError
-from core.patterns import nested_quantifier
+from core.patterns import backtracking_risk
 from core.rulebook import active
 from core.rulefile import RuleFile
 from qa.records import ROUTES, QuestionType
@@ -207,7 +207,7 @@ def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputErro
                         )
                     )
                     continue
-                nested = nested_quantifier(pattern)
+                nested = backtracking_risk(pattern)
                 if nested:  # `re` cannot be interrupted: such a pattern can hang every run on one question
                     errors.append(
                         rules_file.error(

@@ -25,7 +25,7 @@ from ingestion.workers import parse_source
 from parser.html import read_html
 from parser.metadata import MetadataFinder
 from parser.ocr import render_page
-from parser.settings import ParseSettings
+from parser.settings import ParseSettings, TableLimits
 from search.backend import SearchQuery
 from search.settings import IndexSettings
 from search.sqlite_facts import SqliteFactStore
@@ -729,7 +729,7 @@ def test_a_span_bomb_table_is_skipped_with_a_warning(tmp_path):
         '<html><body><table><tr><td rowspan="1000" colspan="1000">x</td>'
         "<td>1</td></tr>" + "<tr><td>b</td></tr>" * 999 + "</table></body></html>",
     )
-    html = read_html(path, max_table_cells=10_000)
+    html = read_html(path, TableLimits(cells=10_000))
     assert html.tables == [] and "--max-table-cells" in html.warnings[0]
 
 
