@@ -43,6 +43,7 @@ SCHEMAS: dict[str, dict] = {
         thousands_separators=WORDS,
         sentence_ends=TEXT,
         sentence_closers=TEXT,
+        clause_ends=TEXT,
         formula_quotes=_PAIR,
         record_separator=TEXT,
         formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT},

@@ -76,6 +76,7 @@ _QUESTIONS = vocabulary("questions")  # rules/questions.yaml
 _ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
 RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]  # label：value in a record chunk
 _CHECKBOXES = re.compile(_QUESTIONS["checkboxes"])  # √适用 □不适用: a form's marks, no answer
+_CLAUSE_ENDS = tuple(vocabulary("punctuation")["clause_ends"])  # ；: a clause of a longer sentence ends
 
 
 @dataclass(frozen=True)
@@ -519,8 +520,10 @@ class TextAnswerer:
         return next((word for word in (topic.says if topic else ()) if self.naming(doc_id, word)), "")
 
     def naming(self, doc_id: str, name: str) -> list[Hit]:
-        """The chunks of one document that write `name` whole, best first."""
+        """The chunks of one document that write `name` whole, best first. Its words are searched as terms too: a
+        chunk's words may cut it otherwise (每10股派发 is 每 / 10 / 股派 / 发), which no phrase query finds."""
         query = SearchQuery(
+            text=name,
             phrases=(name,),
             doc_ids=(doc_id,),
             kinds=SMALL_KINDS,
@@ -629,7 +632,7 @@ class TextAnswerer:
             lines = (
                 hit.chunk.text.splitlines()
                 if hit.chunk.kind == RECORD_KIND
-                else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
+                else _whole_sentences(_sentences(_CHECKBOXES.sub(" ", hit.chunk.text)))
             )
             for pos, sentence in enumerate(lines):
                 sentence = sentence.strip()
@@ -754,6 +757,22 @@ def _sentences(text: str) -> list[str]:
     splitter = SentenceSplitter(_SENTENCE_MAX_CHARS)
     found = splitter.feed(text, 0) + splitter.flush()
     return [s.text for s in found if s.text]
+
+
+def _whole_sentences(pieces: list[str]) -> list[str]:
+    """The splitter's pieces with the clauses of one sentence joined again (一是宏观经济风险；二是疫情影响…。 is one
+    answer: a list the report enumerates in one sentence is quoted whole), while they fit `_SENTENCE_MAX_CHARS`.
+
+    >>> _whole_sentences(["一是汇率风险；", "二是政策风险。", "公司将积极应对。"])
+    ['一是汇率风险；二是政策风险。', '公司将积极应对。']
+    """
+    out: list[str] = []
+    for piece in pieces:
+        if out and out[-1].endswith(_CLAUSE_ENDS) and len(out[-1]) + len(piece) <= _SENTENCE_MAX_CHARS:
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
 
 
 def _merge(left: str, right: str) -> str:

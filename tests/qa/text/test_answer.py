@@ -113,6 +113,19 @@ def index(tmp_path_factory):
             year=2019,
         )
         + _chunks(
+            "annual/dividend-2024",
+            [
+                "第四章 公司治理",
+                "4.15 公司普通股利润分配及资本公积金转增股本情况",
+                "本行2024年度利润分配预案符合公司章程及股东回报规划。",
+                "拟以本行2024年末总股本为基数，全年以每10股派发现金股利人民币6.08元（含税）。",
+                "4.16 风险管理",
+                "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。本行持续完善风险管理体系。",
+            ],
+            company="分红测试银行",
+            year=2024,
+        )
+        + _chunks(
             "S100TEST/S100TEST-0102010",
             ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
             page=0,
@@ -398,3 +411,32 @@ def test_a_question_asking_what_its_topic_is_gets_the_sentence_that_says_it_firs
     )
     assert answer.documents[0] == "annual/freezer-2019"
     assert answer.answer.split("：", 1)[1].startswith("公司主营业务是冷冻设备的研发、生产和销售。")
+
+
+def test_a_dividend_plan_is_answered_by_the_sentence_stating_the_amount_per_10_shares(answerer):
+    # The policy sentence names 利润分配预案 and outscores the plan's own sentence, which the tokenizer cuts
+    # (每 / 10 / 股派 / 发现): rules/topics.yaml `says` finds the chunk that writes 每10股 all the same.
+    analysis = replace(
+        _analysis(
+            "分红测试银行2024年度的利润分配预案是什么?",
+            company="分红测试银行",
+            years=[2024],
+            keywords=["利润分配预案"],
+        ),
+        topic="利润分配预案",
+    )
+    answer = answerer.run(analysis)
+    assert answer.documents[0] == "annual/dividend-2024"
+    assert "6.08元" in answer.answer and "股东回报规划" not in answer.answer
+
+
+def test_the_clauses_of_one_enumerating_sentence_are_quoted_together(answerer):
+    passages = [
+        _passage(
+            1,
+            ("第四章 公司治理", "4.16 风险管理"),
+            "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。本行持续完善风险管理体系。",
+        )
+    ]
+    sentences = answerer.best_sentences(_analysis("本行面临哪些主要风险?", keywords=["主要风险"]), passages)
+    assert "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。" in sentences
