@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 from core.errors import InputError
 from core.fields import FieldDictionary
 from core.records import RECORD_KIND, Chunk
-from core.sentences import SentenceSplitter
+from core.sentences import SENTENCE_END, SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
 from core.years import extract_years
@@ -77,6 +77,7 @@ _ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
 RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]  # label：value in a record chunk
 _CHECKBOXES = re.compile(_QUESTIONS["checkboxes"])  # √适用 □不适用: a form's marks, no answer
 _CLAUSE_ENDS = tuple(vocabulary("punctuation")["clause_ends"])  # ；: a clause of a longer sentence ends
+_SENTENCE_ENDS = re.compile(f"[{re.escape(SENTENCE_END)}]")
 
 
 @dataclass(frozen=True)
@@ -475,9 +476,10 @@ class TextAnswerer:
             for h in self.index.search(query)
             if h.chunk.doc_id == doc_id
         ]
-        return [
+        ranked = [
             h for rank, h in sorted((f for f in found if f[0] is not None), key=lambda f: (f[0], -f[1].score))
         ]
+        return _without_running_headers(ranked)
 
     def record_answer(self, analysis: Analysis, doc_id: str) -> tuple[Hit, str] | None:
         """For a topic answered by a name (rules/topics.yaml `record`), a record of a key-value table
@@ -628,12 +630,12 @@ class TextAnswerer:
             )
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
             point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
-            # A record's sentences are its label：value lines.
-            lines = (
-                hit.chunk.text.splitlines()
-                if hit.chunk.kind == RECORD_KIND
-                else _whole_sentences(_sentences(_CHECKBOXES.sub(" ", hit.chunk.text)))
-            )
+            # A record's sentences are its label：value lines; a table row's are its cells (；-joined, no clauses).
+            lines = _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
+            if hit.chunk.kind == RECORD_KIND:
+                lines = hit.chunk.text.splitlines()
+            elif hit.chunk.kind != "table":
+                lines = _whole_sentences(lines)
             for pos, sentence in enumerate(lines):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
@@ -757,6 +759,20 @@ def _sentences(text: str) -> list[str]:
     splitter = SentenceSplitter(_SENTENCE_MAX_CHARS)
     found = splitter.feed(text, 0) + splitter.flush()
     return [s.text for s in found if s.text]
+
+
+def _without_running_headers(hits: list[Hit]) -> list[Hit]:
+    """The hits but those whose whole text, no sentence, another hit writes on another page: a line a report repeats
+    page after page (审计报告（续）… on each page of the auditor's report) is its running header, not the section's
+    text (a statement repeated under two headings is a sentence)."""
+    pages: dict[str, set[int]] = defaultdict(set)
+    for hit in hits:
+        pages[_FOLD_SPACES.sub("", hit.chunk.text)].add(hit.chunk.page_start)
+    return [
+        h
+        for h in hits
+        if len(pages[_FOLD_SPACES.sub("", h.chunk.text)]) < 2 or _SENTENCE_ENDS.search(h.chunk.text)
+    ]
 
 
 def _whole_sentences(pieces: list[str]) -> list[str]:

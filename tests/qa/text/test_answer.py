@@ -440,3 +440,23 @@ def test_the_clauses_of_one_enumerating_sentence_are_quoted_together(answerer):
     ]
     sentences = answerer.best_sentences(_analysis("本行面临哪些主要风险?", keywords=["主要风险"]), passages)
     assert "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。" in sentences
+
+
+def test_a_line_repeated_page_after_page_is_a_running_header_not_the_sections_text():
+    from qa.text.answer import _without_running_headers
+
+    def hit(n: int, page: int, text: str) -> Hit:
+        return Hit(Chunk(f"annual/x#t{n}", "annual/x", text, ("三、关键审计事项（续）",), page, page), 1.0)
+
+    header = "审计报告（续）安永华明（2025）审字第70036697_H01号"
+    said = "本行股权结构较为分散，不存在控股股东。"
+    kept = _without_running_headers(
+        [
+            hit(1, 118, header),
+            hit(2, 119, header),
+            hit(3, 117, said),
+            hit(4, 120, said),
+            hit(5, 121, "结构化主体"),
+        ]
+    )
+    assert [h.chunk.chunk_id[-2:] for h in kept] == ["t3", "t4", "t5"]  # a sentence repeated is kept
