@@ -622,6 +622,7 @@ class TextAnswerer:
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
         bonus = self.settings.topic_bonus
         candidates = []
+        seen: set[str] = set()
         for rank, hit in enumerate(passages):
             headings = folded(" ".join(hit.chunk.titles))
             titled = bonus * (
@@ -640,6 +641,9 @@ class TextAnswerer:
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
                     continue
+                if folded(sentence) in seen:  # the same statement under two headings is quoted once
+                    continue
+                seen.add(folded(sentence))
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in folded(sentence) for p in phrases)

@@ -460,3 +460,16 @@ def test_a_line_repeated_page_after_page_is_a_running_header_not_the_sections_te
         ]
     )
     assert [h.chunk.chunk_id[-2:] for h in kept] == ["t3", "t4", "t5"]  # a sentence repeated is kept
+
+
+def test_the_same_statement_under_two_headings_is_quoted_once(answerer):
+    said = "本公司股权结构较为分散，不存在控股股东。"
+    passages = [
+        _passage(1, ("第七节 股东情况", "四、控股股东及实际控制人情况", "(一) 控股股东情况"), said),
+        _passage(2, ("第七节 股东情况", "四、控股股东及实际控制人情况", "(二) 实际控制人情况"), said),
+    ]
+    analysis = replace(_analysis("公司的控股股东是谁?", keywords=["控股股东"]), topic="控股股东")
+    sentences = answerer.best_sentences(
+        analysis, passages
+    )  # the second would be "(二) 实际控制人情况 本公司…"
+    assert sum(said in s for s in sentences) == 1
