@@ -516,10 +516,19 @@ class TextAnswerer:
         return (best[2], best[3]) if best else None
 
     def says(self, analysis: Analysis, doc_id: str) -> str:
-        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes,
-        or "": the sentences that write it answer."""
+        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes in a
+        sentence of no other year than asked, or "": the sentences that write it answer. A report that pays no
+        dividend for the year asked writes 每10股 only of past years' plans: its 不派发现金红利 answers."""
         topic = self.topics.get(analysis.topic)
-        return next((word for word in (topic.says if topic else ()) if self.naming(doc_id, word)), "")
+        for word in topic.says if topic else ():
+            written = folded(word)
+            if any(
+                written in folded(sentence) and not _other_years(sentence, analysis.years)
+                for hit in self.naming(doc_id, word)
+                for sentence in _sentences(hit.chunk.text)
+            ):
+                return word
+        return ""
 
     def naming(self, doc_id: str, name: str) -> list[Hit]:
         """The chunks of one document that write `name` whole, best first. Its words are searched as terms too: a
@@ -643,6 +652,8 @@ class TextAnswerer:
                     continue
                 if folded(sentence) in seen:  # the same statement under two headings is quoted once
                     continue
+                if named and _other_years(sentence, analysis.years):
+                    continue  # a plan or opinion of another year (a table of past dividends) answers no question
                 seen.add(folded(sentence))
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
@@ -777,6 +788,13 @@ def _without_running_headers(hits: list[Hit]) -> list[Hit]:
         for h in hits
         if len(pages[_FOLD_SPACES.sub("", h.chunk.text)]) < 2 or _SENTENCE_ENDS.search(h.chunk.text)
     ]
+
+
+def _other_years(sentence: str, asked: tuple[int, ...]) -> bool:
+    """The first year the sentence writes, the one it is about, is not asked (公司2018年度利润分配方案为…，已于2019年7月
+    实施完毕 for a question about 2019; 《2019年度利润分配方案》 for one about 2020)."""
+    written = extract_years(sentence).years
+    return bool(asked and written and written[0] not in asked)
 
 
 def _whole_sentences(pieces: list[str]) -> list[str]:

@@ -126,6 +126,18 @@ def index(tmp_path_factory):
             year=2024,
         )
         + _chunks(
+            "annual/nodividend-2019",
+            [
+                "第五节 重要事项",
+                "一、普通股利润分配或资本公积金转增预案",
+                "公司2018年度利润分配方案为每10股派发现金红利2.00元（含税），已于2019年7月实施完毕。",
+                "二、经董事会审议的报告期利润分配预案或公积金转增股本预案",
+                "公司2019年度不派发现金红利，不送红股，不以公积金转增股本。",
+            ],
+            company="无分红测试科技",
+            year=2019,
+        )
+        + _chunks(
             "S100TEST/S100TEST-0102010",
             ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
             page=0,
@@ -473,3 +485,19 @@ def test_the_same_statement_under_two_headings_is_quoted_once(answerer):
         analysis, passages
     )  # the second would be "(二) 实际控制人情况 本公司…"
     assert sum(said in s for s in sentences) == 1
+
+
+def test_a_dividend_plan_of_another_year_does_not_answer_for_the_year_asked(answerer):
+    # 每10股 is written of the 2018 plan only; the 2019 plan pays nothing, and says so.
+    analysis = replace(
+        _analysis(
+            "无分红测试科技2019年度的利润分配预案是什么?",
+            company="无分红测试科技",
+            years=[2019],
+            keywords=["利润分配预案"],
+        ),
+        topic="利润分配预案",
+    )
+    answer = answerer.run(analysis)
+    assert answer.documents[0] == "annual/nodividend-2019"
+    assert "不派发现金红利" in answer.answer and "2.00元" not in answer.answer
