@@ -363,9 +363,13 @@ class LocalLLM:
             budget -= cost
         used = passages[: len(lines)]
         context = "\n".join(lines)
-        answer = first_sentence(self.chat("report_text", question, context))
+        reply = self.generate(self.messages("report_text", question, context))
+        answer = first_sentence(reply.text)
         if not answer:
             return ModelSentence("", "empty reply")
+        if reply.stopped != "end" and not _SENTENCE_END.search(answer):
+            # Stopped by the clock or the token limit mid-sentence (资料中未…): half a sentence says nothing sure.
+            return ModelSentence(answer, f"the reply was cut off ({reply.stopped}) before its sentence ended")
         if _PROMPTS["no_answer"] in answer:
             return ModelSentence(answer, "the model found no answer in the passages")
         why = unsupported(answer, question + "\n" + context)
