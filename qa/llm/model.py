@@ -14,8 +14,9 @@ The model only words things; the engine decides what is true:
 - `extract_keywords` is the key-word fallback of question understanding;
 - `answer_from_passages` answers a report_text question in one sentence from
   retrieved passages, citing them ("[doc, 第N页]"); a sentence writing a number
-  or a name that is in neither the question nor the passages is rejected, with
-  the reason, so the caller keeps its extractive answer;
+  or a name that is in neither the question nor the passages, or cut off by the
+  timeout or the token limit before it ended, is rejected, with the reason, so
+  the caller keeps its extractive answer;
 - `answer_open` explains a finance concept (task "open");
 - `rephrase` rewords a computed answer; the template answer is kept unless
   every number of the new wording is in the template answer and the value is
@@ -337,8 +338,8 @@ class LocalLLM:
 
         Passages go in best first while the prompt fits `context_tokens`. Only the
         reply's first sentence is kept; it is rejected (`rejected` says why) when it is
-        empty or writes a number or a name that is in neither the question nor the
-        passages (`unsupported`); a missing citation is added.
+        empty, cut off before its sentence ended, or writes a number or a name that is in
+        neither the question nor the passages (`unsupported`); a missing citation is added.
         """
         passages = [
             Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()
