@@ -44,6 +44,7 @@ SCHEMAS: dict[str, dict] = {
         sentence_ends=TEXT,
         sentence_closers=TEXT,
         clause_ends=TEXT,
+        inner_marks=TEXT,
         formula_quotes=_PAIR,
         record_separator=TEXT,
         formula_operators={"type": "object", "minProperties": 1, "additionalProperties": TEXT},

@@ -31,12 +31,13 @@ from dataclasses import dataclass
 
 from core.sentences import SENTENCE_END, join_text
 from core.units import parse_quantity
+from core.vocabulary import vocabulary
 from parser.headings import HeadingRules, HeadingStack
 from parser.tables import clean_cell
 
 # A passage: at least this many characters, with a sentence or clause mark (a name or a label has neither).
 PROSE_CHARS = 40
-_MARKS = SENTENCE_END + "，,、："
+_MARKS = SENTENCE_END + vocabulary("punctuation")["inner_marks"]
 
 
 @dataclass(frozen=True)
