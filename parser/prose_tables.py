@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.rulebook import per_book
 from core.sentences import SENTENCE_END, join_text
 from core.units import parse_quantity
 from core.vocabulary import vocabulary
@@ -37,7 +38,7 @@ from parser.tables import clean_cell
 
 # A passage: at least this many characters, with a sentence or clause mark (a name or a label has neither).
 PROSE_CHARS = 40
-_MARKS = SENTENCE_END + vocabulary("punctuation")["inner_marks"]
+_MARKS = per_book(lambda: SENTENCE_END.value() + vocabulary("punctuation")["inner_marks"])
 
 
 @dataclass(frozen=True)
@@ -97,4 +98,4 @@ def _names_point(cells: list[str]) -> bool:
 
 
 def _is_passage(text: str) -> bool:
-    return len(text) >= PROSE_CHARS and any(mark in text for mark in _MARKS)
+    return len(text) >= PROSE_CHARS and any(mark in text for mark in _MARKS.value())
