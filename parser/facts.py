@@ -43,6 +43,7 @@ from core.units import (
 from core.vocabulary import vocabulary
 from core.workbook_layout import workbook_cell
 from parser.limits import TableBudget
+from parser.prose_tables import prose_rows
 from parser.records import record_rows, record_text
 from parser.settings import TableLimits
 from parser.tables import column_period
@@ -477,9 +478,27 @@ def table_facts(
                     cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else ""),
                 )
             )
-    # A key-value table: its records replace the row sentences, which misread labels as periods. Tables with cell
-    # ids (HTML reports) keep their rows: the table-cell route answers from them, cell by cell.
-    records = record_rows(frame) if table.cell_ids is None else []
+    # A section printed as a table (parser/prose_tables.py): its passages replace the row sentences, which glued
+    # passage to passage, each under the point its table names above it. A key-value table: its records replace
+    # the row sentences, which misread labels as periods. Tables with cell ids (HTML reports) keep their rows: the
+    # table-cell route answers from them, cell by cell.
+    prose = prose_rows(frame, chunk_titles) if table.cell_ids is None else []
+    records = record_rows(frame) if table.cell_ids is None and not prose else []
+    if prose:
+        chunks = [
+            Chunk(
+                chunk_id=f"{meta.doc_id}#r{table.table_id}-{row.row}",
+                doc_id=meta.doc_id,
+                text=row.text,
+                titles=row.titles,
+                page_start=row_pages[row.row] if row_pages else table.page,
+                page_end=row_pages[row.row] if row_pages else table.page,
+                company=meta.company,
+                year=meta.year,
+                kind="table",
+            )
+            for row in prose
+        ]
     if records:
         pages = [row_pages[0] if row_pages else table.page] * len(records)
         chunks = [

@@ -14,8 +14,9 @@ The model only words things; the engine decides what is true:
 - `extract_keywords` is the key-word fallback of question understanding;
 - `answer_from_passages` answers a report_text question in one sentence from
   retrieved passages, citing them ("[doc, 第N页]"); a sentence writing a number
-  or a name that is in neither the question nor the passages is rejected, with
-  the reason, so the caller keeps its extractive answer;
+  or a name that is in neither the question nor the passages, or cut off by the
+  timeout or the token limit before it ended, is rejected, with the reason, so
+  the caller keeps its extractive answer;
 - `answer_open` explains a finance concept (task "open");
 - `rephrase` rewords a computed answer; the template answer is kept unless
   every number of the new wording is in the template answer and the value is
@@ -342,8 +343,8 @@ class LocalLLM:
 
         Passages go in best first while the prompt fits `context_tokens`. Only the
         reply's first sentence is kept; it is rejected (`rejected` says why) when it is
-        empty or writes a number or a name that is in neither the question nor the
-        passages (`unsupported`); a missing citation is added.
+        empty, cut off before its sentence ended, or writes a number or a name that is in
+        neither the question nor the passages (`unsupported`); a missing citation is added.
         """
         passages = [
             Passage(h.chunk.doc_id, h.chunk.page_start, h.chunk.text) for h in hits if h.chunk.text.strip()
@@ -368,9 +369,13 @@ class LocalLLM:
             budget -= cost
         used = passages[: len(lines)]
         context = "\n".join(lines)
-        answer = first_sentence(self.chat("report_text", question, context))
+        reply = self.generate(self.messages("report_text", question, context))
+        answer = first_sentence(reply.text)
         if not answer:
             return ModelSentence("", "empty reply")
+        if reply.stopped != "end" and not _SENTENCE_END.search(answer):
+            # Stopped by the clock or the token limit mid-sentence (资料中未…): half a sentence says nothing sure.
+            return ModelSentence(answer, f"the reply was cut off ({reply.stopped}) before its sentence ended")
         if _PROMPTS["no_answer"] in answer:
             return ModelSentence(answer, "the model found no answer in the passages")
         why = unsupported(answer, question + "\n" + context)

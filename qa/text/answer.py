@@ -50,7 +50,7 @@ from core.fields import FieldDictionary
 from core.language import LATIN, language_of
 from core.records import RECORD_KIND, Chunk
 from core.rulebook import pattern_per_book, per_book
-from core.sentences import SentenceSplitter
+from core.sentences import SENTENCE_END, SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
 from core.years import extract_years
@@ -82,6 +82,10 @@ RECORD_SEPARATOR = per_book(
 _CHECKBOXES = pattern_per_book(
     lambda: re.compile(_QUESTIONS["checkboxes"])
 )  # √适用 □不适用: a form's marks, no answer
+_CLAUSE_ENDS = per_book(
+    lambda: tuple(vocabulary("punctuation")["clause_ends"])
+)  # ；: a clause of a longer sentence ends
+_SENTENCE_ENDS = pattern_per_book(lambda: re.compile(f"[{re.escape(SENTENCE_END.value())}]"))
 
 
 @dataclass(frozen=True)
@@ -480,9 +484,10 @@ class TextAnswerer:
             for h in self.index.search(query)
             if h.chunk.doc_id == doc_id
         ]
-        return [
+        ranked = [
             h for rank, h in sorted((f for f in found if f[0] is not None), key=lambda f: (f[0], -f[1].score))
         ]
+        return _without_running_headers(ranked)
 
     def record_answer(self, analysis: Analysis, doc_id: str) -> tuple[Hit, str] | None:
         """For a topic answered by a name (rules/topics.yaml `record`), a record of a key-value table
@@ -519,14 +524,25 @@ class TextAnswerer:
         return (best[2], best[3]) if best else None
 
     def says(self, analysis: Analysis, doc_id: str) -> str:
-        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes,
-        or "": the sentences that write it answer."""
+        """The first of the topic's `says` words (rules/topics.yaml: 标准无保留意见 for 审计意见) the document writes in a
+        sentence of no other year than asked, or "": the sentences that write it answer. A report that pays no
+        dividend for the year asked writes 每10股 only of past years' plans: its 不派发现金红利 answers."""
         topic = self.topics.get(analysis.topic)
-        return next((word for word in (topic.says if topic else ()) if self.naming(doc_id, word)), "")
+        for word in topic.says if topic else ():
+            written = folded(word)
+            if any(
+                written in folded(sentence) and not _other_years(sentence, analysis.years)
+                for hit in self.naming(doc_id, word)
+                for sentence in _sentences(hit.chunk.text)
+            ):
+                return word
+        return ""
 
     def naming(self, doc_id: str, name: str) -> list[Hit]:
-        """The chunks of one document that write `name` whole, best first."""
+        """The chunks of one document that write `name` whole, best first. Its words are searched as terms too: a
+        chunk's words may cut it otherwise (每10股派发 is 每 / 10 / 股派 / 发), which no phrase query finds."""
         query = SearchQuery(
+            text=name,
             phrases=(name,),
             doc_ids=(doc_id,),
             kinds=SMALL_KINDS,
@@ -623,6 +639,7 @@ class TextAnswerer:
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
         bonus = self.settings.topic_bonus
         candidates = []
+        seen: set[str] = set()
         for rank, hit in enumerate(passages):
             headings = folded(" ".join(hit.chunk.titles))
             titled = bonus * (
@@ -631,16 +648,21 @@ class TextAnswerer:
             )
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
             point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
-            # A record's sentences are its label：value lines.
-            lines = (
-                hit.chunk.text.splitlines()
-                if hit.chunk.kind == RECORD_KIND
-                else _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
-            )
+            # A record's sentences are its label：value lines; a table row's are its cells (；-joined, no clauses).
+            lines = _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
+            if hit.chunk.kind == RECORD_KIND:
+                lines = hit.chunk.text.splitlines()
+            elif hit.chunk.kind != "table":
+                lines = _whole_sentences(lines)
             for pos, sentence in enumerate(lines):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
                     continue
+                if folded(sentence) in seen:  # the same statement under two headings is quoted once
+                    continue
+                if named and _other_years(sentence, analysis.years):
+                    continue  # a plan or opinion of another year (a table of past dividends) answers no question
+                seen.add(folded(sentence))
                 tokens = set(self.tokenizer.tokens(sentence))
                 overlap = len(wanted & tokens) + len(keywords & tokens)
                 whole = bonus * sum(p in folded(sentence) for p in phrases)
@@ -761,6 +783,47 @@ def _sentences(text: str) -> list[str]:
     splitter = SentenceSplitter(_SENTENCE_MAX_CHARS)
     found = splitter.feed(text, 0) + splitter.flush()
     return [s.text for s in found if s.text]
+
+
+def _without_running_headers(hits: list[Hit]) -> list[Hit]:
+    """The hits but those whose whole text, no sentence, another hit writes on another page: a line a report repeats
+    page after page (审计报告（续）… on each page of the auditor's report) is its running header, not the section's
+    text (a statement repeated under two headings is a sentence)."""
+    pages: dict[str, set[int]] = defaultdict(set)
+    for hit in hits:
+        pages[_FOLD_SPACES.sub("", hit.chunk.text)].add(hit.chunk.page_start)
+    return [
+        h
+        for h in hits
+        if len(pages[_FOLD_SPACES.sub("", h.chunk.text)]) < 2 or _SENTENCE_ENDS.search(h.chunk.text)
+    ]
+
+
+def _other_years(sentence: str, asked: tuple[int, ...]) -> bool:
+    """The first year the sentence writes, the one it is about, is not asked (公司2018年度利润分配方案为…，已于2019年7月
+    实施完毕 for a question about 2019; 《2019年度利润分配方案》 for one about 2020)."""
+    written = extract_years(sentence).years
+    return bool(asked and written and written[0] not in asked)
+
+
+def _whole_sentences(pieces: list[str]) -> list[str]:
+    """The splitter's pieces with the clauses of one sentence joined again (一是宏观经济风险；二是疫情影响…。 is one
+    answer: a list the report enumerates in one sentence is quoted whole), while they fit `_SENTENCE_MAX_CHARS`.
+
+    >>> _whole_sentences(["一是汇率风险；", "二是政策风险。", "公司将积极应对。"])
+    ['一是汇率风险；二是政策风险。', '公司将积极应对。']
+    """
+    out: list[str] = []
+    for piece in pieces:
+        if (
+            out
+            and out[-1].endswith(_CLAUSE_ENDS.value())
+            and len(out[-1]) + len(piece) <= _SENTENCE_MAX_CHARS
+        ):
+            out[-1] += piece
+        else:
+            out.append(piece)
+    return out
 
 
 def _merge(left: str, right: str) -> str:

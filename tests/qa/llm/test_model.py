@@ -372,6 +372,15 @@ def test_answer_from_passages_refuses_numbers_not_in_the_passages_or_cites(tiny)
     )
 
 
+def test_a_reply_the_clock_cut_off_mid_sentence_is_rejected(tiny):
+    # One token, then the timeout: half a sentence (资料中未…) is no answer, whatever its words.
+    llm = LocalLLM.load(tiny["folder"], _settings(tiny, max_new_tokens=50, timeout=1e-9))
+    chunk = Chunk("report/1#t0", "report/1", "本报告期公司无重大诉讼、仲裁事项。", page_start=41, page_end=41)
+    written = llm.answer_from_passages(_analysis("公司是否涉及重大诉讼？"), [Hit(chunk, 3.0)])
+    assert written.rejected
+    assert not written.text or "cut off (timeout)" in written.rejected
+
+
 def test_a_model_sentence_with_a_number_or_name_not_in_the_evidence_is_rejected():
     evidence = "续聘天健会计师事务所（特殊普通合伙）为公司2019年度审计机构。每10股派发现金红利1.88元（含税）"
     assert unsupported("公司聘请天健会计师事务所，每10股派1.88元。", evidence) == ""

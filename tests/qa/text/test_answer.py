@@ -113,6 +113,31 @@ def index(tmp_path_factory):
             year=2019,
         )
         + _chunks(
+            "annual/dividend-2024",
+            [
+                "第四章 公司治理",
+                "4.15 公司普通股利润分配及资本公积金转增股本情况",
+                "本行2024年度利润分配预案符合公司章程及股东回报规划。",
+                "拟以本行2024年末总股本为基数，全年以每10股派发现金股利人民币6.08元（含税）。",
+                "4.16 风险管理",
+                "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。本行持续完善风险管理体系。",
+            ],
+            company="分红测试银行",
+            year=2024,
+        )
+        + _chunks(
+            "annual/nodividend-2019",
+            [
+                "第五节 重要事项",
+                "一、普通股利润分配或资本公积金转增预案",
+                "公司2018年度利润分配方案为每10股派发现金红利2.00元（含税），已于2019年7月实施完毕。",
+                "二、经董事会审议的报告期利润分配预案或公积金转增股本预案",
+                "公司2019年度不派发现金红利，不送红股，不以公积金转增股本。",
+            ],
+            company="无分红测试科技",
+            year=2019,
+        )
+        + _chunks(
             "S100TEST/S100TEST-0102010",
             ["２【事業等のリスク】", "当社グループの業績は為替相場の変動の影響を受けます。"],
             page=0,
@@ -398,3 +423,81 @@ def test_a_question_asking_what_its_topic_is_gets_the_sentence_that_says_it_firs
     )
     assert answer.documents[0] == "annual/freezer-2019"
     assert answer.answer.split("：", 1)[1].startswith("公司主营业务是冷冻设备的研发、生产和销售。")
+
+
+def test_a_dividend_plan_is_answered_by_the_sentence_stating_the_amount_per_10_shares(answerer):
+    # The policy sentence names 利润分配预案 and outscores the plan's own sentence, which the tokenizer cuts
+    # (每 / 10 / 股派 / 发现): rules/topics.yaml `says` finds the chunk that writes 每10股 all the same.
+    analysis = replace(
+        _analysis(
+            "分红测试银行2024年度的利润分配预案是什么?",
+            company="分红测试银行",
+            years=[2024],
+            keywords=["利润分配预案"],
+        ),
+        topic="利润分配预案",
+    )
+    answer = answerer.run(analysis)
+    assert answer.documents[0] == "annual/dividend-2024"
+    assert "6.08元" in answer.answer and "股东回报规划" not in answer.answer
+
+
+def test_the_clauses_of_one_enumerating_sentence_are_quoted_together(answerer):
+    passages = [
+        _passage(
+            1,
+            ("第四章 公司治理", "4.16 风险管理"),
+            "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。本行持续完善风险管理体系。",
+        )
+    ]
+    sentences = answerer.best_sentences(_analysis("本行面临哪些主要风险?", keywords=["主要风险"]), passages)
+    assert "本行面临的主要风险：一是信用风险；二是市场风险；三是流动性风险。" in sentences
+
+
+def test_a_line_repeated_page_after_page_is_a_running_header_not_the_sections_text():
+    from qa.text.answer import _without_running_headers
+
+    def hit(n: int, page: int, text: str) -> Hit:
+        return Hit(Chunk(f"annual/x#t{n}", "annual/x", text, ("三、关键审计事项（续）",), page, page), 1.0)
+
+    header = "审计报告（续）安永华明（2025）审字第70036697_H01号"
+    said = "本行股权结构较为分散，不存在控股股东。"
+    kept = _without_running_headers(
+        [
+            hit(1, 118, header),
+            hit(2, 119, header),
+            hit(3, 117, said),
+            hit(4, 120, said),
+            hit(5, 121, "结构化主体"),
+        ]
+    )
+    assert [h.chunk.chunk_id[-2:] for h in kept] == ["t3", "t4", "t5"]  # a sentence repeated is kept
+
+
+def test_the_same_statement_under_two_headings_is_quoted_once(answerer):
+    said = "本公司股权结构较为分散，不存在控股股东。"
+    passages = [
+        _passage(1, ("第七节 股东情况", "四、控股股东及实际控制人情况", "(一) 控股股东情况"), said),
+        _passage(2, ("第七节 股东情况", "四、控股股东及实际控制人情况", "(二) 实际控制人情况"), said),
+    ]
+    analysis = replace(_analysis("公司的控股股东是谁?", keywords=["控股股东"]), topic="控股股东")
+    sentences = answerer.best_sentences(
+        analysis, passages
+    )  # the second would be "(二) 实际控制人情况 本公司…"
+    assert sum(said in s for s in sentences) == 1
+
+
+def test_a_dividend_plan_of_another_year_does_not_answer_for_the_year_asked(answerer):
+    # 每10股 is written of the 2018 plan only; the 2019 plan pays nothing, and says so.
+    analysis = replace(
+        _analysis(
+            "无分红测试科技2019年度的利润分配预案是什么?",
+            company="无分红测试科技",
+            years=[2019],
+            keywords=["利润分配预案"],
+        ),
+        topic="利润分配预案",
+    )
+    answer = answerer.run(analysis)
+    assert answer.documents[0] == "annual/nodividend-2019"
+    assert "不派发现金红利" in answer.answer and "2.00元" not in answer.answer
