@@ -277,6 +277,7 @@ SCHEMAS: dict[str, dict] = {
         prior_period=PATTERN,
         current_period=PATTERN,
         cjk_year=PATTERN,
+        cjk_date_number=PATTERN,
         era_year=PATTERN,
         roc_year=PATTERN,
         month_follows=PATTERN,
