@@ -137,6 +137,8 @@ def _table(
     )
     if len(columns) < settings.min_columns:
         return None
+    # The first row holds values in several columns: a date line above ("…及9月 30日") is no row.
+    start = next(i for i in range(start, end) if _in_columns(lines[i], columns) >= settings.min_columns)
     max_gap = max_line_gap(lines, settings.max_gap_lines)
     while (
         start > 0
@@ -173,6 +175,10 @@ def _table(
     if table is not None:
         table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
     return table
+
+
+def _in_columns(line: _Line, columns: list[tuple[float, float]]) -> int:
+    return sum(1 for v in line.values if column_of({"x0": v.x0, "x1": v.x1}, columns) is not None)
 
 
 def _joined_digits(words: list[dict]) -> list[dict]:
@@ -350,11 +356,24 @@ def _periods(
             key=lambda c: c["x0"],
         )
         edges = _slot_edges(chars, columns, amounts, boundary)
+        if any(_spanning(w, edges) and not _dated(w["text"]) for w in line.words):
+            continue  # a heading over several columns (合併所持股權百分比), not their periods
         for k in range(len(amounts)):
             part = "".join(c["text"] for c in chars if edges[k] < (c["x0"] + c["x1"]) / 2 <= edges[k + 1])
             if _dated(part):
                 periods[k] += part.replace(" ", "")
     return periods if all(explicit_year(period) is not None for period in periods) else None
+
+
+def _spanning(word: dict, edges: list[float]) -> bool:
+    """A word whose characters stand in more than one slot."""
+    slots = {
+        k
+        for c in word.get("chars", [word])
+        for k in range(len(edges) - 1)
+        if edges[k] < (c["x0"] + c["x1"]) / 2 <= edges[k + 1]
+    }
+    return len(slots) > 1
 
 
 def _slot_edges(chars: list[dict], columns: list[tuple[float, float]], amounts: list[int], boundary: float):
