@@ -247,7 +247,8 @@ SCHEMAS: dict[str, dict] = {
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(
-        period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN
+        period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN,
+        date_period=PATTERN,
     ),
     # core/units.py and core/dates.py: units, multipliers, dashes, negative marks, dates and period words.
     "numbers": _section(

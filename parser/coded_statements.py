@@ -44,7 +44,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core.dates import explicit_year
+from core.dates import date_digits
 from core.folding import nfkc
 from core.numerals import cjk_number
 from core.records import Table
@@ -63,8 +63,10 @@ from parser.tables import (
 from parser.unruled import column_of, max_line_gap, value_columns
 
 _NOTE_HEADER = re.compile(vocabulary("facts")["note_header"], re.IGNORECASE)  # rules/facts.yaml
+_DATE_PERIOD = re.compile(vocabulary("tables")["date_period"])  # rules/tables.yaml
 _FIRST_YEAR = vocabulary("numbers")["numerals"]["first_year"]  # 元 (as in 元年) is no numeral in a date
 _PERCENT = "%"
+_CASH_FLOW_CODE = re.compile(r"^[A-Z]\d{5}$")  # cash flow statements code their rows A10000, B02700, C00100
 _CURRENCY = "$"
 
 
@@ -79,6 +81,8 @@ class CodedSettings:
     header_lines: int = 3  # at most this many header lines above a body
     header_gap: float = 60.0  # points between the body and the header line furthest from it
     label_chars: int = 40  # a label-only line longer than this is prose, not a section name
+    compact: float = 0.6  # a header line narrower than this share of the value columns' width is one name ...
+    centred: float = 0.15  # ... and centred over them when its centre is off theirs by less than this share
 
 
 @dataclass
@@ -157,7 +161,13 @@ def _table(
     if len(amounts) < settings.min_columns:
         return None
     boundary = max((w["x1"] for line in body for w in line.labels), default=columns[0][0])
-    _drop_notes(body, header[-1])
+    _drop_notes(body, [w for line in header for w in line.words])
+    area = (
+        min([columns[0][0], *(w["x0"] for line in header for w in line.words if w["x0"] > boundary)]),
+        max([columns[-1][1], *(w["x1"] for line in header for w in line.words)]),
+    )
+    if any(_names_columns(line, area, settings) for line in header):
+        return None  # another company's figures (a subsidiary's summary), or a measure's (所持股權百分比)
     periods = _periods(header, columns, amounts, boundary)
     if periods is None:
         return None
@@ -229,7 +239,7 @@ def _read_row(line: _Line) -> None:
     words = line.words
     if (
         words
-        and ACCOUNT_CODE.match(words[0]["text"])
+        and (ACCOUNT_CODE.match(words[0]["text"]) or _CASH_FLOW_CODE.match(words[0]["text"]))
         and (len(words) == 1 or not is_data_cell(words[1]["text"]))
     ):
         line.code, words = True, words[1:]
@@ -312,6 +322,21 @@ def _spans_label(word: dict, body: list[_Line]) -> bool:
     return word["x0"] <= left + 1 or word["x1"] - word["x0"] > 0.5 * (word["x1"] - left)
 
 
+def _names_columns(line: _Line, area: tuple[float, float], settings: CodedSettings) -> bool:
+    """A short undated line centred over the value columns' `area` (their values and headers) names whose or
+    what figures they are: a subsidiary ("FIH MOBILE LIMITED", "亞太電信股份有限公司" over 112年1月1日至3月31日 |
+    111年…) or a measure (所持股權百分比)."""
+    text = "".join(w["text"] for w in line.words)
+    left, right = area
+    x0, x1 = min(w["x0"] for w in line.words), max(w["x1"] for w in line.words)
+    return (
+        not _dated(text)
+        and x0 >= left - settings.centred * (right - left)
+        and x1 - x0 <= settings.compact * (right - left)
+        and abs((x0 + x1) / 2 - (left + right) / 2) <= settings.centred * (right - left)
+    )
+
+
 def _percent_columns(columns: list[tuple[float, float]], words_line: _Line) -> set[int]:
     """The columns the column words head with "%" (each "%" heads the column whose centre is nearest its own):
     an amount's share, not an amount."""
@@ -324,10 +349,10 @@ def _percent_columns(columns: list[tuple[float, float]], words_line: _Line) -> s
     return {min(range(len(columns)), key=lambda j: abs(sum(columns[j]) / 2 - mark)) for mark in marks}
 
 
-def _drop_notes(body: list[_Line], words_line: _Line) -> None:
+def _drop_notes(body: list[_Line], header_words: list[dict]) -> None:
     """Take the 附註 column out of the labels: words left-aligned on one x right of the labels, when a column
     word names the note column."""
-    if not any(_NOTE_HEADER.match(nfkc(w["text"]).replace(" ", "")) for w in words_line.words):
+    if not any(_NOTE_HEADER.match(nfkc(w["text"]).replace(" ", "")) for w in header_words):
         return
     starts = Counter(round(w["x0"]) for line in body for w in line.labels[1:])
     lefts = sorted(line.labels[0]["x0"] for line in body if line.labels)
@@ -362,7 +387,8 @@ def _periods(
             part = "".join(c["text"] for c in chars if edges[k] < (c["x0"] + c["x1"]) / 2 <= edges[k + 1])
             if _dated(part):
                 periods[k] += part.replace(" ", "")
-    return periods if all(explicit_year(period) is not None for period in periods) else None
+    periods = [nfkc(period) for period in periods]
+    return periods if all(_DATE_PERIOD.match(date_digits(period)) for period in periods) else None
 
 
 def _spanning(word: dict, edges: list[float]) -> bool:
