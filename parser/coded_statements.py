@@ -54,13 +54,11 @@ from parser.tables import (
     ACCOUNT_CODE,
     ASIDE,
     GridCell,
-    build_table,
     centre_inside,
     clean_cell,
     is_data_cell,
-    pdf_caption,
 )
-from parser.unruled import column_of, max_line_gap, value_columns
+from parser.unruled import column_of, max_line_gap, placed_table, value_columns, value_runs
 
 _NOTE_HEADER = re.compile(vocabulary("facts")["note_header"], re.IGNORECASE)  # rules/facts.yaml
 _DATE_PERIOD = re.compile(vocabulary("tables")["date_period"])  # rules/tables.yaml
@@ -125,7 +123,8 @@ def find_coded_tables(
         return []
     max_gap = max_line_gap(lines, settings.max_gap_lines)
     found = []
-    for start, end in _bodies(lines, max_gap, settings):
+    # section names, wrapped labels and coded rows whose values come on the next line sit between value lines
+    for start, end in value_runs(lines, max_gap, lambda line: _label_only(line, settings)):
         table = _table(page, page_no, lines, start, end, settings, f"p{page_no}t{first_id + len(found)}")
         if table is not None:
             found.append((table.frame.attrs["bbox"], table))
@@ -173,18 +172,7 @@ def _table(
         return None
     grid = [[GridCell("")] + [GridCell(period) for period in periods]]
     grid += _rows(body, columns, amounts, settings)
-    block = header + body
-    bbox = (
-        min(w["x0"] for line in block for w in line.words),
-        block[0].top - 1,
-        max(w["x1"] for line in block for w in line.words),
-        block[-1].bottom,
-    )
-    title, unit = pdf_caption(page, bbox)
-    table = build_table(grid, table_id, page_no, title=title, unit=unit)
-    if table is not None:
-        table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
-    return table
+    return placed_table(page, page_no, table_id, header + body, grid)
 
 
 def _in_columns(line: _Line, columns: list[tuple[float, float]]) -> int:
@@ -269,27 +257,6 @@ def _number_part(text: str) -> str | None:
     """The number or dash a word holds inside any brackets and "$" ("(60,025,519", "34)"); None if none."""
     core = nfkc(text).replace(_CURRENCY, "").strip().strip("()").strip()
     return core if core and is_data_cell(core) and not ACCOUNT_CODE.match(core) or core == "-" else None
-
-
-def _bodies(lines: list[_Line], max_gap: float, settings: CodedSettings) -> list[tuple[int, int]]:
-    """(start, end) of each run of value lines, with the label-only lines (section names, wrapped labels,
-    coded rows whose values come on the next line) between them."""
-    bodies = []
-    start = last_value = None
-    for i, line in enumerate(lines):
-        near = last_value is not None and line.top - lines[i - 1].bottom <= max_gap
-        if line.values:
-            if start is None or not near:
-                if start is not None:
-                    bodies.append((start, last_value + 1))
-                start = i
-            last_value = i
-        elif start is not None and not (near and _label_only(line, settings)):
-            bodies.append((start, last_value + 1))
-            start = last_value = None
-    if start is not None:
-        bodies.append((start, last_value + 1))
-    return bodies
 
 
 def _label_only(line: _Line, settings: CodedSettings) -> bool:

@@ -30,6 +30,7 @@ handles is never read twice or scrambled. The grid goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.folding import nfkc
@@ -76,7 +77,7 @@ def find_unruled_tables(
     lines = _lines(words, settings)
     max_gap = max_line_gap(lines, settings.max_gap_lines)
     found = []
-    for start, end in _bodies(lines, max_gap, settings):
+    for start, end in value_runs(lines, max_gap, lambda line: _section_name(line, settings)):
         body = lines[start:end]
         columns = value_columns(
             [[(w["x0"], w["x1"]) for w in line.values] for line in body], settings.min_rows
@@ -100,20 +101,26 @@ def find_unruled_tables(
         columns = [widened(column, header[-1].words) for column in columns]
         grid = [_header_row(line, columns, label_right) for line in header]
         grid += _body_rows(body, columns, label_right)
-        block = header + body
-        bbox = (
-            min(w["x0"] for line in block for w in line.words),
-            block[0].top - 1,
-            max(w["x1"] for line in block for w in line.words),
-            block[-1].bottom,
-        )
-        title, unit = pdf_caption(page, bbox)
-        table = build_table(grid, f"p{page_no}t{first_id + len(found)}", page_no, title=title, unit=unit)
-        if table is None:
-            continue
-        table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
-        found.append((bbox, table))
+        table = placed_table(page, page_no, f"p{page_no}t{first_id + len(found)}", header + body, grid)
+        if table is not None:
+            found.append((table.frame.attrs["bbox"], table))
     return found
+
+
+def placed_table(page, page_no: int, table_id: str, block: list, grid: list[list[GridCell]]) -> Table | None:
+    """The table of a grid read from the lines `block` (header and body, with .words, .top, .bottom): captioned
+    from the page above it, its box in its attrs as ruled tables have it."""
+    bbox = (
+        min(w["x0"] for line in block for w in line.words),
+        block[0].top - 1,
+        max(w["x1"] for line in block for w in line.words),
+        block[-1].bottom,
+    )
+    title, unit = pdf_caption(page, bbox)
+    table = build_table(grid, table_id, page_no, title=title, unit=unit)
+    if table is not None:
+        table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
+    return table
 
 
 def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
@@ -136,8 +143,9 @@ def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
     return lines
 
 
-def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> list[tuple[int, int]]:
-    """(start, end) of each run of value lines, label-only lines between them included."""
+def value_runs(lines: list, max_gap: float, between: Callable[[object], bool]) -> list[tuple[int, int]]:
+    """(start, end) of each run of lines with values (with .values, .top, .bottom), lines without values between
+    them included where `between` allows one (a section name) and no gap exceeds `max_gap`."""
     bodies = []
     start = last_value = None
     for i, line in enumerate(lines):
@@ -148,7 +156,7 @@ def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> li
                     bodies.append((start, last_value + 1))
                 start = i
             last_value = i
-        elif start is not None and not (near and _section_name(line, settings)):
+        elif start is not None and not (near and between(line)):
             bodies.append((start, last_value + 1))
             start = last_value = None
     if start is not None:
