@@ -48,8 +48,10 @@ from core.dates import date_digits
 from core.folding import nfkc
 from core.numerals import cjk_number
 from core.records import Table
+from core.rulebook import pattern_per_book, per_book
 from core.units import is_unit_statement
 from core.vocabulary import vocabulary
+from parser.facts import NOTE_HEADER
 from parser.tables import (
     ACCOUNT_CODE,
     ASIDE,
@@ -60,9 +62,9 @@ from parser.tables import (
 )
 from parser.unruled import column_of, max_line_gap, placed_table, value_columns, value_runs
 
-_NOTE_HEADER = re.compile(vocabulary("facts")["note_header"], re.IGNORECASE)  # rules/facts.yaml
-_DATE_PERIOD = re.compile(vocabulary("tables")["date_period"])  # rules/tables.yaml
-_FIRST_YEAR = vocabulary("numbers")["numerals"]["first_year"]  # 元 (as in 元年) is no numeral in a date
+_DATE_PERIOD = pattern_per_book(lambda: re.compile(vocabulary("tables")["date_period"]))  # rules/tables.yaml
+# 元 (as in 元年) is no numeral in a date
+_FIRST_YEAR = per_book(lambda: vocabulary("numbers")["numerals"]["first_year"])
 _PERCENT = "%"
 _CASH_FLOW_CODE = re.compile(r"^[A-Z]\d{5}$")  # cash flow statements code their rows A10000, B02700, C00100
 _CURRENCY = "$"
@@ -319,7 +321,7 @@ def _percent_columns(columns: list[tuple[float, float]], words_line: _Line) -> s
 def _drop_notes(body: list[_Line], header_words: list[dict]) -> None:
     """Take the 附註 column out of the labels: words left-aligned on one x right of the labels, when a column
     word names the note column."""
-    if not any(_NOTE_HEADER.match(nfkc(w["text"]).replace(" ", "")) for w in header_words):
+    if not any(NOTE_HEADER.match(nfkc(w["text"]).replace(" ", "")) for w in header_words):
         return
     starts = Counter(round(w["x0"]) for line in body for w in line.labels[1:])
     lefts = sorted(line.labels[0]["x0"] for line in body if line.labels)
@@ -344,7 +346,7 @@ def _periods(
     periods = [""] * len(amounts)
     for line in header:
         chars = sorted(
-            (c for w in line.words if not _NOTE_HEADER.match(nfkc(w["text"])) for c in w.get("chars", [w])),
+            (c for w in line.words if not NOTE_HEADER.match(nfkc(w["text"])) for c in w.get("chars", [w])),
             key=lambda c: c["x0"],
         )
         edges = _slot_edges(chars, columns, amounts, boundary)
@@ -387,7 +389,7 @@ def _slot_edges(chars: list[dict], columns: list[tuple[float, float]], amounts: 
 
 def _dated(part: str) -> bool:
     """Header words that write a number, in digits or in Chinese numerals: part of a date."""
-    return any(c.isdigit() or (c != _FIRST_YEAR and cjk_number(c) is not None) for c in nfkc(part))
+    return any(c.isdigit() or (c != _FIRST_YEAR.value() and cjk_number(c) is not None) for c in nfkc(part))
 
 
 def _rows(
