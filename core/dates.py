@@ -29,6 +29,16 @@ PRIOR_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["prior_period"]))
 CURRENT_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["current_period"]))
 # Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
 _CN_YEAR = pattern_per_book(lambda: re.compile(_WORDS["cjk_year"]))
+_CN_DATE_NUMBER = pattern_per_book(lambda: re.compile(_WORDS["cjk_date_number"]))
+
+
+def date_digits(text: str) -> str:
+    """A date written in Chinese numerals in digits, so one pattern reads both ("一一二年一月一日至三月三十一日").
+
+    >>> date_digits("一一二年一月一日至三月三十一日")
+    '112年1月1日至3月31日'
+    """
+    return _CN_DATE_NUMBER.sub(lambda m: str(cjk_number(m.group(1)) or m.group(1)), text)
 
 
 @cached_per_book()

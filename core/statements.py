@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.dates import date_digits
 from core.folding import nfkc
 from core.numerals import cjk_number
 from core.rulebook import active, cached_per_book
@@ -169,7 +170,7 @@ class StatementRules:
     def period_kind(self, label: str) -> str:
         """ "ytd" (前三季, 1月1日至9月30日), "quarter" (第三季, 7月1日至9月30日), "half" or "change" for a column
         label that is not a full year's figure; "" otherwise (a full year or a point in time)."""
-        text = nfkc(label)
+        text = _period_text(label)
         return next((name for name, pattern in self.periods if pattern.search(text)), "")
 
     def quarter_end(self, label: str) -> int:
@@ -178,7 +179,7 @@ class StatementRules:
         >>> shared_statement_rules().quarter_end("111年7月1日至9月30日"), shared_statement_rules().quarter_end("本期")
         (3, 0)
         """
-        text = nfkc(label)
+        text = _period_text(label)
         for pattern in self.period_end:
             m = pattern.search(text)
             if m:
@@ -189,6 +190,12 @@ class StatementRules:
                 month = int(groups.get("m") or 0)
                 return (month + 2) // 3 if month % 3 == 0 and 3 <= month <= 12 else 0
         return 0
+
+
+def _period_text(label: str) -> str:
+    """A column label as period patterns read it: dates in digits, and a period wrapped over two header rows
+    ("111年1月1日/至3月31日") in one piece."""
+    return date_digits(nfkc(label)).replace("/", "")
 
 
 def _first(named: tuple[tuple[str, re.Pattern], ...], texts: list[str]) -> str:

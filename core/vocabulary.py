@@ -249,7 +249,12 @@ SCHEMAS: dict[str, dict] = {
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).
     "tables": _section(
-        period_like=PATTERN, header_words=WORDS, nth_period=PATTERN, aside=PATTERN, unit_words=PATTERN
+        period_like=PATTERN,
+        header_words=WORDS,
+        nth_period=PATTERN,
+        aside=PATTERN,
+        unit_words=PATTERN,
+        date_period=PATTERN,
     ),
     # core/units.py and core/dates.py: units, multipliers, dashes, negative marks, dates and period words.
     "numbers": _section(
@@ -279,6 +284,7 @@ SCHEMAS: dict[str, dict] = {
         prior_period=PATTERN,
         current_period=PATTERN,
         cjk_year=PATTERN,
+        cjk_date_number=PATTERN,
         era_year=PATTERN,
         roc_year=PATTERN,
         month_follows=PATTERN,

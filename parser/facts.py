@@ -53,7 +53,9 @@ _CHANGE = pattern_per_book(lambda: re.compile(_WORDS["change"]))
 _OPENING = pattern_per_book(lambda: re.compile(_WORDS["opening"]))
 _SECONDARY_ROW = pattern_per_book(lambda: re.compile(_WORDS["secondary_row"]))
 _FISCAL_YEAR = pattern_per_book(lambda: re.compile(_WORDS["fiscal_year"]))
-_NOTE_HEADER = pattern_per_book(lambda: re.compile(_WORDS["note_header"], re.IGNORECASE))
+NOTE_HEADER = pattern_per_book(
+    lambda: re.compile(_WORDS["note_header"], re.IGNORECASE)
+)  # the note column's header
 _NUMBERING = pattern_per_book(lambda: re.compile(_WORDS["numbering"]))
 _CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
 _LEAD_WORDS = pattern_per_book(lambda: re.compile(_WORDS["lead_words"]))
@@ -166,7 +168,7 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
     for j in range(label_col + 1, len(frame.columns)):
         period = column_period(str(frame.columns[j]))
         cells = [str(v) for v in frame.iloc[:, j] if str(v)]
-        if _NOTE_HEADER.match(period.rsplit("/", 1)[-1].replace(" ", "")):
+        if NOTE_HEADER.match(period.rsplit("/", 1)[-1].replace(" ", "")):
             kind = "note"
         elif cells and all(_unit_cell(v) is not None for v in cells):
             kind = "unit"

@@ -35,6 +35,7 @@ from core.rulebook import pattern_per_book
 from core.sentences import SENTENCE_END, join_text
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
+from parser.coded_statements import find_coded_tables
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
@@ -211,7 +212,7 @@ class PdfParser:
         return result
 
     def _find_tables(self, page, number: int, doc: ParsedDocument) -> list[tuple[tuple, Table]]:
-        """Ruled tables, then unruled statements in the words outside them."""
+        """Ruled tables, then unruled statements in the words outside them (a bank's, then coded ones)."""
         try:
             ruled = list(find_pdf_tables(page, number, self.settings))
         except Exception as exc:  # a table the helper cannot read stays in the running text
@@ -222,7 +223,14 @@ class PdfParser:
         except Exception as exc:  # the ruled tables still count
             doc.warnings.append(f"page {number}: unruled tables skipped ({_reason(exc)})")
             unruled = []
-        return sorted(ruled + unruled, key=lambda found: found[0][1])
+        try:
+            coded = find_coded_tables(
+                page, number, [bbox for bbox, _ in ruled + unruled], first_id=len(ruled) + len(unruled) + 1
+            )
+        except Exception as exc:  # the other tables still count
+            doc.warnings.append(f"page {number}: coded statements skipped ({_reason(exc)})")
+            coded = []
+        return sorted(ruled + unruled + coded, key=lambda found: found[0][1])
 
     def _ocr_page(self, path: Path, number: int, doc: ParsedDocument) -> _Page:
         reason = "OCR is off" if self.ocr is None else self.ocr.missing

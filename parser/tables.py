@@ -62,7 +62,7 @@ _HEADER_WORDS = pattern_per_book(
     lambda: re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
 )
 _NTH_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["nth_period"]))
-_ASIDE = pattern_per_book(lambda: re.compile(_WORDS["aside"]))  # a remark in brackets, not a title
+ASIDE = pattern_per_book(lambda: re.compile(_WORDS["aside"]))  # a remark in brackets, not a title
 _UNIT_WORDS = pattern_per_book(lambda: re.compile(_WORDS["unit_words"]))
 
 
@@ -408,7 +408,7 @@ def _cell_texts(plumber_table) -> list[list[str | None]]:
     return texts
 
 
-_CODE = re.compile(r"^[0-9][0-9X]{3}$")
+ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}$")  # an account code ("4000", "11XX") before a label
 
 
 def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> list[list[GridCell]] | None:
@@ -462,7 +462,7 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
             if (
                 label_x is None
                 and re.search(f"[{_CJK}A-Za-z]", line["text"])
-                and not _CODE.match(line["text"])
+                and not ACCOUNT_CODE.match(line["text"])
             ):
                 label_x = line["x0"]
         row = [GridCell("", "", False)] * width
@@ -471,7 +471,7 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
             for offset in range(spans[column]):
                 if column + offset < width:
                     row[column + offset] = GridCell(text, "", origin=offset == 0)
-        has_values = any(c.origin and not _CODE.match(c.text) and is_data_cell(c.text) for c in row)
+        has_values = any(c.origin and not ACCOUNT_CODE.match(c.text) and is_data_cell(c.text) for c in row)
         rows.append((row, label_x, has_values))
     if sum(1 for _, _, has_values in rows if has_values) < 2:
         return None  # one row of values with a wrapped label: the ruled row was right
@@ -556,7 +556,7 @@ def pdf_caption(page, bbox: tuple) -> tuple[str, str]:
         if (
             not find_unit(text)
             and len(text) <= 60
-            and not _ASIDE.match(text)
+            and not ASIDE.match(text)
             and iso_date(text) is None
             and not _PERIOD_LIKE.match(text)
         ):

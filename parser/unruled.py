@@ -30,6 +30,7 @@ handles is never read twice or scrambled. The grid goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.folding import nfkc
@@ -74,11 +75,13 @@ def find_unruled_tables(
         if not any(centre_inside(w, box) for box in taken)
     ]
     lines = _lines(words, settings)
-    max_gap = _max_gap(lines, settings)
+    max_gap = max_line_gap(lines, settings.max_gap_lines)
     found = []
-    for start, end in _bodies(lines, max_gap, settings):
+    for start, end in value_runs(lines, max_gap, lambda line: _section_name(line, settings)):
         body = lines[start:end]
-        columns = _columns(body, settings)
+        columns = value_columns(
+            [[(w["x0"], w["x1"]) for w in line.values] for line in body], settings.min_rows
+        )
         if len(columns) < settings.min_columns or 2 * sum(1 for line in body if line.values) < len(body):
             continue  # mostly label-only lines: wrapped prose beside a few numbers, not a statement
         value_left = columns[0][0]
@@ -95,23 +98,29 @@ def find_unruled_tables(
         if not header:
             continue  # columns nobody labels are no statement to read: the lines stay running text
         # Column headings are centred, the numbers right-aligned: a column spans both.
-        columns = [_widened(column, header[-1].words) for column in columns]
+        columns = [widened(column, header[-1].words) for column in columns]
         grid = [_header_row(line, columns, label_right) for line in header]
         grid += _body_rows(body, columns, label_right)
-        block = header + body
-        bbox = (
-            min(w["x0"] for line in block for w in line.words),
-            block[0].top - 1,
-            max(w["x1"] for line in block for w in line.words),
-            block[-1].bottom,
-        )
-        title, unit = pdf_caption(page, bbox)
-        table = build_table(grid, f"p{page_no}t{first_id + len(found)}", page_no, title=title, unit=unit)
-        if table is None:
-            continue
-        table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
-        found.append((bbox, table))
+        table = placed_table(page, page_no, f"p{page_no}t{first_id + len(found)}", header + body, grid)
+        if table is not None:
+            found.append((table.frame.attrs["bbox"], table))
     return found
+
+
+def placed_table(page, page_no: int, table_id: str, block: list, grid: list[list[GridCell]]) -> Table | None:
+    """The table of a grid read from the lines `block` (header and body, with .words, .top, .bottom): captioned
+    from the page above it, its box in its attrs as ruled tables have it."""
+    bbox = (
+        min(w["x0"] for line in block for w in line.words),
+        block[0].top - 1,
+        max(w["x1"] for line in block for w in line.words),
+        block[-1].bottom,
+    )
+    title, unit = pdf_caption(page, bbox)
+    table = build_table(grid, table_id, page_no, title=title, unit=unit)
+    if table is not None:
+        table.frame.attrs.update(bbox=bbox, page_height=float(page.height))
+    return table
 
 
 def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
@@ -134,8 +143,9 @@ def _lines(words: list[dict], settings: UnruledSettings) -> list[_Line]:
     return lines
 
 
-def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> list[tuple[int, int]]:
-    """(start, end) of each run of value lines, label-only lines between them included."""
+def value_runs(lines: list, max_gap: float, between: Callable[[object], bool]) -> list[tuple[int, int]]:
+    """(start, end) of each run of lines with values (with .values, .top, .bottom), lines without values between
+    them included where `between` allows one (a section name) and no gap exceeds `max_gap`."""
     bodies = []
     start = last_value = None
     for i, line in enumerate(lines):
@@ -146,7 +156,7 @@ def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> li
                     bodies.append((start, last_value + 1))
                 start = i
             last_value = i
-        elif start is not None and not (near and _section_name(line, settings)):
+        elif start is not None and not (near and between(line)):
             bodies.append((start, last_value + 1))
             start = last_value = None
     if start is not None:
@@ -154,19 +164,21 @@ def _bodies(lines: list[_Line], max_gap: float, settings: UnruledSettings) -> li
     return bodies
 
 
-def _max_gap(lines: list[_Line], settings: UnruledSettings) -> float:
-    """The vertical gap past which two lines are not in one table: a few median line heights."""
+def max_line_gap(lines: list, gap_lines: float) -> float:
+    """The vertical gap past which two lines (with .top and .bottom) are not in one table: `gap_lines` median
+    line heights."""
     heights = sorted(line.bottom - line.top for line in lines) or [10.0]
-    return settings.max_gap_lines * heights[len(heights) // 2]
+    return gap_lines * heights[len(heights) // 2]
 
 
 def _section_name(line: _Line, settings: UnruledSettings) -> bool:
     return not line.values and len(line.text) <= settings.label_chars
 
 
-def _columns(body: list[_Line], settings: UnruledSettings) -> list[tuple[float, float]]:
-    """The x-ranges where the values of at least `min_rows` lines overlap, left to right."""
-    spans = sorted((w["x0"], w["x1"]) for line in body for w in line.values)
+def value_columns(rows: list[list[tuple[float, float]]], min_rows: int) -> list[tuple[float, float]]:
+    """The x-ranges where the values (x0, x1 of each value, per row) of at least `min_rows` rows overlap,
+    left to right."""
+    spans = sorted(span for row in rows for span in row)
     merged: list[list] = []
     for x0, x1 in spans:
         if merged and x0 <= merged[-1][1]:
@@ -174,10 +186,10 @@ def _columns(body: list[_Line], settings: UnruledSettings) -> list[tuple[float, 
             merged[-1][2] += 1
         else:
             merged.append([x0, x1, 1])
-    return [(x0, x1) for x0, x1, count in merged if count >= settings.min_rows]
+    return [(x0, x1) for x0, x1, count in merged if count >= min_rows]
 
 
-def _column_of(word: dict, columns: list[tuple[float, float]]) -> int | None:
+def column_of(word: dict, columns: list[tuple[float, float]]) -> int | None:
     """1-based grid column of a value word (0 is the label column), None when it lies in no column."""
     for j, (x0, x1) in enumerate(columns):
         if word["x0"] <= x1 and word["x1"] >= x0:
@@ -203,7 +215,7 @@ def _header(above: list[_Line], body_top: float, boundary: float, settings: Unru
     return header
 
 
-def _widened(column: tuple[float, float], words: list[dict]) -> tuple[float, float]:
+def widened(column: tuple[float, float], words: list[dict]) -> tuple[float, float]:
     over = [w for w in words if w["x0"] <= column[1] and w["x1"] >= column[0]]
     return min([column[0], *(w["x0"] for w in over)]), max([column[1], *(w["x1"] for w in over)])
 
@@ -258,7 +270,7 @@ def _body_rows(
             pending = ""
         cells = [[] for _ in columns]
         for word in line.values:
-            j = _column_of(word, columns)
+            j = column_of(word, columns)
             if j is not None:
                 cells[j - 1].append(word["text"])
         rows.append([GridCell(label)] + [GridCell(" ".join(parts)) for parts in cells])

@@ -134,6 +134,17 @@ def test_a_bank_statement_without_a_scope_in_its_title_takes_it_from_its_column_
         ("Q1", "quarter", 1),
         ("2022年9月30日", "", 3),
         ("本期", "", 0),
+        # a first quarter is a quarter (and its own year to date), never a full year
+        ("111年1月1日至3月31日", "quarter", 1),
+        ("111年1至3月", "quarter", 1),
+        ("111年7至9月", "quarter", 3),
+        ("111年1至9月", "ytd", 3),
+        ("111年1至6月", "half", 2),
+        ("2021年1月1日至12月31日", "", 4),
+        # dates in Chinese numerals, and a period wrapped over two header rows
+        ("一一二年一月一日至九月三十日", "ytd", 3),
+        ("一一二年七月一日至九月三十日", "quarter", 3),
+        ("111年1月1日/至3月31日", "quarter", 1),
     ],
 )
 def test_a_columns_period_has_a_kind_and_the_quarter_it_ends_in(rules, label, kind, quarter):
