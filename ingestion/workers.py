@@ -31,6 +31,7 @@ from parser.html import parse_html
 from parser.metadata import MetadataFinder
 from parser.pages_read import share as share_pages_read
 from parser.pdf import parse_pdf
+from parser.pdfium_document import PdfiumDocument
 from parser.settings import ParseSettings
 from parser.statutes import looks_like_statute, parse_statute
 from parser.text import parse_text
@@ -180,8 +181,15 @@ def _parse(
         return parse_statute(
             source.path, finder.find(source.doc_id)
         )  # a law has no company or year to complete
-    parse = {"pdf": parse_pdf, "html": parse_html}.get(source.kind, parse_text)
-    return _complete(parse(source.path, finder.find(source.doc_id), settings), finder, identity, source.path)
+    if source.kind == "pdf":
+        # the cover's pages, read by pdfium for the metadata, stay loaded for the parser
+        with PdfiumDocument(source.path) as pdfium:
+            meta = finder.find(source.doc_id, pdfium)
+            document = parse_pdf(source.path, meta, settings, pdfium=pdfium)
+    else:
+        parse = parse_html if source.kind == "html" else parse_text
+        document = parse(source.path, finder.find(source.doc_id), settings)
+    return _complete(document, finder, identity, source.path)
 
 
 @cached_per_book()

@@ -315,6 +315,8 @@ def table_facts(
     frame = table.frame
     if frame.empty:
         return [], []
+    cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell below: rows of Python values
+    ids = None if table.cell_ids is None else table.cell_ids.to_numpy(dtype=object).tolist()
     this_year = report_year if report_year is not None else meta.year
     label_col = _label_column(frame)
     columns = _columns(table, label_col)
@@ -328,10 +330,10 @@ def table_facts(
     bracketed_negative = parentheses_negative(
         language,
         (
-            str(frame.iat[i, c.index])
+            str(cells[i][c.index])
             for i in range(len(frame))
             for c in value_cols
-            if not _secondary_row(str(frame.iat[i, label_col]))
+            if not _secondary_row(str(cells[i][label_col]))
         ),
         (table.unit, header_unit, *(c.unit for c in value_cols)),
     )
@@ -353,20 +355,20 @@ def table_facts(
     unit_above = ""  # the unit column's last stated unit, which "〃" repeats
     unit_row = ""  # the unit the last row stating only a unit in a value cell gave
     for i in range(len(frame)):
-        label = str(frame.iat[i, label_col])
+        label = str(cells[i][label_col])
         field = clean_field(label) or field
         row_titles = chunk_titles + tuple(headings)
-        stated = next((_unit_cell(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "") or ""
+        stated = next((_unit_cell(str(cells[i][j])) for j in unit_cols if str(cells[i][j])), "") or ""
         # A unit column states its unit at the top and repeats it with 〃 or not at all (a blank cell).
         unit_above = unit_above if stated in (DITTO.value(), "") else stated
-        texts = [t for t in (nfkc(str(frame.iat[i, c.index])).strip() for c in value_cols) if t]
+        texts = [t for t in (nfkc(str(cells[i][c.index])).strip() for c in value_cols) if t]
         if len(texts) == 1 and is_unit(texts[0]):
             unit_row = texts[
                 0
             ]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
         row_unit = unit_above or unit_row or find_unit(label)
         per_share = is_per_share(label)
-        if label and not any(str(frame.iat[i, c.index]) for c in value_cols):
+        if label and not any(str(cells[i][c.index]) for c in value_cols):
             section = (field, find_unit(label), per_share)
             _open_heading(headings, clean_field(label))
         elif section[1] and field != section[0]:
@@ -382,7 +384,7 @@ def table_facts(
         page = row_pages[i] if row_pages else table.page
         sentences = []
         row_facts: list[Fact] = []
-        label_id = str(table.cell_ids.iat[i, label_col]) if table.cell_ids is not None else ""
+        label_id = str(ids[i][label_col]) if ids is not None else ""
         if label_facts and label and not (label_id and label_id in seen_ids):
             seen_ids.add(label_id)
             value, _, _, _ = _fact_value(label, "", bracketed_negative)
@@ -403,10 +405,10 @@ def table_facts(
                 )
             )
         for column in value_cols:
-            text = str(frame.iat[i, column.index])
+            text = str(cells[i][column.index])
             if not text:
                 continue
-            cell_id = str(table.cell_ids.iat[i, column.index]) if table.cell_ids is not None else ""
+            cell_id = str(ids[i][column.index]) if ids is not None else ""
             if cell_id and cell_id in seen_ids:
                 continue
             if cell_id:

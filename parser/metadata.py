@@ -319,16 +319,17 @@ def merge(*sources: dict) -> dict:
     return out
 
 
-def cover_text(path: Path, chars: int = 3000) -> str:
+def cover_text(path: Path, chars: int = 3000, pdfium=None) -> str:
     """The first `chars` characters of a document's text, read cheaply; "" when unreadable.
 
     Only for finding metadata: the real parsers read the whole file and
-    report problems properly.
+    report problems properly. `pdfium`: the PDF's PdfiumDocument (parser/pdfium_document.py), whose
+    pages read here stay loaded for the parser.
     """
     suffix = path.suffix.lower()
     try:
         if suffix == ".pdf":
-            return _pdf_cover(path, chars)
+            return _pdf_cover(path, chars, pdfium)
         if suffix in (".html", ".htm"):
             return _html_cover(path, chars)
         if suffix in (".txt", ".md"):
@@ -339,25 +340,25 @@ def cover_text(path: Path, chars: int = 3000) -> str:
     return ""
 
 
-def _pdf_cover(path: Path, chars: int) -> str:
-    import pypdfium2
+def _pdf_cover(path: Path, chars: int, pdfium=None) -> str:
+    from parser.pdfium_document import PdfiumDocument
 
-    document = pypdfium2.PdfDocument(str(path))
+    document = pdfium or PdfiumDocument(path)
     try:
         parts: list[str] = []
         for index in range(min(len(document), 2)):
-            page = document[index]
-            textpage = page.get_textpage()
-            parts.append(textpage.get_text_range())
-            textpage.close()
-            page.close()
+            text = document.page_text(index)
+            if text is None:
+                return ""  # pdfium cannot read the page: no cover
+            parts.append(text)
             if (
                 sum(len(part.strip()) for part in parts) >= 200
             ):  # a real cover page; skip the slow second page
                 break
         return "\n".join(parts)[:chars]
     finally:
-        document.close()
+        if document is not pdfium:
+            document.close()
 
 
 def _html_cover(path: Path, chars: int) -> str:
@@ -435,10 +436,11 @@ class MetadataFinder:
             parts["group_cover"] = [cover.as_posix(), self._digests[cover]]
         return hashlib.sha256(json.dumps(parts, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
 
-    def find(self, doc_id: str) -> DocumentMeta:
-        """Metadata from the sidecar, the file name, the group's cover and the file's own cover, in that order."""
+    def find(self, doc_id: str, pdfium=None) -> DocumentMeta:
+        """Metadata from the sidecar, the file name, the group's cover and the file's own cover, in that order.
+        `pdfium`: the document's PdfiumDocument, when the parser reads it next (see cover_text)."""
         path = self.documents[doc_id]
-        text = cover_text(path, self.rules.cover_chars)
+        text = cover_text(path, self.rules.cover_chars, pdfium)
         fields = self.fixed(doc_id)
         group_cover = self._group_cover(doc_id)
         cover = cover_text(group_cover, self.rules.cover_chars) if group_cover is not None else ""

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pdfplumber
-import pypdfium2
 from pdfplumber.utils.exceptions import PdfminerException
 
 from core.errors import InputError
@@ -40,7 +39,7 @@ from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack, canonical_cjk, fold_width
 from parser.ocr import PageOcr
 from parser.pages_read import page_read
-from parser.pdfium_page import PdfiumPage, read_page
+from parser.pdfium_document import PdfiumDocument
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 from parser.tables import centre_inside, find_pdf_tables, merge_continued
@@ -87,10 +86,15 @@ class _Page:
 
 
 def parse_pdf(
-    path: Path, meta: DocumentMeta, settings: ParseSettings, rules: HeadingRules | None = None
+    path: Path,
+    meta: DocumentMeta,
+    settings: ParseSettings,
+    rules: HeadingRules | None = None,
+    pdfium: PdfiumDocument | None = None,
 ) -> ParsedDocument:
-    """Chunks, tables' facts and page counts of one PDF; InputError when it cannot be opened."""
-    return PdfParser(settings, rules).run(Path(path), meta)
+    """Chunks, tables' facts and page counts of one PDF; InputError when it cannot be opened. `pdfium`: the
+    file's pdfium reading, when the caller has read its cover with it (parser/pdfium_document.py)."""
+    return PdfParser(settings, rules).run(Path(path), meta, pdfium)
 
 
 class PdfParser:
@@ -102,11 +106,11 @@ class PdfParser:
         self.chunker = Chunker(settings, self.rules)
         self.ocr = PageOcr(settings) if settings.ocr else None
 
-    def run(self, path: Path, meta: DocumentMeta) -> ParsedDocument:
+    def run(self, path: Path, meta: DocumentMeta, pdfium: PdfiumDocument | None = None) -> ParsedDocument:
         _check_header(path)
         doc = ParsedDocument(meta=meta)
         pages: list[_Page] = []
-        with _open(path) as pdf, _PdfiumText(path) as reference:
+        with _open(path) as pdf, pdfium or PdfiumDocument(path) as reference:
             try:
                 page_list = pdf.pages
             except Exception as exc:  # pdfminer raises many types on a damaged page tree
@@ -137,7 +141,9 @@ class PdfParser:
         add_tables(doc, tables, self.settings.tables)
         return doc
 
-    def _read_page(self, path: Path, page, number: int, doc: ParsedDocument, reference: _PdfiumText) -> _Page:
+    def _read_page(
+        self, path: Path, page, number: int, doc: ParsedDocument, reference: PdfiumDocument
+    ) -> _Page:
         fast = reference.read(page)  # most pages: pdfium's characters and edges, without pdfminer
         if fast is not None:
             if self._scanned(fast.chars):
@@ -310,48 +316,6 @@ def _open(path: Path):
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text and text[0] else type(exc).__name__
-
-
-class _PdfiumText:
-    """pdfium's reading of each page: its characters and edges where they can stand in for pdfminer's
-    (parser/pdfium_page.py), and its text, the reference that exposes fonts pdfminer decodes wrongly."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._document = None
-        self.texts: dict[int, str] = {}  # by page index, the pages read so far
-
-    def __enter__(self) -> _PdfiumText:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._document is not None:
-            self._document.close()
-
-    def page_text(self, index: int) -> str | None:
-        """The page's text, or None when pdfium cannot read the file (pdfplumber's text then stands)."""
-        if index not in self.texts:
-            self._read(index)
-        return self.texts.get(index)
-
-    def read(self, plumber_page) -> PdfiumPage | None:
-        """The page's characters when pdfium can stand in for pdfminer on it (`read_page`); its text either way."""
-        return self._read(plumber_page.page_number - 1, plumber_page)
-
-    def _read(self, index: int, plumber_page=None) -> PdfiumPage | None:
-        try:
-            if self._document is None:
-                self._document = pypdfium2.PdfDocument(str(self.path))
-            page = self._document[index]
-            textpage = page.get_textpage()
-            try:
-                self.texts[index] = textpage.get_text_range()
-                return None if plumber_page is None else read_page(page, textpage, plumber_page)
-            finally:
-                textpage.close()
-                page.close()
-        except pypdfium2.PdfiumError:
-            return None
 
 
 def _agreement(chars: list[dict], reference: str | None) -> float:

@@ -82,34 +82,13 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
     pdfium's text page may leave such characters out.
     """
     lines, rects, curves = [], [], []
-    x, y = ctypes.c_float(), ctypes.c_float()
     for obj, kind, (a, b, c, d, e, f) in _objects(page):
         if kind == pdfium_c.FPDF_PAGEOBJ_TEXT:
             if not _upright(a, b, c, d):
                 return None
             continue
-        ops: list[
-            tuple[str, tuple[float, float]]
-        ] = []  # pdfminer's path: operator and end point, transformed
-        count = pdfium_c.FPDFPath_CountSegments(obj)
-        index = 0
-        while index < count:
-            segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
-            step = pdfium_c.FPDFPathSegment_GetType(segment)
-            if step == pdfium_c.FPDF_SEGMENT_BEZIERTO:  # three segments: two control points, then the end
-                index += 2
-                segment = pdfium_c.FPDFPath_GetPathSegment(obj, index)
-            pdfium_c.FPDFPathSegment_GetPoint(segment, x, y)
-            point = (
-                round(a * x.value + c * y.value + e, _DECIMALS),
-                round(b * x.value + d * y.value + f, _DECIMALS),
-            )
-            op = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}.get(step, "c")
-            ops.append((op, point))
-            if pdfium_c.FPDFPathSegment_GetClose(segment):
-                ops.append(("h", point))
-            index += 1
         start = 0
+        ops = _path(obj, (a, b, c, d, e, f))
         for end in [i for i, (op, _) in enumerate(ops) if op == "m"][1:] + [len(ops)]:
             _paint(ops[start:end], lines, rects, curves)
             start = end
@@ -123,36 +102,69 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
     return edges
 
 
+_OPERATORS = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}  # else "c": a curve
+_POINT = (ctypes.c_float(), ctypes.c_float())
+
+
+def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
+    """pdfminer's path of a path object: operator and end point of each segment, transformed by `matrix`.
+    (Tens of thousands of segments on a report's statement pages: the pdfium functions are looked up once.)"""
+    a, b, c, d, e, f = matrix
+    x, y = _POINT
+    get_segment, get_type = pdfium_c.FPDFPath_GetPathSegment, pdfium_c.FPDFPathSegment_GetType
+    get_point, closes, bezier = (
+        pdfium_c.FPDFPathSegment_GetPoint,
+        pdfium_c.FPDFPathSegment_GetClose,
+        pdfium_c.FPDF_SEGMENT_BEZIERTO,
+    )
+    ops = []
+    count = pdfium_c.FPDFPath_CountSegments(obj)
+    index = 0
+    while index < count:
+        segment = get_segment(obj, index)
+        step = get_type(segment)
+        if step == bezier:  # three segments: two control points, then the end
+            index += 2
+            segment = get_segment(obj, index)
+        get_point(segment, x, y)
+        px, py = x.value, y.value
+        point = (round(a * px + c * py + e, _DECIMALS), round(b * px + d * py + f, _DECIMALS))
+        ops.append((_OPERATORS.get(step, "c"), point))
+        if closes(segment):
+            ops.append(("h", point))
+        index += 1
+    return ops
+
+
+_IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
 def _objects(page: pypdfium2.PdfPage):
     """(object, type, matrix to page space) of the page's paths and text, in drawing order, inside forms too."""
     matrix = pdfium_c.FS_MATRIX()
-    stack = [
-        (
-            pdfium_c.FPDFPage_CountObjects(page),
-            lambda i: pdfium_c.FPDFPage_GetObject(page, i),
-            (1.0, 0.0, 0.0, 1.0, 0.0, 0.0),
-            0,
-        )
-    ]
+    get_type, get_matrix = pdfium_c.FPDFPageObj_GetType, pdfium_c.FPDFPageObj_GetMatrix
+    wanted = (pdfium_c.FPDF_PAGEOBJ_PATH, pdfium_c.FPDF_PAGEOBJ_TEXT)
+    form = pdfium_c.FPDF_PAGEOBJ_FORM
+    # a level: its object count, how to get its i-th object, whose, the matrix it is drawn with, the next index
+    stack = [(pdfium_c.FPDFPage_CountObjects(page), pdfium_c.FPDFPage_GetObject, page, _IDENTITY, 0)]
     while stack:
-        count, get, outer, index = stack.pop()
+        count, get, owner, outer, index = stack.pop()
         while index < count:
-            obj = get(index)
+            obj = get(owner, index)
             index += 1
-            kind = pdfium_c.FPDFPageObj_GetType(obj)
-            if kind not in (
-                pdfium_c.FPDF_PAGEOBJ_PATH,
-                pdfium_c.FPDF_PAGEOBJ_TEXT,
-                pdfium_c.FPDF_PAGEOBJ_FORM,
-            ):
+            kind = get_type(obj)
+            if kind != form and kind not in wanted:
                 continue
-            pdfium_c.FPDFPageObj_GetMatrix(obj, matrix)
-            own = _times((matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f), outer)
-            if kind == pdfium_c.FPDF_PAGEOBJ_FORM:  # the rest of this level after the form's own objects
-                stack.append((count, get, outer, index))
-                count, get, outer, index = (
+            get_matrix(obj, matrix)
+            own = (matrix.a, matrix.b, matrix.c, matrix.d, matrix.e, matrix.f)
+            if outer is not _IDENTITY:  # the page's own level: the object's matrix is the page's
+                own = _times(own, outer)
+            if kind == form:  # the rest of this level after the form's own objects
+                stack.append((count, get, owner, outer, index))
+                count, get, owner, outer, index = (
                     pdfium_c.FPDFFormObj_CountObjects(obj),
-                    lambda i, form=obj: pdfium_c.FPDFFormObj_GetObject(form, i),
+                    pdfium_c.FPDFFormObj_GetObject,
+                    obj,
                     own,
                     0,
                 )

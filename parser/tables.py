@@ -506,13 +506,25 @@ def cropped_chars(chars: list[dict], bbox: tuple) -> list[dict]:
 
     A crop clips (copies) every object it touches, rectangles too, hundreds on
     a statement page; lines of text need only the characters, and a cheap
-    bounds test first leaves the clipping to the few that touch the box.
+    bounds test first leaves the clipping to the few that cross the box's edge (a character inside is
+    kept as it is: its clipped copy would hold the same box; the copy's width and height are not read).
     """
     x0, top, x1, bottom = bbox
-    return crop_to_bbox(
-        [c for c in chars if c["x1"] >= x0 and c["x0"] <= x1 and c["bottom"] >= top and c["top"] <= bottom],
-        bbox,
-    )
+    cropped = []
+    for c in chars:
+        if c["x1"] < x0 or c["x0"] > x1 or c["bottom"] < top or c["top"] > bottom:
+            continue
+        if (
+            x0 <= c["x0"]
+            and c["x1"] <= x1
+            and top <= c["top"]
+            and c["bottom"] <= bottom
+            and c["x1"] - c["x0"] + c["bottom"] - c["top"] > 0
+        ):
+            cropped.append(c)  # inside: clipping would copy it unchanged (the lines read no width or height)
+        else:
+            cropped += crop_to_bbox([c], bbox)
+    return cropped
 
 
 def text_lines(chars: list[dict], bbox: tuple) -> list[dict]:

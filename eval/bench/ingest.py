@@ -32,6 +32,7 @@ PDFs (191 files, some pages scanned: OCR). In one process run, over the same fil
     python -m eval.bench ingest --set annual-cn --profile-sample 0
     python -m eval.bench ingest --set annual-cn --match 平安银行 --profile-sample 0   # the 296-page report
     python -m eval.bench ingest --set aicup --limit 40 --profile-sample 6
+    python -m eval.bench ingest --set aicup-text --profile-sample 20   # the AI CUP PDFs that need no OCR
     bash docker/elasticsearch.sh run python -m eval.bench ingest --set annual-cn --shards 2 --profile-sample 0
 """
 
@@ -178,11 +179,13 @@ def profile_sample(corpus: Path, sample: list[Path], top: int) -> str:
     return "\n".join(lines + printed[start:])
 
 
-SETS = ("annual-cn", "aicup")
+SETS = ("annual-cn", "aicup")  # "both"
+TEXT_LAYER_SET = "aicup-text"  # the AI CUP PDFs that need no OCR
 
 
 def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
-    """The PDFs of one development set: annual-cn (text layer on every page) or aicup (some scanned pages)."""
+    """The PDFs of one development set: annual-cn (text layer on every page), aicup (some scanned pages) or
+    aicup-text (the AI CUP PDFs with a text layer on every page: no OCR)."""
     if name == "annual-cn":
         root = shared_data("annual-cn", "reports")
         return None if root is None else (root, sorted(root.glob("*.pdf"))[: limit or None])
@@ -192,8 +195,31 @@ def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
     paths = []
     for folder in ("finance", "insurance"):
         files = sorted((root / folder).glob("*.pdf"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0)
+        if name == TEXT_LAYER_SET:
+            files = [p for p in files if _text_layer_on_every_page(p)]
         paths += files[: limit or None]
     return root, paths
+
+
+def _text_layer_on_every_page(path: Path) -> bool:
+    """Whether pdfium reads at least the parser's minimum of visible characters on each page (none needs OCR)."""
+    import pypdfium2
+
+    from parser.settings import ParseSettings
+
+    least = ParseSettings().min_text_chars
+    document = pypdfium2.PdfDocument(str(path))
+    try:
+        for page in document:
+            textpage = page.get_textpage()
+            visible = sum(not ch.isspace() for ch in textpage.get_text_range())
+            textpage.close()
+            page.close()
+            if visible < least:
+                return False
+        return True
+    finally:
+        document.close()
 
 
 def copy_corpus(root: Path, files: list[Path], corpus: Path) -> list[Path]:
@@ -353,9 +379,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes (default 2: both cores)")
     ap.add_argument(
         "--set",
-        choices=(*SETS, "both"),
+        choices=(*SETS, TEXT_LAYER_SET, "both"),
         default="both",
-        help="annual-cn (text layer only, long reports), aicup (with scanned pages), or both (default)",
+        help="annual-cn (text layer only, long reports), aicup (with scanned pages), aicup-text (its PDFs with a "
+        "text layer on every page), or both (default: annual-cn and aicup)",
     )
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--match", default="", help="only PDFs whose file name contains this text")

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from core.command_names import command_name
 from core.rulefile import PROJECT_ROOT
-from eval.bench.ingest import SETS, copy_corpus, corpus_files
+from eval.bench.ingest import SETS, TEXT_LAYER_SET, copy_corpus, corpus_files
 
 SHOWN = 5  # differences printed per kind
 
@@ -192,7 +192,10 @@ def main(argv: list[str]) -> int:
         "--ref", default="", help="git revision to compare with (default: git merge-base HEAD main)"
     )
     ap.add_argument(
-        "--set", choices=(*SETS, "both"), default="both", help="annual-cn, aicup, or both (default)"
+        "--set",
+        choices=(*SETS, TEXT_LAYER_SET, "both"),
+        default="both",
+        help="annual-cn, aicup, aicup-text (its PDFs that need no OCR), or both (default: the first two)",
     )
     ap.add_argument("--limit", type=int, default=0, help="only the first N PDFs of each folder (0 = all)")
     ap.add_argument("--workers", type=int, default=2, help="ingestion processes of each run (default 2)")

@@ -1,0 +1,12 @@
+"""The ingest bench's aicup-text set: the AI CUP PDFs that need no OCR."""
+
+from __future__ import annotations
+
+from eval.bench.ingest import _text_layer_on_every_page
+
+
+def test_a_pdf_with_a_scanned_page_is_not_in_the_text_layer_set(shared_data):
+    reference = shared_data / "aicup" / "reference"
+    assert _text_layer_on_every_page(reference / "insurance" / "10.pdf")
+    assert _text_layer_on_every_page(reference / "finance" / "439.pdf")  # twenty pages of notes
+    assert not _text_layer_on_every_page(reference / "finance" / "226.pdf")  # a scanned excerpt
