@@ -398,7 +398,8 @@ class _StatementModel:
         return {labels[0]: shift, labels[1]: 0.0}
 
 
-def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+def _judged_by(settings: ChoiceSettings, llm) -> list[Judged]:
+    """Two statements judged against one article: one the article says, one that drops its obligation."""
     found = Found()
     found.add(
         Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。")
@@ -408,14 +409,14 @@ def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
         "b": "届出者は、届出書を提出する",
     }
     laws = LawBook.load({"act": LawRecord("架空取引法")})
-    rules = ChoiceAnswerer(None, laws, AnswerTemplates.load())
-    rules_only = rules._judge("positive", "正しいものは。", options, found)
-    model = _StatementModel("提出する", odds=1e6)
-    answerer = ChoiceAnswerer(
-        None, laws, AnswerTemplates.load(), ChoiceSettings(model_weight=0.05), llm=model
-    )
-    judged = answerer._judge("positive", "正しいものは。", options, found)
-    settings = answerer.settings
+    answerer = ChoiceAnswerer(None, laws, AnswerTemplates.load(), settings, llm=llm)
+    return answerer._judge("positive", "正しいものは。", options, found)
+
+
+def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+    settings = ChoiceSettings(model_weight=0.05)
+    rules_only = _judged_by(settings, None)
+    judged = _judged_by(settings, _StatementModel("提出する", odds=1e6))
     for before, after in zip(rules_only, judged):
         shift = after.goodness - before.goodness
         assert after.by == "model" and abs(shift) == pytest.approx(settings.model_weight * settings.model_cap)
@@ -423,20 +424,6 @@ def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
 
 
 def test_by_default_the_model_judges_no_statement_and_the_rules_goodness_stands():
-    found = Found()
-    found.add(
-        Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。")
-    )
-    options = {
-        "a": "届出者は、届出書を内閣総理大臣に提出しなければならない",
-        "b": "届出者は、届出書を提出する",
-    }
-    laws = LawBook.load({"act": LawRecord("架空取引法")})
-    rules_only = ChoiceAnswerer(None, laws, AnswerTemplates.load())._judge(
-        "positive", "正しいものは。", options, found
-    )
-    model = _StatementModel("提出する", odds=1e6)
-    judged = ChoiceAnswerer(None, laws, AnswerTemplates.load(), llm=model)._judge(
-        "positive", "正しいものは。", options, found
-    )
+    rules_only = _judged_by(ChoiceSettings(), None)
+    judged = _judged_by(ChoiceSettings(), _StatementModel("提出する", odds=1e6))
     assert [(j.goodness, j.by) for j in judged] == [(j.goodness, j.by) for j in rules_only]
