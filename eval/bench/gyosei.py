@@ -15,8 +15,9 @@ answerer and reports, in one run:
 - seconds per question for both;
 - the rule census (eval/bench/_choice.py), over every source written to
   --census FILE when given (the lawqa bench writes there too).
-With --llm the model also judges each statement against its law sentence
-(log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
+With --llm the small model breaks the ties the rules leave (its judgement of each
+statement, by the log-probabilities of the labels 正 / 誤, is off unless
+ChoiceSettings.model_weight is set: measured, it lost questions);
 its accuracy and time are reported next to the rules'.
 """
 

@@ -17,8 +17,9 @@ reports, in one run:
 - the rule census (eval/bench/_choice.py): each judging path, the questions it
   fires on and how many of those are right; with --census FILE, over every
   source written to FILE (the gyosei bench writes there too).
-With --llm the small model also judges each statement against its law sentence
-(log-probabilities of the labels 正 / 誤) and breaks the ties the rules leave;
+With --llm the small model breaks the ties the rules leave (its judgement of each
+statement, by the log-probabilities of the labels 正 / 誤, is off unless
+ChoiceSettings.model_weight is set: measured, it lost questions);
 --only-ties runs it only on the questions the rules tied on (the rest keep the
 rules' answer) to save time on a CPU.
 """

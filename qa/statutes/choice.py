@@ -25,7 +25,9 @@ judge the statement against them with general operations of reading law, choose 
    (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
    weights. With a model loaded, the model also judges each statement against its sentence by the
    log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
-   log-odds, times `model_weight`, are added to the goodness.
+   log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
+   (`model_weight` 0): measured with Qwen2.5-0.5B it lost more questions than it won and took longer than a
+   question may; the model then only breaks the ties the rules leave.
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
    combination the option whose statements are, on average, best (worst for a negative question); a
@@ -107,7 +109,10 @@ class ChoiceSettings:
     model_odds: float = (
         2.0  # the model breaks a tie only when its pick is this many times as likely as the next
     )
-    model_weight: float = 0.05  # goodness per nat of the model's log-odds that a statement is right
+    # goodness per nat of the model's log-odds that a statement is right; 0 (the default) leaves statements to the
+    # rules: Qwen2.5-0.5B judging every statement cost 3 of 12 lawqa questions and ~41 CPU s per question
+    # (transformers, float32), over the 20 s a question may take on 2 cores (docs/benchmarks.md)
+    model_weight: float = 0.0
     model_cap: float = (
         5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
     )
@@ -409,7 +414,7 @@ class ChoiceAnswerer:
         """Each statement judged by the model against its closest law sentence, when a model is loaded: the
         log-odds of the right label over the wrong one (rules/prompts.yaml `statement_labels`; one forward pass,
         no generation), capped at `model_cap` and weighted by `model_weight`, are added to its goodness."""
-        if self.llm is None or "statement" not in self.llm.fewshot.tasks:
+        if self.llm is None or not self.settings.model_weight or "statement" not in self.llm.fewshot.tasks:
             return judged
         right, wrong = _PROMPTS["statement_labels"]
         out = []

@@ -13,7 +13,7 @@ from core.records import LawRecord
 from ingestion.pipeline import ingest
 from qa.answers import AnswerTemplates
 from qa.records import Question
-from qa.statutes.choice import Article, ChoiceAnswerer, Found, Judged, provision_text
+from qa.statutes.choice import Article, ChoiceAnswerer, ChoiceSettings, Found, Judged, provision_text
 from qa.statutes.compare import Alignment
 from qa.statutes.law_refs import LawBook
 from search.law_register import LawRegister
@@ -398,7 +398,8 @@ class _StatementModel:
         return {labels[0]: shift, labels[1]: 0.0}
 
 
-def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+def _judged_by(settings: ChoiceSettings, llm) -> list[Judged]:
+    """Two statements judged against one article: one the article says, one that drops its obligation."""
     found = Found()
     found.add(
         Article("act", "架空取引法", "第二条", "届出者は、届出書を内閣総理大臣に提出しなければならない。")
@@ -408,12 +409,21 @@ def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
         "b": "届出者は、届出書を提出する",
     }
     laws = LawBook.load({"act": LawRecord("架空取引法")})
-    rules = ChoiceAnswerer(None, laws, AnswerTemplates.load())
-    rules_only = rules._judge("positive", "正しいものは。", options, found)
-    answerer = ChoiceAnswerer(None, laws, AnswerTemplates.load(), llm=_StatementModel("提出する", odds=1e6))
-    judged = answerer._judge("positive", "正しいものは。", options, found)
-    settings = answerer.settings
+    answerer = ChoiceAnswerer(None, laws, AnswerTemplates.load(), settings, llm=llm)
+    return answerer._judge("positive", "正しいものは。", options, found)
+
+
+def test_the_model_s_judgement_of_a_statement_moves_its_goodness_within_a_cap():
+    settings = ChoiceSettings(model_weight=0.05)
+    rules_only = _judged_by(settings, None)
+    judged = _judged_by(settings, _StatementModel("提出する", odds=1e6))
     for before, after in zip(rules_only, judged):
         shift = after.goodness - before.goodness
         assert after.by == "model" and abs(shift) == pytest.approx(settings.model_weight * settings.model_cap)
     assert judged[1].goodness > rules_only[1].goodness and judged[0].goodness < rules_only[0].goodness
+
+
+def test_by_default_the_model_judges_no_statement_and_the_rules_goodness_stands():
+    rules_only = _judged_by(ChoiceSettings(), None)
+    judged = _judged_by(ChoiceSettings(), _StatementModel("提出する", odds=1e6))
+    assert [(j.goodness, j.by) for j in judged] == [(j.goodness, j.by) for j in rules_only]
