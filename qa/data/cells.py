@@ -63,6 +63,10 @@ _TOTAL = re.compile(_CELLS["total"])
 _BARE_TOTAL = re.compile(_CELLS["bare_total"])
 _ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
+ABSORBED = 1.0  # points for each quoted part a reading reads as part of a label that names the row whole
+WHOLE = 0.9  # a label this like a row's label names it whole
+HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
+_SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*[(（][^()（）]*[)）]?\s*$")
 _CONSOLIDATED = _CELLS["consolidated_title"]
 _ACCUMULATED = re.compile(_CELLS["accumulated"])
 _LATER_SECTION = re.compile(_CELLS["later_section"])
@@ -445,8 +449,13 @@ class CellAnswerer:
             return  # never the answer: spare the rest
         where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
         names = {_norm(t) for t in titles} | {_norm(named_row)}
+        # A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
+        # match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
+        # balance sheet's row, not a note's row 受取手形 under some heading that names the rest).
         fit = max(
-            4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
+            4.0 * similarity
+            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
+            + sum(_context_match(_norm(p), names, where) for p in context)
             for similarity, (_, context) in zip(likeness, matches)
         )
         parts = cell.parts = {}
@@ -655,7 +664,7 @@ class _LabelMatch:
         name = _norm(field)
         best = self._rows.get(name)
         if best is None:
-            best = self._rows[name] = self._row(name)
+            best = self._rows[name] = self._row(name, _head(field))
         columns = _columns(period)
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
@@ -676,8 +685,10 @@ class _LabelMatch:
         likeness = self._cells[cell] = best / 100
         return likeness
 
-    def _row(self, name: str) -> float:
+    def _row(self, name: str, head: str = "") -> float:
         score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        if head:
+            score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
             score = max(score, fuzz.ratio(self.reordered, name))
         return score
@@ -687,6 +698,14 @@ class _LabelMatch:
         if ratios is None:
             ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
         return ratios
+
+
+@lru_cache(maxsize=65536)
+def _head(field: str) -> str:
+    """A row label's first line when a parenthesised second line qualifies it ("1株当たり配当額 (内1株当たり中間配当
+    額)": 1株当たり配当額), normalised; "" for any other label."""
+    found = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
+    return _norm(found["head"]) if found else ""
 
 
 @lru_cache(maxsize=65536)

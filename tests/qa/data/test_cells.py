@@ -46,6 +46,8 @@ def _report() -> str:
                 ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"),
                 ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
                 ("親会社の所有者に帰属する持分", "30,000", "32,000"),
+                ("１株当たり純資産額", "510.20", "530.40"),
+                ("１株当たり配当額<br/>(内１株当たり中間配当額)", "30.00", "35.00"),
             ],
         )
     }
@@ -75,7 +77,17 @@ def _report() -> str:
 <h2>１【連結財務諸表等】</h2>
 <h3>①【連結貸借対照表】</h3>
 <p>（単位：百万円）</p>
-{_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
+{
+        _table(
+            "TEST0001-0105010-tab1",
+            periods,
+            [
+                ("流動資産合計", "1,200", "1,500"),
+                ("長期前払費用", "30", "40"),
+                ("受取手形、売掛金及び契約資産", "300", "350"),
+            ],
+        )
+    }
 {
         _table(
             "TEST0001-0105010-tab5",
@@ -119,6 +131,9 @@ def _report() -> str:
         )
     }
 <h3>【連結財務諸表注記】</h3>
+<h4>(連結貸借対照表関係)</h4>
+<p>受取手形、売掛金及び契約資産のうち、顧客との契約から生じた債権</p>
+{_table("TEST0001-0105010-tab11", periods, [("受取手形", "20", "21"), ("売掛金", "280", "329")])}
 <h4>10 有形固定資産</h4>
 <p>減価償却累計額及び減損損失累計額（百万円）</p>
 {
@@ -279,6 +294,20 @@ def test_heading_row_above_tells_apart_rows_of_the_same_label(small_engine):
 def test_label_with_a_comma_is_read_whole_when_a_row_has_it(small_engine):
     answer = _ask(small_engine, f"{COMPANY}の2020年における「法人税、住民税及び事業税」は？", "TEST0001")
     assert (answer.value, answer.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab6-r3c3")
+
+
+def test_a_label_with_a_comma_that_a_statement_row_prints_whole_beats_a_notes_row_of_its_first_part(
+    small_engine,
+):
+    text = f"{COMPANY}の2020年時点の連結決算における「受取手形、売掛金及び契約資産」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("350000000", "TEST0001-0105010-tab1-r4c3")
+
+
+def test_a_row_label_with_a_parenthesised_second_line_is_named_by_its_first(small_engine):
+    text = f"{COMPANY}の2020年における「１株当たり配当額、経営指標等」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("35", "TEST0001-0101010-tab2-r10c3")
 
 
 def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
