@@ -65,8 +65,10 @@ _ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
 ABSORBED = 1.0  # points for each quoted part a reading reads as part of a label that names the row whole
 WHOLE = 0.9  # a label this like a row's label names it whole
+CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
+MIN_TITLED = 0.85  # a title printing less of the label does not print it
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
-_SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*[(（][^()（）]*[)）]?\s*$")
+_SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*[(（](?P<second>[^()（）]*)[)）]?\s*$")
 _CONSOLIDATED = _CELLS["consolidated_title"]
 _ACCUMULATED = re.compile(_CELLS["accumulated"])
 _LATER_SECTION = re.compile(_CELLS["later_section"])
@@ -253,6 +255,11 @@ class _Cell:
     parts: dict[str, float] | None = (
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
+    row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
+
+    @property
+    def named(self) -> str:
+        return self.row_label or str(self.fact["field"])
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -314,7 +321,7 @@ class CellAnswerer:
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
         label = _norm(asked.label)
-        printed = any(_norm(str(c.fact["field"])) == label for c in cells)
+        printed = any(_norm(c.named) == label for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
             cells = self.candidates(asked, question.sources, wordings, analysis.language)
@@ -373,6 +380,9 @@ class CellAnswerer:
         rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
         for hit in hits:
             place = _place(hit.chunk.cell_id)
+            # The rows a merged label spans each have a chunk under the label cell's id: the next one is the next row.
+            while place is not None and place in rows and hit.chunk.text != rows[place][0].text:
+                place = (place[0], str(int(place[1]) + 1))
             if place is not None and place not in rows:
                 rows[place] = (hit.chunk, hit.score / top)
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
@@ -386,6 +396,7 @@ class CellAnswerer:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
                 cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
+        _split_spanned_labels(cells)
         return cells
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -429,7 +440,7 @@ class CellAnswerer:
         by_wording: bool = False,
     ) -> None:
         fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = str(fact["field"]), str(fact["period"] or "")
+        named_row, period = cell.named, str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
         likeness = [match.of(named_row, period) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
@@ -460,6 +471,9 @@ class CellAnswerer:
         )
         parts = cell.parts = {}
         parts["label"] = fit + 0.5 * cell.rank
+        # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
+        # the one whose titles print the label's words.
+        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
         if asked.year is not None and fact["year"]:
             parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
         statement, scope = fact["statement"], fact["scope"]
@@ -698,6 +712,32 @@ class _LabelMatch:
         if ratios is None:
             ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
         return ratios
+
+
+def _split_spanned_labels(cells: list[_Cell]) -> None:
+    """A row label of two lines spanning two rows names each row by one line: the first row by its first line, the
+    next by its parenthesised second line ("株主総利回り (比較指標：配当込みTOPIX)": the company's return, then the
+    index's). The table reader repeats a merged label over the rows it spans, so two consecutive rows of one table
+    with the same two-line label are such a pair."""
+    rows: dict[tuple[str, str], set[int]] = {}
+    for cell in cells:
+        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
+        rows.setdefault((table, str(cell.fact["field"])), set()).add(int(row))
+    for cell in cells:
+        field, cell_id = str(cell.fact["field"]), str(cell.fact["cell_id"])
+        lines = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
+        spanned = sorted(rows[((_place(cell_id) or ("", ""))[0], field)])
+        if lines is None or len(spanned) != 2 or spanned[1] != spanned[0] + 1:
+            continue
+        cell.row_label = lines["head"] if _row_number(cell_id) == spanned[0] else lines["second"]
+
+
+@lru_cache(maxsize=65536)
+def _titled(label: str, titles: tuple[str, ...]) -> float:
+    """0..1: how much of the label one of the titles prints (best alignment of the label within a title); 0 below
+    MIN_TITLED, where a title shares a character or two with the label by chance."""
+    best = max((fuzz.partial_ratio(label, _norm(t)) for t in titles if t), default=0.0) / 100
+    return best if best >= MIN_TITLED else 0.0
 
 
 @lru_cache(maxsize=65536)

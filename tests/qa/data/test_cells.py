@@ -7,7 +7,15 @@ import pytest
 from core.errors import InputError
 from eval.normalize import ntcir_value
 from ingestion.pipeline import ingest
-from qa.data.cells import CellAnswerer, CellQuestion, CellSettings, MemberWords
+from qa.data.cells import (
+    CellAnswerer,
+    CellQuestion,
+    CellSettings,
+    MemberWords,
+    _Cell,
+    _split_spanned_labels,
+    _titled,
+)
 from qa.records import Question
 from qa.understand.analyse import QuestionAnalyzer
 from search.settings import IndexSettings
@@ -481,3 +489,22 @@ def test_a_fact_without_a_company_never_answers_a_question_naming_a_company_but_
     with Engine(EngineSettings(index=coverless_engine)) as engine:
         answer = engine.answer(Question("q", f"{COMPANY}の2020年の流動資産合計はいくらですか？"))
     assert answer.value is None and "1500000000" not in answer.answer and "1,500" not in answer.answer
+
+
+def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
+    label = "株主総利回り (比較指標：配当込みTOPIX)"
+
+    def cell(row: int, field: str = label) -> _Cell:
+        return _Cell({"cell_id": f"T-0101010-tab5-r{row}c3", "field": field}, None, 1.0)
+
+    pair = [cell(21), cell(22)]
+    _split_spanned_labels(pair)
+    assert [c.named for c in pair] == ["株主総利回り", "比較指標:配当込みTOPIX"]
+    alone = [cell(21)]  # one row: the label is the row's own, both lines
+    _split_spanned_labels(alone)
+    assert alone[0].named == label
+
+
+def test_a_title_names_a_label_only_when_it_prints_most_of_it():
+    assert _titled("銘柄数", ("b.銘柄数及び貸借対照表計上額",)) == 1.0
+    assert _titled("銘柄数", ("当事業年度において株式数が増加した銘柄",)) == 0.0
