@@ -34,6 +34,7 @@ _DASHES = frozenset(_WORDS["dashes"])
 _MINUS = _WORDS["minus_signs"]
 _MONEY = frozenset(_WORDS["money_units"])
 _NOTE_PREFIX = re.compile(_WORDS["note_prefix"])
+_SHARE_CLASS = re.compile(_WORDS["share_class"])
 _NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
 _YEN_SEN = re.compile(_WORDS["yen_sen"])
 _UNIT_STATEMENT = re.compile(_WORDS["unit_statement"])
@@ -197,7 +198,7 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     secondary figures in parentheses, so they pass parentheses_negative=False.
     """
     raw = text.strip()
-    flat = _without_note_marks(nfkc(raw).strip())
+    flat = _SHARE_CLASS.sub("", _without_note_marks(nfkc(raw).strip()))  # the figure, not its class of shares
     flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
     if flat[:1] == _SECONDARY_BRACKETS[0] and flat[-1:] == _SECONDARY_BRACKETS[1]:
         flat = flat[1:-1].strip()  # [ 9,112 ]: a secondary figure (臨時雇用者数), never a negative

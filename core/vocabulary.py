@@ -269,6 +269,7 @@ SCHEMAS: dict[str, dict] = {
         dashes=WORDS,
         minus_signs=TEXT,
         note_prefix=PATTERN,
+        share_class=PATTERN,
         yen_sen=PATTERN,
         unit_statement=PATTERN,
         bracketed_unit=PATTERN,
