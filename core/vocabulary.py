@@ -93,6 +93,7 @@ SCHEMAS: dict[str, dict] = {
         separator=TEXT,
         year=PATTERN,
         individual=PATTERN,
+        parent_context=PATTERN,
         individual_title=TEXT,
         consolidated_title=TEXT,
         dropped=PATTERN,

@@ -56,6 +56,7 @@ _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
 _YEAR = re.compile(_CELLS["year"])
 _INDIVIDUAL = re.compile(_CELLS["individual"])
+_PARENT_CONTEXT = re.compile(_CELLS["parent_context"])
 _DROP = re.compile(_CELLS["dropped"])
 _ROW = re.compile(r"-r(\d+)c\d+$")
 _TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
@@ -202,6 +203,11 @@ class CellQuestion:
     @cached_property
     def us_gaap(self) -> bool:
         return bool(_US_GAAP.search(self.label))
+
+    @cached_property
+    def own_figures(self) -> bool:
+        """The parent company's own figures: 個別 before the quotes, or a context word naming the company (提出会社)."""
+        return self.individual or any(_PARENT_CONTEXT.search(p) for p in self.context)
 
     @cached_property
     def later_section(self) -> bool:
@@ -485,7 +491,7 @@ class CellAnswerer:
             parts[
                 "gaap"
             ] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-        if asked.individual:
+        if asked.own_figures:
             parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
         elif scope == "consolidated":
             parts["scope"] = 0.7

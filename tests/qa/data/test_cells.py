@@ -508,3 +508,11 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():
     assert _titled("銘柄数", ("b.銘柄数及び貸借対照表計上額",)) == 1.0
     assert _titled("銘柄数", ("当事業年度において株式数が増加した銘柄",)) == 0.0
+
+
+def test_a_context_word_naming_the_submitting_company_asks_for_its_own_figures():
+    own = CellQuestion.parse(
+        "テスト工業株式会社の2024年時点における「正規雇用労働者、労働者の男女の賃金の差異、提出会社の指標」は？"
+    )
+    assert own.own_figures and not own.individual
+    assert not CellQuestion.parse("テスト工業株式会社の2024年時点における「正規雇用労働者」は？").own_figures
