@@ -262,6 +262,7 @@ class _Cell:
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
     row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
+    above: str = ""  # the label of the row above, when it is a candidate too
 
     @property
     def named(self) -> str:
@@ -403,6 +404,7 @@ class CellAnswerer:
             if in_sources[doc_id]:
                 cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
         _split_spanned_labels(cells)
+        _label_rows_above(cells)
         return cells
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -466,13 +468,14 @@ class CellAnswerer:
             return  # never the answer: spare the rest
         where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
         names = {_norm(t) for t in titles} | {_norm(named_row)}
+        above = _norm(cell.above)
         # A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
         # match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
         # balance sheet's row, not a note's row 受取手形 under some heading that names the rest).
         fit = max(
             4.0 * similarity
             + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-            + sum(_context_match(_norm(p), names, where) for p in context)
+            + sum(_context_match(_norm(p), names, where, above) for p in context)
             for similarity, (_, context) in zip(likeness, matches)
         )
         parts = cell.parts = {}
@@ -633,14 +636,15 @@ def _header(period: str) -> tuple[str, str]:
     return _norm(header_name(period)), _norm(period)
 
 
-def _context_match(part: str, names: set[str], where: str) -> float:
+def _context_match(part: str, names: set[str], where: str, above: str = "") -> float:
     """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
-    a word within its headings or labels (not as the tail of its opposite: 非流動負債), or a fuzzy likeness."""
+    a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the row above
+    that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy likeness."""
     if not part:
         return 0.0
     if part in names:
         return 1.5
-    if _unnegated(part).search(where):
+    if _unnegated(part).search(where) or (above and _unnegated(part).search(above)):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
@@ -718,6 +722,15 @@ class _LabelMatch:
         if ratios is None:
             ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
         return ratios
+
+
+def _label_rows_above(cells: list[_Cell]) -> None:
+    """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
+    balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
+    named = {_place(str(c.fact["cell_id"])): c.named for c in cells}
+    for cell in cells:
+        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
+        cell.above = named.get((table, str(int(row) - 1)), "")
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:

@@ -111,6 +111,18 @@ def _report() -> str:
             ],
         )
     }
+{
+        _table(
+            "TEST0001-0105010-tab12",
+            periods,
+            [
+                ("建物", "100", "110"),
+                ("減価償却累計額", "△40", "△45"),
+                ("工具、器具及び備品", "50", "60"),
+                ("減価償却累計額", "△20", "△25"),
+            ],
+        )
+    }
 <h3>②【連結損益計算書】</h3>
 <p>（単位：百万円）</p>
 {
@@ -316,6 +328,12 @@ def test_a_row_label_with_a_parenthesised_second_line_is_named_by_its_first(smal
     text = f"{COMPANY}の2020年における「１株当たり配当額、経営指標等」は？"
     answer = _ask(small_engine, text, "TEST0001")
     assert (answer.value, answer.evidence[0].cell_id) == ("35", "TEST0001-0101010-tab2-r10c3")
+
+
+def test_a_context_naming_the_row_above_picks_the_row_under_it(small_engine):
+    text = f"{COMPANY}の2020年時点の連結決算における「減価償却累計額、工具、器具及び備品」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("-25000000", "TEST0001-0105010-tab12-r5c3")
 
 
 def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
