@@ -534,3 +534,8 @@ def test_a_context_word_naming_the_submitting_company_asks_for_its_own_figures()
     )
     assert own.own_figures and not own.individual
     assert not CellQuestion.parse("テスト工業株式会社の2024年時点における「正規雇用労働者」は？").own_figures
+
+
+def test_a_column_of_a_measures_sum_is_no_total_column():
+    assert _default_column("株式数の減少に係る売却価額の合計額（百万円）") == 0.0
+    assert _default_column("純資産合計") > 0.0
