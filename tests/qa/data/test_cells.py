@@ -13,6 +13,7 @@ from qa.data.cells import (
     CellSettings,
     MemberWords,
     _Cell,
+    _default_column,
     _split_spanned_labels,
     _titled,
 )
