@@ -66,6 +66,7 @@ _ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
 ABSORBED = 1.0  # points for each quoted part a reading reads as part of a label that names the row whole
 WHOLE = 0.9  # a label this like a row's label names it whole
+NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
 CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
@@ -502,7 +503,13 @@ class CellAnswerer:
             parts[
                 "scope"
             ] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
-        if asked.member_words:
+        if asked.member_words and asked.member in self.members.neutral:
+            # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
+            # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
+            parts["member"] = (
+                NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
+            )
+        elif asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
             row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)

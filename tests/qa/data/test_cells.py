@@ -73,6 +73,22 @@ def _report() -> str:
             ],
         )
     }
+<h2>(1)【株式の総数等】</h2>
+{
+        _table(
+            "TEST0001-0104010-tab10",
+            [
+                "種類",
+                "事業年度末現在発行数(株)",
+                "上場金融商品取引所名又は登録認可金融商品取引業協会名",
+                "内容",
+            ],
+            [
+                ("普通株式", "1,000", "東京証券取引所プライム市場", "単元株式数100株"),
+                ("計", "1,000", "－", "－"),
+            ],
+        )
+    }
 <h2>(4)【役員の報酬等】</h2>
 <p>役員ごとの連結報酬等の総額等</p>
 {
@@ -335,6 +351,15 @@ def test_a_context_naming_the_row_above_picks_the_row_under_it(small_engine):
     text = f"{COMPANY}の2020年時点の連結決算における「減価償却累計額、工具、器具及び備品」は？"
     answer = _ask(small_engine, text, "TEST0001")
     assert (answer.value, answer.evidence[0].cell_id) == ("-25000000", "TEST0001-0105010-tab12-r5c3")
+
+
+def test_a_member_that_picks_no_column_picks_the_row_it_names(small_engine):
+    text = f"{COMPANY}の2020年時点のOrdinaryShareMemberにおける「上場金融商品取引所名又は登録認可金融商品取引業協会名」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == (
+        "東京証券取引所プライム市場",
+        "TEST0001-0104010-tab10-r2c3",
+    )
 
 
 def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
