@@ -17,21 +17,24 @@ import unicodedata
 from dataclasses import dataclass
 
 from core.numerals import cjk_number, kanji_number
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
 ARTICLE_KIND = "article"
-_WORDS = vocabulary("statutes")  # rules/statutes.yaml
+_WORDS = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 
 
-def pattern(name: str) -> re.Pattern:
+def pattern(name: str) -> pattern_per_book:
     """A pattern of rules/statutes.yaml, with {num} standing for an article number in either numeral form."""
-    return re.compile(_WORDS[name].replace("{num}", _WORDS["number"]))
+    return pattern_per_book(lambda: re.compile(_WORDS[name].replace("{num}", _WORDS["number"])))
 
 
 # 第二十四条の二の三, 第5条第6項第2号: an article reference with its branch numbers, paragraph and item.
 _REFERENCE = pattern("reference")
 _ARTICLE_LABEL = pattern("article_label")
-_ORDINAL, _BRANCH, _SUPPLEMENTARY = _WORDS["ordinal"], _WORDS["branch"], _WORDS["supplementary"]
+_ORDINAL = per_book(lambda: _WORDS["ordinal"])
+_BRANCH = per_book(lambda: _WORDS["branch"])
+_SUPPLEMENTARY = per_book(lambda: _WORDS["supplementary"])
 _LEAD = pattern("lead")
 # The second column of a two-column item (書類　五年) that the conversion put on a line of its own.
 _PERIOD_COLUMN = pattern("period_column")
@@ -44,12 +47,14 @@ def article_key(label: str) -> str:
     match = _ARTICLE_LABEL.match(text)
     if not match:
         return ""
-    branches = "".join(f"{_BRANCH}{cjk_number(b)}" for b in match.group(3).split(_BRANCH) if b)
-    return f"{_SUPPLEMENTARY if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
+    branches = "".join(
+        f"{_BRANCH.value()}{cjk_number(b)}" for b in match.group(3).split(_BRANCH.value()) if b
+    )
+    return f"{_SUPPLEMENTARY.value() if match.group(1) else ''}{cjk_number(match.group(2))}{branches}"
 
 
 def _numbers(text: str, convert) -> str:
-    return _BRANCH.join(convert(part) for part in text.split(_BRANCH))
+    return _BRANCH.value().join(convert(part) for part in text.split(_BRANCH.value()))
 
 
 def arabic_articles(text: str) -> str:
@@ -57,7 +62,7 @@ def arabic_articles(text: str) -> str:
 
     def arabic(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: str(cjk_number(n)) if n else "")
-        return f"{_ORDINAL}{cjk_number(match.group(1))}{match.group(2)}{branches}"
+        return f"{_ORDINAL.value()}{cjk_number(match.group(1))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(arabic, unicodedata.normalize("NFKC", text))
 
@@ -67,7 +72,7 @@ def kanji_articles(text: str) -> str:
 
     def kanji(match: re.Match) -> str:
         branches = _numbers(match.group(3), lambda n: kanji_number(cjk_number(n)) if n else "")
-        return f"{_ORDINAL}{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
+        return f"{_ORDINAL.value()}{kanji_number(cjk_number(match.group(1)))}{match.group(2)}{branches}"
 
     return _REFERENCE.sub(kanji, unicodedata.normalize("NFKC", text))
 

@@ -7,34 +7,34 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from core.folding import nfkc
 from core.numerals import cjk_number
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, cached_per_book, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("numbers")  # rules/numbers.yaml
+_WORDS = per_book(lambda: vocabulary("numbers"))  # rules/numbers.yaml
 # The part of rules/documents.yaml read here (parser/metadata.py checks the whole file).
 _ERAS_SCHEMA = {
     "type": "object",
     "properties": {"eras": {"type": "object", "additionalProperties": {"type": "integer"}}},
 }
 
-_MONTH_FOLLOWS = re.compile(_WORDS["month_follows"])
-_UNTIL = tuple(_WORDS["range_until"])
+_MONTH_FOLLOWS = pattern_per_book(lambda: re.compile(_WORDS["month_follows"]))
+_UNTIL = per_book(lambda: tuple(_WORDS["range_until"]))
 
 # Words that make a column "this period" or "the period before" (the report's year, or the one before).
-PRIOR_PERIOD = re.compile(_WORDS["prior_period"])
-CURRENT_PERIOD = re.compile(_WORDS["current_period"])
+PRIOR_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["prior_period"]))
+CURRENT_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["current_period"]))
 # Years in Chinese numerals ("一一二年"), rewritten in digits before matching.
-_CN_YEAR = re.compile(_WORDS["cjk_year"])
+_CN_YEAR = pattern_per_book(lambda: re.compile(_WORDS["cjk_year"]))
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def eras() -> dict[str, int]:
     """Era name -> the Western year before its year 1, from rules/documents.yaml (令和: 2018)."""
-    return dict(RuleFile.load(RULES_DIR / "documents.yaml", _ERAS_SCHEMA).data.get("eras") or {})
+    return dict(RuleFile.load(active().rules_dir / "documents.yaml", _ERAS_SCHEMA).data.get("eras") or {})
 
 
 def era_pattern() -> str:
@@ -48,7 +48,7 @@ def western_year(era: str, number: int) -> int | None:
     return base + number if base is not None else None
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def _date_regex() -> re.Pattern:
     return re.compile(_WORDS["date"].replace("{eras}", era_pattern()))
 
@@ -69,7 +69,7 @@ def iso_date(text: str) -> str | None:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def _year_regex() -> re.Pattern:
     return re.compile(
         _WORDS["era_year"].replace("{eras}", era_pattern())
@@ -114,7 +114,7 @@ def _years(label: str) -> list[tuple[int, int, bool]]:
         rest = text[match.end() :]
         month = bool(_MONTH_FOLLOWS.match(rest))
         found.append((year, match.start(), month))
-    until = max(text.rfind(mark) for mark in _UNTIL)
+    until = max(text.rfind(mark) for mark in _UNTIL.value())
     if until >= 0 and any(pos > until for _, pos, _ in found):
         found = [f for f in found if f[1] > until]
     return found

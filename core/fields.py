@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -23,7 +24,8 @@ from rapidfuzz import fuzz, process
 
 from core.errors import InputError, RuleError
 from core.folding import field_particles, fold_field, fold_field_with_offsets, opencc
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 
 V = TypeVar("V")
 
@@ -154,9 +156,32 @@ class FieldMatch:
     how: str = "dictionary"  # "dictionary" | "fuzzy" | "llm"
 
 
+def _read(path: Path | None) -> RuleFile:
+    """rules/fields.yaml (of the active rule book unless given), read once for the tokenizer's words and the
+    field dictionary both (again when the file changes)."""
+    path = Path(path or active().rules_dir / "fields.yaml").resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        return RuleFile.load(path, FIELDS_SCHEMA)  # its one-line error
+    return _read_once(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=8)
+def _read_once(path: Path, mtime_ns: int, size: int) -> RuleFile:
+    return RuleFile.load(path, FIELDS_SCHEMA)
+
+
+def field_words(path: Path | None = None) -> list[str]:
+    """Every field name and synonym of rules/fields.yaml, as written: words a tokenizer keeps whole."""
+    return [
+        word for entry in _read(path).data["fields"] for word in (entry["name"], *entry.get("synonyms", ()))
+    ]
+
+
 def load_field_file(path: Path | None = None) -> tuple[RuleFile, list[FieldDef], list[InputError]]:
     """Parse rules/fields.yaml; returns the definitions and every collision found."""
-    rules = RuleFile.load(path or RULES_DIR / "fields.yaml", FIELDS_SCHEMA)
+    rules = _read(path)
     defs, errors = [], []
     owner: dict[str, tuple[str, int]] = {}
     for i, item in enumerate(rules.data["fields"]):

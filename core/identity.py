@@ -34,9 +34,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from core.language import without_spaces_in_cjk
 from core.numerals import cjk_number
 from core.records import DocumentMeta
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 KINDS = ("financial_report", "insurance_policy", "faq", "annual_report", "securities_report")
@@ -86,15 +88,15 @@ IDENTITY_SCHEMA = {
 }
 SCHEMA = {"type": "object", "properties": {"identity": IDENTITY_SCHEMA}, "required": ["identity"]}
 
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
-_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t\u3000]+(?=[{_CJK}])")
-_NUMBERS = vocabulary("numbers")  # rules/numbers.yaml
-_DATES = _NUMBERS["identity_dates"]
-_DATE_NUMERAL = re.compile(_DATES["date_numeral"])
-_ORDINAL = re.compile(_DATES["quarter"])
-_SPACE_IN_DATE = re.compile(_DATES["space_in_date"])  # also a line break inside a date range
+_NUMBERS = per_book(lambda: vocabulary("numbers"))  # rules/numbers.yaml
+_DATES = per_book(lambda: _NUMBERS["identity_dates"])
+_DATE_NUMERAL = pattern_per_book(lambda: re.compile(_DATES["date_numeral"]))
+_ORDINAL = pattern_per_book(lambda: re.compile(_DATES["quarter"]))
+_SPACE_IN_DATE = pattern_per_book(
+    lambda: re.compile(_DATES["space_in_date"])
+)  # also a line break inside a date range
 # Legal-form endings; without them a name is its core name (山东阳谷华泰化工股份有限公司 -> 山东阳谷华泰化工).
-LEGAL_SUFFIXES = tuple(vocabulary("companies")["legal_suffixes"])  # rules/companies.yaml
+LEGAL_SUFFIXES = per_book(lambda: tuple(vocabulary("companies")["legal_suffixes"]))  # rules/companies.yaml
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,7 @@ class IdentityRules:
 
     @classmethod
     def load(cls, path: Path | None = None) -> IdentityRules:
-        rule_file = RuleFile.load(path or RULES_DIR / "documents.yaml", SCHEMA)
+        rule_file = RuleFile.load(path or active().rules_dir / "documents.yaml", SCHEMA)
         data = rule_file.data
         section = data["identity"]
         eras = dict(data.get("eras") or {})
@@ -220,7 +222,7 @@ def normalise_dates(text: str) -> str:
     '民國112年9月30日第1季'
     """
     text = unicodedata.normalize("NFKC", text)
-    text = _SPACE_BETWEEN_CJK.sub("", text)
+    text = without_spaces_in_cjk(text)
     text = _DATE_NUMERAL.sub(
         lambda m: str(cjk_number(m.group(1)) if cjk_number(m.group(1)) is not None else m.group(1)), text
     )
@@ -419,7 +421,7 @@ def _year_number(written: str | None, era: str, era_year: str | None, eras: dict
 
 def core_name(company: str) -> str:
     """The name without its legal form (聯華電子股份有限公司 -> 聯華電子); "" when nothing is left."""
-    for suffix in LEGAL_SUFFIXES:
+    for suffix in LEGAL_SUFFIXES.value():
         if company.endswith(suffix):
             core = company[: -len(suffix)]
             return core if len(core) >= 2 else ""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("numbers")["numerals"]  # rules/numbers.yaml
-_DIGITS: dict[str, int] = _WORDS["digits"]
-_UNITS: dict[str, int] = _WORDS["units"]
-_KANJI_DIGITS: str = _WORDS["written_digits"]
-_KANJI_UNITS = tuple((value, unit) for value, unit in _WORDS["written_units"])
+_WORDS = per_book(lambda: vocabulary("numbers")["numerals"])  # rules/numbers.yaml
+_DIGITS: dict[str, int] = per_book(lambda: _WORDS["digits"])
+_UNITS: dict[str, int] = per_book(lambda: _WORDS["units"])
+_KANJI_DIGITS: str = per_book(lambda: _WORDS["written_digits"])
+_KANJI_UNITS = per_book(lambda: tuple((value, unit) for value, unit in _WORDS["written_units"]))
 
 
 def cjk_number(text: str) -> int | None:
@@ -45,14 +46,14 @@ def kanji_number(number: int) -> str:
     ('二十四', '百十', '〇')
     """
     if number == 0:
-        return _KANJI_DIGITS[0]
+        return _KANJI_DIGITS.value()[0]
     if not 0 < number < 10000:
         raise ValueError(f"{number} is outside 1-9999")
     out = []
-    for value, unit in _KANJI_UNITS:
+    for value, unit in _KANJI_UNITS.value():
         digit, number = divmod(number, value)
         if digit:
-            out.append(("" if digit == 1 else _KANJI_DIGITS[digit]) + unit)
+            out.append(("" if digit == 1 else _KANJI_DIGITS.value()[digit]) + unit)
     if number:
-        out.append(_KANJI_DIGITS[number])
+        out.append(_KANJI_DIGITS.value()[number])
     return "".join(out)

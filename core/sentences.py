@@ -13,12 +13,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
-SENTENCE_END: str = _PUNCTUATION["sentence_ends"]
+_PUNCTUATION = per_book(lambda: vocabulary("punctuation"))  # rules/punctuation.yaml
+SENTENCE_END: str = per_book(lambda: _PUNCTUATION["sentence_ends"])
 # Closing quotes and brackets right after a sentence end belong to that sentence: 「……。」
-_SENTENCE = re.compile(rf"[{re.escape(SENTENCE_END)}]+[{re.escape(_PUNCTUATION['sentence_closers'])}]*")
+_SENTENCE = pattern_per_book(
+    lambda: re.compile(
+        rf"[{re.escape(SENTENCE_END.value())}]+[{re.escape(_PUNCTUATION['sentence_closers'])}]*"
+    )
+)
 _WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from core.folding import nfkc
 from core.numerals import cjk_number
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, cached_per_book
+from core.rulefile import RuleFile
 
 LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
 STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "equity_changes")  # the primary statements
@@ -101,7 +101,7 @@ class StatementRules:
     @classmethod
     def load(cls, path: Path | None = None) -> StatementRules:
         """Read and validate the file (InputError "file:line: …" when it is wrong, a bad regex too)."""
-        rules = RuleFile.load(path or RULES_DIR / "statements.yaml", SCHEMA)
+        rules = RuleFile.load(path or active().rules_dir / "statements.yaml", SCHEMA)
         data = rules.data
 
         def compiled(section: str, words: list[str], *where) -> re.Pattern:
@@ -200,7 +200,7 @@ def _first(named: tuple[tuple[str, re.Pattern], ...], texts: list[str]) -> str:
     return ""
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def shared_statement_rules() -> StatementRules:
     """rules/statements.yaml, loaded once per process."""
     return StatementRules.load()

@@ -21,29 +21,61 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from core.folding import nfkc
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("numbers")  # rules/numbers.yaml: what each pattern below matches is described there
-# Multipliers written in front of a unit, longest first so 百万 wins over 万.
-_MULTIPLIERS = tuple((prefix, factor) for prefix, factor in _WORDS["multipliers"])
-# Base units a table value may carry after scaling (currencies, counts, ratios).
-BASE_UNITS = frozenset(_WORDS["base_units"])
-# Currency words that qualify but do not change a unit: 人民币千元 is 千元.
-_CURRENCY_WORDS = re.compile(_WORDS["currency_words"])
-_DASHES = frozenset(_WORDS["dashes"])
-_MINUS = _WORDS["minus_signs"]
-_MONEY = frozenset(_WORDS["money_units"])
-_NOTE_PREFIX = re.compile(_WORDS["note_prefix"])
-_SHARE_CLASS = re.compile(_WORDS["share_class"])
+
+@dataclass(frozen=True)
+class _UnitWords:
+    """rules/numbers.yaml's words for units and signs (what each pattern matches is described there), read
+    once per rule book; a function takes them once (`_WORDS.value()`), since cells are parsed by the million."""
+
+    multipliers: tuple[tuple[str, int], ...]  # written in front of a unit, longest first so 百万 wins over 万
+    base_units: frozenset[str]  # units a table value may carry after scaling (currencies, counts, ratios)
+    currency_words: re.Pattern  # words that qualify but do not change a unit: 人民币千元 is 千元
+    default_currency: str
+    dashes: frozenset[str]
+    minus: str
+    money: frozenset[str]
+    note_prefix: re.Pattern
+    share_class: re.Pattern  # the class of shares printed before a figure (普通株式 …)
+    yen_sen: re.Pattern
+    unit_statement: re.Pattern
+    bracketed: re.Pattern
+    currency_note: re.Pattern
+    opening: tuple[str, ...]
+    closing: tuple[str, ...]
+    secondary_brackets: tuple[str, str]
+    secondary_figure: re.Pattern
+    yen: str
+
+    @classmethod
+    def read(cls) -> _UnitWords:
+        words = vocabulary("numbers")
+        return cls(
+            multipliers=tuple((prefix, factor) for prefix, factor in words["multipliers"]),
+            base_units=frozenset(words["base_units"]),
+            currency_words=re.compile(words["currency_words"]),
+            default_currency=words["default_currency"],
+            dashes=frozenset(words["dashes"]),
+            minus=words["minus_signs"],
+            money=frozenset(words["money_units"]),
+            note_prefix=re.compile(words["note_prefix"]),
+            share_class=re.compile(words["share_class"]),
+            yen_sen=re.compile(words["yen_sen"]),
+            unit_statement=re.compile(words["unit_statement"]),
+            bracketed=re.compile(words["bracketed_unit"]),
+            currency_note=re.compile(words["currency_note"]),
+            opening=tuple(words["brackets"][0]),
+            closing=tuple(words["brackets"][1]),
+            secondary_brackets=tuple(words["secondary_brackets"]),
+            secondary_figure=re.compile(words["secondary_figure"]),
+            yen=words["yen_unit"],
+        )
+
+
+_WORDS = per_book(_UnitWords.read)
 _NUMBER = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+")
-_YEN_SEN = re.compile(_WORDS["yen_sen"])
-_UNIT_STATEMENT = re.compile(_WORDS["unit_statement"])
-_BRACKETED = re.compile(_WORDS["bracketed_unit"])
-_CURRENCY_NOTE = re.compile(_WORDS["currency_note"])
-_OPENING, _CLOSING = tuple(_WORDS["brackets"][0]), tuple(_WORDS["brackets"][1])
-_SECONDARY_BRACKETS = _WORDS["secondary_brackets"]
-_SECONDARY_FIGURE = re.compile(_WORDS["secondary_figure"])
-_YEN = _WORDS["yen_unit"]
 
 
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
@@ -59,11 +91,14 @@ def rejoin_split_number(text: str) -> str:
     >>> rejoin_split_number("26,452 ,580.1 2"), rejoin_split_number("999,254,562. 78"), rejoin_split_number("12 34")
     ('26,452,580.12', '999,254,562.78', '12 34')
     """
+    w = _WORDS.value()
     pieces = text.split()
     if sum(1 for piece in pieces if any(c.isdigit() for c in piece)) < 2:
         return text  # "△ 4,187": a sign set apart is how the cell is printed, not a break
     joined = "".join(pieces)
-    core = joined[1:-1] if joined[:1] in _OPENING and joined[-1:] in _CLOSING else joined.lstrip(_MINUS + "-")
+    core = (
+        joined[1:-1] if joined[:1] in w.opening and joined[-1:] in w.closing else joined.lstrip(w.minus + "-")
+    )
     return joined if _GROUPED.fullmatch(core) else text
 
 
@@ -87,16 +122,17 @@ def scale_of(unit: str) -> tuple[Decimal, str] | None:
     >>> scale_of("百万円"), scale_of("人民币千元"), scale_of("千株"), scale_of("％"), scale_of("公司")
     ((Decimal('1000000'), '円'), (Decimal('1000'), '元'), (Decimal('1000'), '株'), (Decimal('1'), '%'), None)
     """
+    w = _WORDS.value()
     text = nfkc(unit).strip().replace(" ", "")
-    text = _CURRENCY_WORDS.sub("", text) or (_WORDS["default_currency"] if text else "")
+    text = w.currency_words.sub("", text) or (w.default_currency if text else "")
     if not text:
         return None
-    if text in BASE_UNITS:
+    if text in w.base_units:
         return Decimal(1), text
-    for prefix, factor in _MULTIPLIERS:
+    for prefix, factor in w.multipliers:
         if text.startswith(prefix):
             rest = text[len(prefix) :]
-            if rest == "" or rest in BASE_UNITS:
+            if rest == "" or rest in w.base_units:
                 return Decimal(factor), rest
     return None
 
@@ -107,19 +143,21 @@ def is_unit(text: str) -> bool:
 
 def is_money(unit: str) -> bool:
     """Whether a unit is an amount of money ("百万円", "千元"), not a count or a ratio."""
+    w = _WORDS.value()
     scaled = scale_of(unit) if unit else None
-    return scaled is not None and scaled[1] in _MONEY
+    return scaled is not None and scaled[1] in w.money
 
 
 def find_unit(text: str) -> str:
     """The unit a caption, header or label states ("单位：人民币千元" -> "千元"), or ""."""
+    w = _WORDS.value()
     text = nfkc(text)
-    for match in _UNIT_STATEMENT.finditer(text):
+    for match in w.unit_statement.finditer(text):
         unit = match.group(1) or match.group(2)
         unit = re.sub(r"\)+$", "", unit)  # text is NFKC: full-width brackets are ASCII here
         if is_unit(unit):
-            return _CURRENCY_WORDS.sub("", unit.replace(" ", "")) or unit
-    for match in _BRACKETED.finditer(text):
+            return w.currency_words.sub("", unit.replace(" ", "")) or unit
+    for match in w.bracketed.finditer(text):
         unit = match.group(1).replace(" ", "")
         if is_unit(unit):
             return unit
@@ -128,12 +166,13 @@ def find_unit(text: str) -> str:
 
 def is_unit_statement(text: str) -> bool:
     """True when the text says nothing but a unit: "(単位：百万円)", "单位：元", "（千株）"."""
+    w = _WORDS.value()
     flat = nfkc(text).replace(" ", "")
     if not flat or not find_unit(flat):
         return False
-    rest = _UNIT_STATEMENT.sub("", flat)
-    rest = _BRACKETED.sub(lambda m: "" if is_unit(m.group(1)) else m.group(0), rest)
-    rest = _CURRENCY_NOTE.sub("", rest)
+    rest = w.unit_statement.sub("", flat)
+    rest = w.bracketed.sub(lambda m: "" if is_unit(m.group(1)) else m.group(0), rest)
+    rest = w.currency_note.sub("", rest)
     return rest == "" or is_unit(rest)
 
 
@@ -150,16 +189,18 @@ def header_name(path: str) -> str:
 
 def is_dash(text: str) -> bool:
     """A cell that says "nothing here" ("－", "—", "-")."""
+    w = _WORDS.value()
     flat = _without_note_marks(text.strip())
-    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
+    if flat[:1] in w.opening and flat[-1:] in w.closing:
         flat = flat[1:-1].strip()
-    return bool(flat) and all(c in _DASHES or c.isspace() for c in flat)
+    return bool(flat) and all(c in w.dashes or c.isspace() for c in flat)
 
 
 def _without_note_marks(flat: str) -> str:
     """The cell without the note marks before its figure ("※1 , ※2 60,976" is 60,976)."""
-    while _NOTE_PREFIX.match(flat):
-        flat = _NOTE_PREFIX.sub("", flat, count=1)
+    w = _WORDS.value()
+    while w.note_prefix.match(flat):
+        flat = w.note_prefix.sub("", flat, count=1)
     return flat
 
 
@@ -174,6 +215,7 @@ def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterab
     >>> parentheses_negative("ja", ["( 12 )"], ["百万円"]), parentheses_negative("ja", ["( 12 )"], ["名"])
     (True, False)
     """
+    w = _WORDS.value()
     if language != "ja":
         return True
     if not any(is_money(unit) for unit in units):
@@ -181,10 +223,10 @@ def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterab
     signed = bracketed = False
     for cell in cells:
         flat = nfkc(str(cell)).strip()
-        signed = signed or (flat[:1] in _MINUS and _NUMBER.match(flat[1:].strip()) is not None)
+        signed = signed or (flat[:1] in w.minus and _NUMBER.match(flat[1:].strip()) is not None)
         bracketed = bracketed or (
-            flat[:1] in _OPENING
-            and flat[-1:] in _CLOSING
+            flat[:1] in w.opening
+            and flat[-1:] in w.closing
             and _NUMBER.fullmatch(flat[1:-1].strip()) is not None
         )
     return bracketed and not signed
@@ -197,27 +239,30 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     as in Chinese statements) a number in parentheses. Japanese reports print
     secondary figures in parentheses, so they pass parentheses_negative=False.
     """
+    w = _WORDS.value()
     raw = text.strip()
-    flat = _SHARE_CLASS.sub("", _without_note_marks(nfkc(raw).strip()))  # the figure, not its class of shares
+    flat = w.share_class.sub(
+        "", _without_note_marks(nfkc(raw).strip())
+    )  # the figure, not its class of shares
     flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
-    if flat[:1] == _SECONDARY_BRACKETS[0] and flat[-1:] == _SECONDARY_BRACKETS[1]:
+    if flat[:1] == w.secondary_brackets[0] and flat[-1:] == w.secondary_brackets[1]:
         flat = flat[1:-1].strip()  # [ 9,112 ]: a secondary figure (臨時雇用者数), never a negative
     negative = False
-    if flat[:1] in _OPENING and flat[-1:] in _CLOSING:
+    if flat[:1] in w.opening and flat[-1:] in w.closing:
         flat = flat[1:-1].strip()
         negative = parentheses_negative
-    if flat[:1] and flat[0] in _MINUS:
+    if flat[:1] and flat[0] in w.minus:
         flat = flat[1:].strip()
         negative = not negative
     flat = re.sub(r"^(?:\$|¥)\s*", "", flat)
-    yen_sen = _YEN_SEN.match(flat)
+    yen_sen = w.yen_sen.match(flat)
     if yen_sen:
-        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}{_YEN}"
+        flat = f"{yen_sen.group(1)}.{yen_sen.group(2)}{w.yen}"
     match = _NUMBER.match(flat)
     if not match:
         return None
     suffix = flat[match.end() :].strip()
-    if _SECONDARY_FIGURE.fullmatch(suffix):
+    if w.secondary_figure.fullmatch(suffix):
         suffix = ""  # "19,154 [ 672 ]": the figure, then a secondary one in brackets
     if suffix:
         scaled, stated = scale_of(suffix), suffix
@@ -245,7 +290,9 @@ def plain(number: Decimal) -> str:
 
 
 # Per-share figures are never in thousands or millions, whatever the table's unit says.
-_PER_SHARE = re.compile(vocabulary("facts")["per_share"], re.IGNORECASE)  # rules/facts.yaml
+_PER_SHARE = pattern_per_book(
+    lambda: re.compile(vocabulary("facts")["per_share"], re.IGNORECASE)
+)  # rules/facts.yaml
 
 
 def is_per_share(label: str) -> bool:

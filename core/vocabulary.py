@@ -1,7 +1,7 @@
 """Language words the code matches or writes, read from rules/*.yaml instead of Python literals.
 
 Each vocabulary file named in SCHEMAS is schema-checked (a regular expression is compiled by the
-check, so a bad one is reported as `file:line`) and read once per process:
+check, so a bad one is reported as `file:line`) and read once per rule book (core/rulebook.py):
 
 >>> numbers = vocabulary("numbers")
 >>> numbers["dashes"][:2]
@@ -10,11 +10,11 @@ check, so a bad one is reported as `file:line`) and read once per process:
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 
 WORDS = {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}}
 PATTERN = {"type": "string", "minLength": 1, "format": "regex"}
@@ -357,7 +357,6 @@ def load(path: Path) -> dict[str, Any]:
     return RuleFile.load(path, SCHEMAS[path.stem]).data
 
 
-@cache
 def vocabulary(name: str) -> dict[str, Any]:
-    """rules/NAME.yaml, validated, loaded once per process."""
-    return load(RULES_DIR / f"{name}.yaml")
+    """rules/NAME.yaml of the active rule book, validated, read once per book."""
+    return active().vocabulary(name)

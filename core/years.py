@@ -18,28 +18,32 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
 from core.dates import era_pattern, western_year
 from core.numerals import cjk_number
+from core.rulebook import cached_per_book, pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("numbers")["years"]  # rules/numbers.yaml
+_WORDS = per_book(lambda: vocabulary("numbers")["years"])  # rules/numbers.yaml
 _Y = r"(?:19|20)\d{2}"
-_YEAR = re.escape(_WORDS["year"])
-_RELATIVE: dict[str, int] = dict(_WORDS["relative"])
-_PATTERN = (
-    rf"(?P<range>(?P<r1>{_Y})\s*{_YEAR}?\s*{_WORDS['range']}\s*(?P<r2>{_Y})\s*{_YEAR}?)"
-    r"|(?P<era>(?P<era_name>{eras})\s*(?P<era_num>" + _WORDS["era_number"] + rf")\s*{_YEAR})"
-    rf"|(?P<cn>(?P<cn_digits>{_WORDS['cjk_year']})\s*{_YEAR})"
-    rf"|(?:fy\s*(?P<fy>{_Y}))"
-    rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*{_WORDS['year_suffix']})"
-    rf"|(?P<relative>{'|'.join(map(re.escape, _RELATIVE))})"
+_YEAR = per_book(lambda: re.escape(_WORDS["year"]))
+_RELATIVE: dict[str, int] = per_book(lambda: dict(_WORDS["relative"]))
+_PATTERN = per_book(
+    lambda: (
+        rf"(?P<range>(?P<r1>{_Y})\s*{_YEAR.value()}?\s*{_WORDS['range']}\s*(?P<r2>{_Y})\s*{_YEAR.value()}?)"
+        r"|(?P<era>(?P<era_name>{eras})\s*(?P<era_num>" + _WORDS["era_number"] + rf")\s*{_YEAR.value()})"
+        rf"|(?P<cn>(?P<cn_digits>{_WORDS['cjk_year']})\s*{_YEAR.value()})"
+        rf"|(?:fy\s*(?P<fy>{_Y}))"
+        rf"|(?P<plain>(?<!\d)(?P<year>{_Y})(?!\d)\s*{_WORDS['year_suffix']})"
+        rf"|(?P<relative>{'|'.join(map(re.escape, _RELATIVE))})"
+    )
 )
-_QUARTER_AFTER = re.compile(_WORDS["quarter_after"].replace("{quarter}", _WORDS["quarter"]), re.IGNORECASE)
-_YEAR_TO_DATE = re.compile(_WORDS["year_to_date"], re.IGNORECASE)
-_HALF = re.compile(_WORDS["half"])
-_IMPOSSIBLE_QUARTER = re.compile(_WORDS["impossible_quarter"], re.IGNORECASE)
+_QUARTER_AFTER = pattern_per_book(
+    lambda: re.compile(_WORDS["quarter_after"].replace("{quarter}", _WORDS["quarter"]), re.IGNORECASE)
+)
+_YEAR_TO_DATE = pattern_per_book(lambda: re.compile(_WORDS["year_to_date"], re.IGNORECASE))
+_HALF = pattern_per_book(lambda: re.compile(_WORDS["half"]))
+_IMPOSSIBLE_QUARTER = pattern_per_book(lambda: re.compile(_WORDS["impossible_quarter"], re.IGNORECASE))
 PERIOD_KINDS = ("quarter", "ytd", "half")  # besides "": a full year or a year end
 
 
@@ -68,10 +72,10 @@ def small_number(text: str) -> int | None:
     return cjk_number(written)
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def _patterns() -> re.Pattern:
     """The year patterns, with the era names of rules/documents.yaml."""
-    return re.compile(_PATTERN.replace("{eras}", era_pattern()), re.IGNORECASE)
+    return re.compile(_PATTERN.value().replace("{eras}", era_pattern()), re.IGNORECASE)
 
 
 def extract_years(text: str, reference_year: int | None = None) -> YearMatch:

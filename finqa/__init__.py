@@ -26,6 +26,7 @@ _EXPORTS = {
     "ingest": "ingestion.pipeline",
     "IndexSettings": "search.settings",
     "data_dir": "core.rulefile",
+    "RuleBook": "core.rulebook",
 }
 __all__ = sorted(_EXPORTS)
 

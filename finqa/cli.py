@@ -4,8 +4,9 @@ insurance PDFs, Japanese securities reports) and Japanese statutes, from their t
 Start with `finqa ingest DOCS --index INDEX`, then `finqa ask QUESTIONS --index INDEX`; `finqa COMMAND --help`
 says more about each command. Every command is also a module: `finqa ingest` is `python -m parser.ingest`,
 `finqa ask` is `python -m qa.run` (docs/cli.md), with the same arguments, output and exit codes.
---rules and --formulas choose your own rule folders for any command, as FINQA_RULES_DIR and FINQA_FORMULAS_DIR
-do (the option wins over the variable).
+--rules and --formulas choose your own rule folders for any command: they become its active rule book
+(core/rulebook.py), which its engine or ingest run takes and hands to its workers. FINQA_RULES_DIR and
+FINQA_FORMULAS_DIR, when set, name the default folders instead of the bundled ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from core.command_names import FINQA, RUN_AS
 from core.errors import InputError
+from core.rulebook import RuleBook, activate
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # before the command's module is imported: the rule folders are fixed when core.rulefile loads
-    for option, variable in ((args.rules, "FINQA_RULES_DIR"), (args.formulas, "FINQA_FORMULAS_DIR")):
-        if option is None:
-            continue
-        if not option.is_dir():
-            print(f"error: {option}: {variable.split('_')[1].lower()} folder not found", file=sys.stderr)
-            return 2
-        os.environ[variable] = str(option.resolve())
+    # The command runs in this process, with these folders as its active rule book (core/rulebook.py):
+    # its engine or ingest run takes them as its settings' default and hands them to its workers.
+    try:
+        activate(RuleBook.at(args.rules, args.formulas))
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.command == EXAMPLES:
         return show_examples()
     command = COMMANDS[args.command]

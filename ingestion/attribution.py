@@ -33,6 +33,7 @@ from collections import Counter, defaultdict
 
 from core.folding import fold, opencc
 from core.identity import LEGAL_SUFFIXES, IdentityBook, IdentityRules
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 from search.backend import SearchQuery, TextIndex
 
@@ -44,14 +45,18 @@ SPELLING_RATIO = 2  # a name is read as a one-character-apart name that this man
 FIGURE_RUN = 3  # amounts in a row that two documents write alike: the same statement or note
 FIGURE_DIGITS = 5  # an amount counts from 10,000 (smaller ones recur by chance: 1,000, 2,500)
 _FIGURE = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")  # as printed, with thousands separators
-_WORDS = vocabulary("companies")  # rules/companies.yaml
+_WORDS = per_book(lambda: vocabulary("companies"))  # rules/companies.yaml
 # A legal form after a name, and a title's group suffix, in folded Simplified text ((股)公司 folds to 股公司).
-_LEGAL_FORM = "|".join(
-    re.escape(opencc("t2s").convert(fold(suffix)))
-    for suffix in (*LEGAL_SUFFIXES, *_WORDS["abbreviated_suffixes"])
+_LEGAL_FORM = per_book(
+    lambda: "|".join(
+        re.escape(opencc("t2s").convert(fold(suffix)))
+        for suffix in (*LEGAL_SUFFIXES.value(), *_WORDS["abbreviated_suffixes"])
+    )
 )
-_GROUP = opencc("t2s").convert(_WORDS["group_suffix"])
-_HOLDING = "|".join(re.escape(opencc("t2s").convert(word)) for word in _WORDS["holding_words"])
+_GROUP = per_book(lambda: opencc("t2s").convert(_WORDS["group_suffix"]))
+_HOLDING = per_book(
+    lambda: "|".join(re.escape(opencc("t2s").convert(word)) for word in _WORDS["holding_words"])
+)
 # How this module's findings start (similar text: an earlier version's).
 ATTRIBUTED = ("register:", "figures:", "similar text:")
 
@@ -233,7 +238,9 @@ def _mentions(text: str, names: dict[str, dict[str, str]]) -> dict[str, Counter]
     no mention of 聯發科)."""
     full = "|".join(re.escape(name) for named in names.values() for name in named)
     if full:  # not a title, nor shares held
-        text = re.sub(f"(?:{full})(?:(?:{_LEGAL_FORM})(?!{_GROUP})|{_HOLDING})", "\n", text)
+        text = re.sub(
+            f"(?:{full})(?:(?:{_LEGAL_FORM.value()})(?!{_GROUP.value()})|{_HOLDING.value()})", "\n", text
+        )
     out = {}
     for company, named in names.items():
         used = Counter({shown: text.count(name) for name, shown in named.items() if name in text})

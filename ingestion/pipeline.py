@@ -46,7 +46,7 @@ from core.layout import VERSION as LAYOUT_VERSION
 from core.manifest import Manifest, atomic_write_text, file_sha256
 from core.progress import Progress
 from core.records import FileReport
-from core.rulefile import RULES_DIR
+from core.rulebook import active, using
 from ingestion.sources import Source, find_sources
 from ingestion.workers import PARSE_RULES, Outcome, ParserPool, page_count
 from ingestion.writer import (
@@ -207,6 +207,10 @@ class Ingester:
         self.options = options or IngestOptions()
 
     def run(self) -> IngestSummary:
+        with using(self.parse.rules):
+            return self._ingest()
+
+    def _ingest(self) -> IngestSummary:
         started = time.perf_counter()
         settings = self.settings
         sources, reports, ignored = find_sources(self.corpus, exclude=[settings.index_dir])
@@ -374,7 +378,7 @@ def _settings_fingerprint(parse: ParseSettings) -> str:
     file's version (an index made before page layouts were kept parses its PDFs again, once)."""
     digest = hashlib.sha256(f"{parse!r} layout {LAYOUT_VERSION}".encode())
     for name in PARSE_RULES:
-        path = RULES_DIR / name
+        path = active().rules_dir / name
         digest.update(name.encode() + (path.read_bytes() if path.exists() else b""))
     return digest.hexdigest()[:16]
 

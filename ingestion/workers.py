@@ -7,7 +7,6 @@ only its file; a parser bug is a one-line reason in that file's report row.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import multiprocessing
 import os
 import time
@@ -24,6 +23,7 @@ from core.errors import InputError
 from core.identity import IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
 from core.processes import exit_with_parent
 from core.records import ParsedDocument, ReportYear
+from core.rulebook import activate, cached_per_book
 from core.rulefile import PROJECT_ROOT as _PROJECT
 from ingestion.sources import Source
 from parser.facts import by_fiscal_end
@@ -57,6 +57,7 @@ class Outcome:
 
 def _init_worker(finder: MetadataFinder, settings: ParseSettings, parent: int, pages_read) -> None:
     global _worker_finder, _worker_settings, _worker_identity
+    activate(settings.rules)
     _worker_finder, _worker_settings = finder, settings
     _worker_identity = IdentityFinder(IdentityRules.load())
     share_pages_read(pages_read)
@@ -181,7 +182,7 @@ def _parse(
     return _complete(parse(source.path, finder.find(source.doc_id), settings), finder, identity, source.path)
 
 
-@functools.lru_cache(maxsize=1)
+@cached_per_book()
 def _canonical_field():
     """rules/fields.yaml's canonical name of a workbook's field name (the questions' vocabulary)."""
     from core.fields import FieldDictionary  # the one field vocabulary; loaded once per worker process

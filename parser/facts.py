@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import RECORD_KIND, Chunk, DocumentMeta, Fact, ParsedDocument, Table
+from core.rulebook import pattern_per_book, per_book
 from core.statements import shared_statement_rules
 from core.units import (
     find_unit,
@@ -44,32 +45,32 @@ from core.workbook_layout import workbook_cell
 from parser.records import record_rows, record_text
 from parser.tables import column_period
 
-_WORDS = vocabulary("facts")  # rules/facts.yaml
-_CHANGE = re.compile(_WORDS["change"])
-_OPENING = re.compile(_WORDS["opening"])
-_SECONDARY_ROW = re.compile(_WORDS["secondary_row"])
-_FISCAL_YEAR = re.compile(_WORDS["fiscal_year"])
-_NOTE_HEADER = re.compile(_WORDS["note_header"], re.IGNORECASE)
-_NUMBERING = re.compile(_WORDS["numbering"])
+_WORDS = per_book(lambda: vocabulary("facts"))  # rules/facts.yaml
+_CHANGE = pattern_per_book(lambda: re.compile(_WORDS["change"]))
+_OPENING = pattern_per_book(lambda: re.compile(_WORDS["opening"]))
+_SECONDARY_ROW = pattern_per_book(lambda: re.compile(_WORDS["secondary_row"]))
+_FISCAL_YEAR = pattern_per_book(lambda: re.compile(_WORDS["fiscal_year"]))
+_NOTE_HEADER = pattern_per_book(lambda: re.compile(_WORDS["note_header"], re.IGNORECASE))
+_NUMBERING = pattern_per_book(lambda: re.compile(_WORDS["numbering"]))
 _CIRCLED = re.compile(r"^[\u2460-\u2473\u3251-\u325f\u32b1-\u32bf]\s*")
-_LEAD_WORDS = re.compile(_WORDS["lead_words"])
+_LEAD_WORDS = pattern_per_book(lambda: re.compile(_WORDS["lead_words"]))
 _ACCOUNT_CODE = re.compile(r"^[0-9][0-9X]{3}\s+(?=\D)")
-_NOTE_REFS = re.compile(_WORDS["note_refs"])
-_TRAILING_UNIT = re.compile(_WORDS["trailing_unit"])
+_NOTE_REFS = pattern_per_book(lambda: re.compile(_WORDS["note_refs"]))
+_TRAILING_UNIT = pattern_per_book(lambda: re.compile(_WORDS["trailing_unit"]))
 # A trailing note on how the row is signed: "营业利润（亏损以“－”号填列）", "…当期純損失（△）".
-_SIGN_NOTE = re.compile(_WORDS["sign_note"])
+_SIGN_NOTE = pattern_per_book(lambda: re.compile(_WORDS["sign_note"]))
 # Japanese statements may print expense lines with △ as deductions; the expense itself is a
 # positive amount (as XBRL records it), so in tables that do that for most expense lines the
 # △ on an expense line is presentation, not sign.
-_EXPENSE = re.compile(_WORDS["expense"])
-_TRIANGLES = _WORDS["triangles"]
+_EXPENSE = pattern_per_book(lambda: re.compile(_WORDS["expense"]))
+_TRIANGLES = per_book(lambda: _WORDS["triangles"])
 _HEADING_DEPTH = 3  # heading rows kept above a row (負債の部 > 流動負債 > …): deeper ones are rarely closed
-_TOTAL_ROW = re.compile(_WORDS["total_row"])
-_PART = re.compile(_WORDS["part"])
+_TOTAL_ROW = pattern_per_book(lambda: re.compile(_WORDS["total_row"]))
+_PART = pattern_per_book(lambda: re.compile(_WORDS["part"]))
 # "〃" under a unit ("百万円") repeats it; DITTO marks that in a unit column.
-_DITTO = frozenset(_WORDS["ditto"])
-DITTO = _WORDS["ditto_mark"]
-_PERCENT_UNITS = tuple(_WORDS["percent_units"])
+_DITTO = per_book(lambda: frozenset(_WORDS["ditto"]))
+DITTO = per_book(lambda: _WORDS["ditto_mark"])
+_PERCENT_UNITS = per_book(lambda: tuple(_WORDS["percent_units"]))
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,8 @@ def _columns(table: Table, label_col: int) -> list[_Column]:
 def _unit_cell(text: str) -> str | None:
     """The unit a cell of a unit column states ("百万円", "（千株）"), DITTO for "〃", None for anything else."""
     flat = nfkc(text).strip()
-    if flat.strip(_WORDS["bracket_chars"]) in _DITTO:
-        return DITTO
+    if flat.strip(_WORDS["bracket_chars"]) in _DITTO.value():
+        return DITTO.value()
     if is_unit_statement(flat):
         return find_unit(flat)
     return flat if is_unit(flat) else None
@@ -190,12 +191,12 @@ def _unit_cell(text: str) -> str | None:
 def _header_unit(value_cols: list[_Column]) -> str:
     """The one amount unit some column headers state ("第29期/2016年３月/百万円" beside "第30期/2017年３月"): the
     unit of every year column that states none; "" when the headers state none or several."""
-    units = {c.unit for c in value_cols if c.unit and c.unit not in _PERCENT_UNITS}
+    units = {c.unit for c in value_cols if c.unit and c.unit not in _PERCENT_UNITS.value()}
     return next(iter(units)) if len(units) == 1 else ""
 
 
 def _cell_unit(row_unit: str, column: _Column, table_unit: str, per_share: bool) -> str:
-    if column.unit in _PERCENT_UNITS:
+    if column.unit in _PERCENT_UNITS.value():
         return column.unit
     unit = row_unit or column.unit or table_unit
     if per_share and not row_unit:
@@ -347,7 +348,7 @@ def table_facts(
         row_titles = chunk_titles + tuple(headings)
         stated = next((_unit_cell(str(frame.iat[i, j])) for j in unit_cols if str(frame.iat[i, j])), "") or ""
         # A unit column states its unit at the top and repeats it with 〃 or not at all (a blank cell).
-        unit_above = unit_above if stated in (DITTO, "") else stated
+        unit_above = unit_above if stated in (DITTO.value(), "") else stated
         texts = [t for t in (nfkc(str(frame.iat[i, c.index])).strip() for c in value_cols) if t]
         if len(texts) == 1 and is_unit(texts[0]):
             unit_row = texts[
@@ -531,7 +532,7 @@ def _secondary_row(label: str) -> bool:
 def _deduction_mark(text: str, bracketed_negative: bool) -> bool:
     """△ 1,234, or (1,234) in a table whose brackets mark negatives."""
     flat = nfkc(text).strip()
-    return flat[:1] in _TRIANGLES or (bracketed_negative and flat[:1] == "(" and flat[-1:] == ")")
+    return flat[:1] in _TRIANGLES.value() or (bracketed_negative and flat[:1] == "(" and flat[-1:] == ")")
 
 
 def _expenses_shown_deducted(

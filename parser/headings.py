@@ -24,7 +24,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 _PATTERN = {"type": "string", "minLength": 1}
@@ -69,8 +70,8 @@ _SPACES = re.compile(r"\s+")
 _CJK = r"\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _CJK_GAP = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
-_LAYOUT = vocabulary("layout")  # rules/layout.yaml
-_ORDINAL = re.compile(_LAYOUT["spaced_ordinal"])
+_LAYOUT = per_book(lambda: vocabulary("layout"))  # rules/layout.yaml
+_ORDINAL = pattern_per_book(lambda: re.compile(_LAYOUT["spaced_ordinal"]))
 # CJK compatibility ideographs (U+F900..U+FAFF: 列 for 列) and Kangxi radicals (U+2F00..: ⼀ for 一)
 # that PDF fonts map some characters to; a search for 列 must find them.
 _CJK_VARIANTS = {
@@ -126,8 +127,10 @@ class HeadingRules:
     path: Path | None = None
 
     @classmethod
-    def load(cls, path: Path = RULES_DIR / "headings.yaml") -> HeadingRules:
-        """Read and check the rule file; InputError naming file:line on a bad regex or schema error."""
+    def load(cls, path: Path | None = None) -> HeadingRules:
+        """Read and check the rule file (the active rule book's headings.yaml unless given); InputError
+        naming file:line on a bad regex or schema error."""
+        path = path or active().rules_dir / "headings.yaml"
         rules = RuleFile.load(path, HEADINGS_SCHEMA)
         default_max = rules.data.get("max_chars", 40)
         reject = tuple(
@@ -149,9 +152,9 @@ class HeadingRules:
         return cls(levels=levels, reject=reject, path=Path(path))
 
     @classmethod
-    def shared(cls, path: Path = RULES_DIR / "headings.yaml") -> HeadingRules:
+    def shared(cls, path: Path | None = None) -> HeadingRules:
         """`load`, read once per process and path (parsers call this for every document)."""
-        return _shared(Path(path).resolve())
+        return _shared(Path(path or active().rules_dir / "headings.yaml").resolve())
 
     def level(self, line: str) -> int | None:
         """The heading level of this line (1 = outermost), or None for running text."""

@@ -25,13 +25,14 @@ import lxml.etree
 import lxml.html
 
 from core.errors import InputError
+from core.language import cjk_language
 from core.records import DocumentMeta, Line, ParsedDocument, Table
+from core.rulebook import pattern_per_book
 from core.units import find_unit, is_unit_statement
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
 from parser.headings import HeadingRules, HeadingStack
-from parser.metadata import detect_language
 from parser.settings import ParseSettings
 from parser.tables import GridCell, build_table, clean_cell
 
@@ -41,7 +42,9 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _MAX_SPAN = 1000
 _PARSER_DEPTH = 256  # libxml2 stops building the tree there (lxml without huge_tree)
 # A paragraph that is only a bracketed caption ("①【連結財政状態計算書】") is a heading.
-_CAPTION_HEADING = re.compile(vocabulary("layout")["caption_heading"])  # rules/layout.yaml
+_CAPTION_HEADING = pattern_per_book(
+    lambda: re.compile(vocabulary("layout")["caption_heading"])
+)  # rules/layout.yaml
 MAX_CAPTION_CHARS = 60
 LANGUAGE_LINES, LANGUAGE_TABLES = 200, 5  # what the language of a document without metadata is read from
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -76,7 +79,7 @@ def parse_html(
 def _language(html: HtmlDocument) -> str:
     """The language of the document's lines and its tables' row labels (a section may be all tables)."""
     labels = [str(label) for table in html.tables[:LANGUAGE_TABLES] for label in table.frame.iloc[:, 0]]
-    return detect_language("\n".join([line.text for line in html.lines[:LANGUAGE_LINES]] + labels))
+    return cjk_language("\n".join([line.text for line in html.lines[:LANGUAGE_LINES]] + labels))
 
 
 def read_html(path: Path, max_table_cells: int = ParseSettings.max_table_cells) -> HtmlDocument:

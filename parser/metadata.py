@@ -32,9 +32,11 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.identity import IDENTITY_SCHEMA
+from core.language import cjk_language, without_spaces_in_cjk
 from core.numerals import cjk_number
 from core.records import DocumentMeta
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 SIDECAR_NAME = "metadata.csv"
@@ -80,11 +82,6 @@ SCHEMA = {
     "additionalProperties": False,
 }
 
-_CJK = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff"
-_SPACE_BETWEEN_CJK = re.compile(f"(?<=[{_CJK}])[ \t\u3000]+(?=[{_CJK}])")
-_KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff]")
-_HAN = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
-
 
 @dataclass(frozen=True)
 class _Pattern:
@@ -111,7 +108,7 @@ class DocumentRules:
     @classmethod
     def load(cls, path: Path | None = None) -> DocumentRules:
         """Load and check the rules; InputError pointing to file:line on a bad regex or group name."""
-        rule_file = RuleFile.load(path or RULES_DIR / "documents.yaml", SCHEMA)
+        rule_file = RuleFile.load(path or active().rules_dir / "documents.yaml", SCHEMA)
         data = rule_file.data
         eras = dict(data.get("eras") or {})
 
@@ -245,16 +242,7 @@ def _year(groups: dict, fixed_era: str, eras: dict[str, int]) -> int | None:
 def normalise_cover(text: str) -> str:
     """NFKC, plain newlines, no spaces inside CJK runs: what cover patterns are matched against."""
     text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _SPACE_BETWEEN_CJK.sub("", text)
-
-
-def detect_language(text: str) -> str:
-    """ "ja" when kana make up a visible share of the CJK characters, "zh" for other Han text, else ""."""
-    kana = len(_KANA.findall(text))
-    han = len(_HAN.findall(text))
-    if kana + han == 0:
-        return ""
-    return "ja" if kana >= 3 and kana / (kana + han) >= 0.03 else "zh"
+    return without_spaces_in_cjk(text)
 
 
 @dataclass(frozen=True)
@@ -459,7 +447,7 @@ class MetadataFinder:
             fields = merge(fields, self.rules.from_text(cover))
         fields = merge(fields, self.rules.from_text(text))
         # one report, one language: a section of kanji-only statement rows is written in its cover's language
-        language = fields.get("language") or detect_language(cover) or detect_language(text)
+        language = fields.get("language") or cjk_language(cover) or cjk_language(text)
         return DocumentMeta(
             doc_id=doc_id,
             company=fields.get("company", ""),
@@ -479,7 +467,7 @@ class MetadataFinder:
         found = self.rules.from_text(text)
         changes = {k: v for k, v in found.items() if not getattr(meta, k)}
         if not meta.language:
-            changes["language"] = detect_language(text)
+            changes["language"] = cjk_language(text)
         return replace(meta, **changes) if changes else meta
 
     def _sidecar_row(self, doc_id: str) -> dict:

@@ -31,6 +31,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 
 from core.errors import InputError
 from core.records import Box, DocumentMeta, Line, ParsedDocument, Table
+from core.rulebook import pattern_per_book
 from core.sentences import SENTENCE_END, join_text
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
@@ -47,7 +48,9 @@ from parser.unruled import find_unruled_tables
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
 EDGE_LINES = 3  # ... and among the first / last three lines of the page
 GARBLED_AGREEMENT = 0.5  # below this share of characters also found by pdfium, pdfminer misread the fonts
-_PAGE_NUMBER = re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)  # rules/layout.yaml
+_PAGE_NUMBER = pattern_per_book(
+    lambda: re.compile(vocabulary("layout")["page_number"], re.IGNORECASE)
+)  # rules/layout.yaml
 _DIGITS = re.compile(r"\d+")
 _CID = re.compile(r"\(cid:\d+\)")
 READABLE_SHARE = 0.7  # below this share of characters in expected scripts, a text layer is unreadable
@@ -499,5 +502,5 @@ def _wraps(line: _PageLine, following: _PageLine, left: float, right: float) -> 
         line.x1 >= right - 0.8 * size
         and line.x1 - line.x0 >= 0.6 * (right - left)
         and following.top - line.bottom < 1.5 * size
-        and line.text.rstrip()[-1:] not in SENTENCE_END
+        and line.text.rstrip()[-1:] not in SENTENCE_END.value()
     )

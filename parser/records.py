@@ -30,14 +30,17 @@ import re
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year
 from core.folding import nfkc
+from core.rulebook import pattern_per_book, per_book
 from core.units import is_dash, parse_quantity
 from core.vocabulary import vocabulary
 from parser.tables import column_period, is_placeholder
 
-_WORDS = vocabulary("tables")  # rules/tables.yaml
-RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]
-_HEADER_WORDS = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
-_PERIOD_LIKE = re.compile(_WORDS["period_like"])
+_WORDS = per_book(lambda: vocabulary("tables"))  # rules/tables.yaml
+RECORD_SEPARATOR = per_book(lambda: vocabulary("punctuation")["record_separator"])
+_HEADER_WORDS = pattern_per_book(
+    lambda: re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
+)
+_PERIOD_LIKE = pattern_per_book(lambda: re.compile(_WORDS["period_like"]))
 
 
 def record_rows(frame) -> list[list[tuple[str, str]]]:
@@ -83,7 +86,7 @@ def _grouped(rows: list[list[str]]) -> list[list[tuple[str, str]]]:
 
 def record_text(pairs: list[tuple[str, str]]) -> str:
     """A record as its chunk writes it: one `label：value` line per pair."""
-    return "\n".join(f"{label}{RECORD_SEPARATOR}{value}" for label, value in pairs)
+    return "\n".join(f"{label}{RECORD_SEPARATOR.value()}{value}" for label, value in pairs)
 
 
 def _cell(value) -> str:

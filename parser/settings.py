@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.errors import InputError
+from core.rulebook import RuleBook, active
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class ParseSettings:
     max_ocr_pages: int = 500  # pages past this many are not OCR'd (5,000 blank pages take an hour)
     max_table_cells: int = 200_000  # an HTML table whose spans expand to more cells is skipped
     max_file_seconds: float = 1800.0  # parsing one file longer than this fails it (0: no limit)
+    # The rule folders the parsers read (core/rulebook.py); an ingest run makes them active, in each worker too.
+    # Not in repr: the fingerprint of a parse hashes the rule files' contents, not where they lie.
+    rules: RuleBook = field(default_factory=active, repr=False, compare=False)
 
     def __post_init__(self):
         if self.chunk_chars < 50:

@@ -24,14 +24,17 @@ from core.articles import ARTICLE_KIND, article_key, pattern
 from core.errors import InputError
 from core.numerals import kanji_number
 from core.records import Chunk, DocumentMeta, LawRecord, ParsedDocument
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("statutes")  # rules/statutes.yaml
+_WORDS = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 _PART = pattern("part")
-_PART_RANK: dict[str, int] = _WORDS["part_ranks"]
+_PART_RANK: dict[str, int] = per_book(lambda: _WORDS["part_ranks"])
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
 _MD_FIELD = pattern("markdown_field")
-_ORDINAL, _BRANCH, _SUPPLEMENTARY = _WORDS["ordinal"], _WORDS["branch"], _WORDS["supplementary"]
+_ORDINAL = per_book(lambda: _WORDS["ordinal"])
+_BRANCH = per_book(lambda: _WORDS["branch"])
+_SUPPLEMENTARY = per_book(lambda: _WORDS["supplementary"])
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ def looks_like_statute(path: Path) -> bool:
         bool(lines)
         and lines[0].startswith("# ")
         and any(
-            _MD_FIELD.match(line) or line.startswith(("## " + _ORDINAL, "## " + _SUPPLEMENTARY))
+            _MD_FIELD.match(line)
+            or line.startswith(("## " + _ORDINAL.value(), "## " + _SUPPLEMENTARY.value()))
             for line in lines[1:]
         )
     )
@@ -87,10 +91,10 @@ def parse_statute_markdown(text: str, source: str = "") -> Statute:
             if article_key(name):
                 close()
                 label, body = name, []
-                supplementary = name.startswith(_SUPPLEMENTARY)
-                if supplementary and not (parts and parts[-1][1] == _SUPPLEMENTARY):
-                    parts = [(-1, _SUPPLEMENTARY)]
-                elif not supplementary and parts and parts[0][1] == _SUPPLEMENTARY:
+                supplementary = name.startswith(_SUPPLEMENTARY.value())
+                if supplementary and not (parts and parts[-1][1] == _SUPPLEMENTARY.value()):
+                    parts = [(-1, _SUPPLEMENTARY.value())]
+                elif not supplementary and parts and parts[0][1] == _SUPPLEMENTARY.value():
                     parts = []
                 continue
             close()
@@ -120,8 +124,8 @@ def _enter_part(parts: list[tuple[int, str]], name: str) -> list[tuple[int, str]
     bare = name
     for space in _WORDS["spaces"]:
         bare = bare.replace(space, "")
-    if bare == _SUPPLEMENTARY:
-        return [(-1, _SUPPLEMENTARY)]
+    if bare == _SUPPLEMENTARY.value():
+        return [(-1, _SUPPLEMENTARY.value())]
     match = _PART.match(name + " ")
     if not match:
         return parts
@@ -167,7 +171,7 @@ def parse_statute_xml(path: Path) -> Statute:
     if main is not None:
         _xml_articles(main, (), articles)
     for suppl in body.findall("./SupplProvision"):
-        _xml_articles(suppl, (_SUPPLEMENTARY,), articles, prefix=_SUPPLEMENTARY + " ")
+        _xml_articles(suppl, (_SUPPLEMENTARY.value(),), articles, prefix=_SUPPLEMENTARY.value() + " ")
     return Statute(law, tuple(articles))
 
 
@@ -186,7 +190,7 @@ def _xml_articles(node: ET.Element, parts: tuple[str, ...], out: list[Article], 
             child.tag == "Paragraph" and prefix
         ):  # supplementary provisions without articles: one per paragraph
             paragraphs += 1
-            label = f"{prefix}{_ORDINAL}{kanji_number(paragraphs)}{_WORDS['article']}"
+            label = f"{prefix}{_ORDINAL.value()}{kanji_number(paragraphs)}{_WORDS['article']}"
             out.append(Article(label, parts, "\n".join(_xml_paragraph(child))))
 
 
@@ -233,7 +237,7 @@ def statute_document(statute: Statute, meta: DocumentMeta) -> ParsedDocument:
         )
         for n, article in enumerate(statute.articles)
     ]
-    expected = f"## {_ORDINAL}{kanji_number(1)}{_WORDS['article']}"
+    expected = f"## {_ORDINAL.value()}{kanji_number(1)}{_WORDS['article']}"
     warnings = [] if chunks else [f"no articles found (expected `{expected}` headings or <Article> elements)"]
     return ParsedDocument(meta=meta, chunks=chunks, law=law, warnings=warnings)
 

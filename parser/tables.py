@@ -30,6 +30,7 @@ from pdfplumber.utils import chars_to_textmap, crop_to_bbox, extract_text
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, explicit_year, iso_date
 from core.folding import nfkc
 from core.records import Table
+from core.rulebook import pattern_per_book, per_book
 from core.units import find_unit, is_dash, is_unit_statement, parse_quantity, rejoin_split_number
 from core.vocabulary import vocabulary
 from parser.headings import tidy_line
@@ -54,13 +55,15 @@ CONTINUED_BOTTOM = 0.55  # ... and the table it continues ends below this share 
 
 # Characters between which a line break is no word break (not full-width digits or letters: "※１" + "1,056").
 _CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff08\uff09\uff0c\uff1a\uff1b"
-_WORDS = vocabulary("tables")  # rules/tables.yaml
-_PERIOD_LIKE = re.compile(_WORDS["period_like"])
+_WORDS = per_book(lambda: vocabulary("tables"))  # rules/tables.yaml
+_PERIOD_LIKE = pattern_per_book(lambda: re.compile(_WORDS["period_like"]))
 _PLACEHOLDER = re.compile(r"#\d+$")
-_HEADER_WORDS = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
-_NTH_PERIOD = re.compile(_WORDS["nth_period"])
-_ASIDE = re.compile(_WORDS["aside"])  # a remark in brackets, not a title
-_UNIT_WORDS = re.compile(_WORDS["unit_words"])
+_HEADER_WORDS = pattern_per_book(
+    lambda: re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['header_words']))})$")
+)
+_NTH_PERIOD = pattern_per_book(lambda: re.compile(_WORDS["nth_period"]))
+_ASIDE = pattern_per_book(lambda: re.compile(_WORDS["aside"]))  # a remark in brackets, not a title
+_UNIT_WORDS = pattern_per_book(lambda: re.compile(_WORDS["unit_words"]))
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from openpyxl.worksheet.hyperlink import Hyperlink
 from core.errors import InputError
 from core.folding import nfkc
 from core.records import DocumentMeta, Fact, ParsedDocument, ReportYear, Table
+from core.rulebook import pattern_per_book
 from core.units import find_unit, is_dash, parentheses_negative, parse_quantity, plain, scale_of
 from core.vocabulary import vocabulary
 
@@ -64,7 +65,7 @@ REPORT_COLUMNS = ("company", "year")
 OPTIONAL_REPORT_COLUMNS = ("short_name", "code")
 _SHEET_NAME_MAX = 31  # Excel's limit
 _BAD_SHEET_CHARS = re.compile(r"[\[\]:*?/\\]")
-_YEAR = re.compile(vocabulary("numbers")["year_cell"])  # rules/numbers.yaml
+_YEAR = pattern_per_book(lambda: re.compile(vocabulary("numbers")["year_cell"]))  # rules/numbers.yaml
 CSV_ENCODINGS = ("utf-8-sig", "gb18030", "big5", "cp932")
 # Limits on a user's facts workbook, so that one hostile file cannot take the machine (a 307 KB .xlsx can hold a
 # 300 MB cell; a CSV header can have a million columns). A cell holds at most what Excel lets it hold; a facts

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError, RuleError
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 from qa.records import Analysis
 
 LANGUAGES = ("zh", "ja")
@@ -282,7 +283,7 @@ class AnswerTemplates:
 
     @classmethod
     def load(cls, path: Path | None = None) -> AnswerTemplates:
-        path = Path(path or RULES_DIR / "answers.yaml")
+        path = Path(path or active().rules_dir / "answers.yaml")
         templates, errors, rules = _parse(path)
         if errors:
             raise errors[0]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
+from core.rulebook import RuleBook, active, using, with_own_rules
 from qa.answers import AnswerTemplates
 from qa.data.answer import DataAnswerer
 from qa.data.cells import CellAnswerer
@@ -51,6 +52,7 @@ class EngineSettings:
     mode: str = "answer"  # "retrieve": rank documents only
     llm: str = "none"  # a model folder or .gguf file, or "none"
     text: TextSettings = field(default_factory=TextSettings)
+    rules: RuleBook = field(default_factory=active)  # the rule and formula folders (core/rulebook.py)
 
     def __post_init__(self):
         if self.mode not in MODES:
@@ -66,6 +68,11 @@ class Engine:
 
     def __init__(self, settings: EngineSettings):
         self.settings = settings
+        self.rules = settings.rules
+        with using(settings.rules):
+            self._open(settings)
+
+    def _open(self, settings: EngineSettings) -> None:
         # Fact look-ups of a question batch, like its searches, go to the server at once (prefetch).
         self.store = PrefetchedFacts(open_fact_store(settings.index))
         reports = self.store.reports()
@@ -93,7 +100,9 @@ class Engine:
             for row in self.identities.documents.values()
             if row.get("company")
         ]
-        self.analyzer = QuestionAnalyzer(AnalyzerConfig(register=CompanyRegister.from_rows(rows), llm=llm))
+        self.analyzer = QuestionAnalyzer(
+            AnalyzerConfig(rules=settings.rules, register=CompanyRegister.from_rows(rows), llm=llm)
+        )
         formulas = self.analyzer.formulas  # one formula book and field dictionary per engine
         self.data = DataAnswerer(self.store, formulas, templates)
         self.statistics = StatisticsAnswerer(
@@ -121,9 +130,11 @@ class Engine:
         }
         assert set(self.routes) == set(ROUTES), "every route of qa.records.ROUTES needs an answerer here"
 
+    @with_own_rules
     def analyze(self, question: Question) -> Analysis:
         return self.analyzer.run(question)
 
+    @with_own_rules
     def answer(self, question: Question, analysis: Analysis | Answer | None = None) -> Answer:
         """Never raises for one bad question: the failure is an answer with route "error" and its `error`.
 
@@ -138,11 +149,13 @@ class Engine:
             return analysis
         return self._guarded(question, lambda: self._answer(analysis))
 
+    @with_own_rules
     def answer_many(self, questions: Sequence[Question]) -> list[Answer]:
         """Answers in order; the batch's first text searches and fact look-ups go to the index together (one
         _msearch each)."""
         return [self.answer(q, a) for q, a in zip(questions, self.prefetch(questions))]
 
+    @with_own_rules
     def prefetch(
         self, questions: Sequence[Question], analyses: Sequence[Analysis | Answer | None] | None = None
     ) -> list[Analysis | Answer | None]:
@@ -170,6 +183,7 @@ class Engine:
     def _is_choice(self, question: Question) -> bool:
         return bool(question.choices) and self.settings.mode == "answer"
 
+    @with_own_rules
     def analysis_for_answer(self, question: Question) -> Analysis | Answer | None:
         """What `answer` and `prefetch` take: the question's analysis (the rules' regexes run here), an error
         answer when it fails, or None for a multiple-choice question (answered from its options)."""
@@ -190,6 +204,7 @@ class Engine:
         except Exception:  # noqa: BLE001 - as _text_query
             return []
 
+    @with_own_rules
     def route(self, analysis: Analysis) -> str:
         """The route of the question's type (rules/question_types.yaml), given whether it names one company;
         every question goes to "text" in retrieve mode."""

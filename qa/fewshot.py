@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError, RuleError
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 FEWSHOT_TASKS = ("keywords", "report_text", "open")
@@ -70,7 +71,7 @@ class FewShot:
 
     @classmethod
     def load(cls, path: Path | None = None) -> FewShot:
-        rules = RuleFile.load(path or RULES_DIR / "fewshot.yaml", FEWSHOT_SCHEMA)
+        rules = RuleFile.load(path or active().rules_dir / "fewshot.yaml", FEWSHOT_SCHEMA)
         errors = fewshot_errors(rules)
         if errors:
             raise errors[0]

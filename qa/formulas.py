@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import RuleError
-from core.rulefile import FORMULAS_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 if TYPE_CHECKING:
@@ -85,11 +86,16 @@ SCHEMA = {
     },
 }
 
-_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
-_OPERATORS = str.maketrans(_PUNCTUATION["formula_operators"])
-_OPEN, _CLOSE = _PUNCTUATION["formula_quotes"]
-_QUOTED = re.compile(f"{re.escape(_OPEN)}([^{re.escape(_OPEN + _CLOSE)}]+){re.escape(_CLOSE)}")
-_PREVIOUS_YEAR = vocabulary("numbers")["previous_year"]  # rules/numbers.yaml
+_PUNCTUATION = per_book(lambda: vocabulary("punctuation"))  # rules/punctuation.yaml
+_OPERATORS = per_book(lambda: str.maketrans(_PUNCTUATION["formula_operators"]))
+_OPEN = per_book(lambda: _PUNCTUATION["formula_quotes"][0])
+_CLOSE = per_book(lambda: _PUNCTUATION["formula_quotes"][1])
+_QUOTED = pattern_per_book(
+    lambda: re.compile(
+        f"{re.escape(_OPEN.value())}([^{re.escape(_OPEN.value() + _CLOSE.value())}]+){re.escape(_CLOSE.value())}"
+    )
+)
+_PREVIOUS_YEAR = per_book(lambda: vocabulary("numbers")["previous_year"])  # rules/numbers.yaml
 
 
 class FormulaError(Exception):
@@ -104,10 +110,13 @@ class Operand:
     offset: int = 0
     written: str = dataclass_field(default="", compare=False)  # the name as the formula writes it
 
-    def label(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
-        """How answers name it: the written name, with the previous-year prefix for prev()."""
+    def label(self, prev_prefix: str | None = None) -> str:
+        """How answers name it: the written name, with the previous-year prefix for prev()
+        (rules/numbers.yaml previous_year unless given)."""
         name = self.written or self.field
-        return f"{prev_prefix}{name}" if self.offset else name
+        if not self.offset:
+            return name
+        return f"{_PREVIOUS_YEAR.value() if prev_prefix is None else prev_prefix}{name}"
 
 
 # The parsed expression: a tiny tree of numbers, operands and arithmetic.
@@ -177,11 +186,11 @@ class Formula:
             except (DivisionByZero, InvalidOperation):
                 raise FormulaError(f"{self.name}: a divisor is 0") from None
 
-    def text(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
+    def text(self, prev_prefix: str | None = None) -> str:
         """The formula as answers state it: 速动比率=(流动资产-存货)/流动负债 (names as written)."""
         return f"{self.name}={self.right_side(prev_prefix)}"
 
-    def right_side(self, prev_prefix: str = _PREVIOUS_YEAR) -> str:
+    def right_side(self, prev_prefix: str | None = None) -> str:
         """The expression alone: (流动资产-存货)/流动负债."""
         return _render(self.tree, 0, prev_prefix)
 
@@ -238,7 +247,7 @@ class FormulaBook:
     def load(cls, directory: Path | None = None, fields: FieldDictionary | None = None) -> FormulaBook:
         """Read every formulas/*.yaml; operand names (canonical names or synonyms) are resolved to
         canonical fields with `fields` (default: rules/fields.yaml). InputError file:line on any problem."""
-        directory = Path(directory or FORMULAS_DIR)
+        directory = Path(directory or active().formulas_dir)
         if fields is None:
             from core.fields import FieldDictionary
 
@@ -329,8 +338,8 @@ def parse_expression(text: str, where: tuple[str, int] = ("", 1)) -> _Node:
         return key
 
     source = _QUOTED.sub(quote, text).translate(_OPERATORS).strip()
-    if _OPEN in source or _CLOSE in source:
-        raise RuleError(f"unbalanced {_OPEN}{_CLOSE} in expression {text!r}", *where)
+    if _OPEN.value() in source or _CLOSE.value() in source:
+        raise RuleError(f"unbalanced {_OPEN.value()}{_CLOSE.value()} in expression {text!r}", *where)
     try:
         tree = ast.parse(source, mode="eval")
         if (
@@ -374,7 +383,7 @@ def _build(entry: dict, rules: RuleFile, at: tuple, fields: FieldDictionary, per
         if FIELD_PLACEHOLDER not in entry["expression"]:
             raise rules.error(f"expression must use {FIELD_PLACEHOLDER}", *at, "expression")
         tree = parse_expression(
-            entry["expression"].replace(FIELD_PLACEHOLDER, _OPEN + "{field}" + _CLOSE), where
+            entry["expression"].replace(FIELD_PLACEHOLDER, _OPEN.value() + "{field}" + _CLOSE.value()), where
         )
     else:
         tree = _resolve(parse_expression(entry["expression"], where), fields, where)
@@ -430,7 +439,7 @@ def _convert(node: ast.AST, source: str, names: dict[str, str], text: str, where
         return _Ref(Operand(_name(node.args[0], source, names), -1))
     shown = ast.get_source_segment(source, node) or type(node).__name__
     for key, name in names.items():
-        shown = shown.replace(key, _OPEN + name + _CLOSE)
+        shown = shown.replace(key, _OPEN.value() + name + _CLOSE.value())
     raise RuleError(
         f"not allowed in a formula: {shown!r} in {text!r} "
         "(use numbers, field names, + - * /, parentheses and prev(field))",
@@ -506,7 +515,7 @@ def _evaluate(tree: _Node, values: Mapping[Operand, Decimal | None]) -> Decimal:
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 
 
-def _render(tree: _Node, parent: int, prev_prefix: str, right_side: bool = False) -> str:
+def _render(tree: _Node, parent: int, prev_prefix: str | None, right_side: bool = False) -> str:
     if isinstance(tree, _Num):
         return f"{tree.value}"
     if isinstance(tree, _Ref):

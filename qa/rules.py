@@ -22,7 +22,8 @@ from pathlib import Path
 from core.command_names import FINQA, run_as_finqa
 from core.errors import InputError
 from core.logs import add_verbosity, configure, summary
-from core.rulefile import FORMULAS_DIR, RULES_DIR, RuleFile
+from core.rulebook import RuleBook, active, using
+from core.rulefile import RuleFile
 from core.vocabulary import SCHEMAS as VOCABULARIES
 from qa.fewshot import FEWSHOT_SCHEMA, fewshot_errors
 
@@ -87,8 +88,18 @@ def _yaml_only(path: Path) -> list[InputError]:
     return []
 
 
-def check(rules_dir: Path = RULES_DIR, formulas_dir: Path = FORMULAS_DIR) -> tuple[list[str], list[str]]:
-    """Validate every rule and formula file; returns (problems, notes) as printable lines."""
+def check(rules_dir: Path | None = None, formulas_dir: Path | None = None) -> tuple[list[str], list[str]]:
+    """Validate every rule and formula file (the active rule book's folders unless given); returns
+    (problems, notes) as printable lines."""
+    try:
+        book = RuleBook.at(rules_dir or active().rules_dir, formulas_dir or active().formulas_dir)
+    except InputError as exc:
+        return [str(exc)], []
+    with using(book):  # a loader that reads another rule file reads it from the folders checked
+        return _check(book.rules_dir, book.formulas_dir)
+
+
+def _check(rules_dir: Path, formulas_dir: Path) -> tuple[list[str], list[str]]:
     problems, notes = [], []
     loaders = _loaders()
     files = [(p, loaders.get(p.name, "unknown")) for p in sorted(Path(rules_dir).glob("*.yaml"))]
@@ -127,10 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("check", help="schema-check every rule file; print file:line for each problem")
-    run.add_argument("--rules", type=Path, default=RULES_DIR, help="rules directory (default: %(default)s)")
-    run.add_argument(
-        "--formulas", type=Path, default=FORMULAS_DIR, help="formulas directory (default: %(default)s)"
-    )
+    default = active()
+    run.add_argument("--rules", type=Path, help=f"rules directory (default: {default.rules_dir})")
+    run.add_argument("--formulas", type=Path, help=f"formulas directory (default: {default.formulas_dir})")
     add_verbosity(run)
     args = parser.parse_args(argv)
     configure(args)
@@ -139,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         log.warning(line)
     for line in problems:
         print(line)
-    count = len(list(Path(args.rules).glob("*.yaml"))) + len(list(Path(args.formulas).glob("*.yaml")))
+    count = sum(
+        len(list(Path(folder or fallback).glob("*.yaml")))
+        for folder, fallback in ((args.rules, default.rules_dir), (args.formulas, default.formulas_dir))
+    )
     summary(args, f"{len(problems) or 'no'} problem{'s' if len(problems) != 1 else ''} in {count} files")
     return 1 if problems else 0
 

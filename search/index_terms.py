@@ -12,9 +12,10 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.language import ZH, language_of
 from core.records import Chunk
 from search.backend import Hit, SearchQuery
-from search.tokenize import ZH, Tokenizer
+from search.tokenize import Tokenizer
 
 # Stands in for an empty body or titles field. Elasticsearch leaves a field with
 # no tokens out of BM25's average length and tantivy does not; a placeholder
@@ -75,7 +76,7 @@ def doc_prefixes(doc_id: str) -> tuple[str, ...]:
 
 def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = None) -> ChunkTerms:
     """The terms to index for a chunk. Title paths repeat across a document, so their tokens may be cached."""
-    language = Tokenizer.language(" ".join(chunk.titles) + "\n" + chunk.text)
+    language = language_of(" ".join(chunk.titles) + "\n" + chunk.text)
     if titles_cache is not None:
         key = (chunk.titles, language)
         titles = titles_cache.get(key)
@@ -98,7 +99,7 @@ def chunk_terms(tokenizer: Tokenizer, chunk: Chunk, titles_cache: dict | None = 
 
 def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
     """The terms of a query. Phrases and titles are read in the query's language, else in that of its text."""
-    language = query.language or (Tokenizer.language(query.text) if query.text.strip() else None)
+    language = query.language or (language_of(query.text) if query.text.strip() else None)
     phrases = []
     for phrase in query.phrases:
         words = tuple(tokenizer.phrase_tokens(phrase, language))
@@ -106,7 +107,7 @@ def query_terms(tokenizer: Tokenizer, query: SearchQuery) -> QueryTerms:
             phrases.append((words, len(tokenizer.tokens(phrase, language)) - len(words)))
     title_tokens = []
     for title in query.titles:
-        chinese = (language or Tokenizer.language(title)) == ZH
+        chinese = (language or language_of(title)) == ZH
         title_tokens += [t for t in tokenizer.tokens(title, language) if not (chinese and _lone_hanzi(t))]
     return QueryTerms(
         body=tuple(dict.fromkeys(tokenizer.tokens(query.text, language))),

@@ -36,29 +36,29 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.dates import eras, western_year
 from core.errors import InputError
+from core.fields import field_words
 from core.folding import opencc
+from core.language import JA, LATIN, ZH, language_of
 from core.numerals import cjk_number
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-ZH, JA, LATIN = "zh", "ja", "latin"
+_WORDS = per_book(lambda: vocabulary("tokens"))  # rules/tokens.yaml
 
-_WORDS = vocabulary("tokens")  # rules/tokens.yaml
-
-DEFAULT_STOP_WORDS = frozenset(word for words in _WORDS["stop_words"].values() for word in words)
+DEFAULT_STOP_WORDS = per_book(
+    lambda: frozenset(word for words in _WORDS["stop_words"].values() for word in words)
+)
 
 # Part-of-speech classes (Sudachi's first level) that are never search terms.
-JA_DROP_POS = frozenset(_WORDS["ja_drop_pos"])
+JA_DROP_POS = per_book(lambda: frozenset(_WORDS["ja_drop_pos"]))
 
 # Kanji written only in Japanese, so a kana-less Japanese table row is still read as Japanese.
-JA_ONLY_KANJI = frozenset(_WORDS["ja_only_kanji"])
 
-_KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff]")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _INVISIBLE = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]"
@@ -68,37 +68,23 @@ _WORD_CHAR = re.compile(r"\w")
 _SPACED_CJK = re.compile(
     r"(?:[\u3400-\u4dbf\u4e00-\u9fff] ){2,}[\u3400-\u4dbf\u4e00-\u9fff](?![\u3400-\u4dbf\u4e00-\u9fff])"
 )
-_HIRAGANA_ONLY = re.compile(rf"[\u3040-\u309f{re.escape(_WORDS['long_vowel'])}]+")
+_HIRAGANA_ONLY = pattern_per_book(lambda: re.compile(rf"[\u3040-\u309f{re.escape(_WORDS['long_vowel'])}]+"))
 
 # Numbers and dates, found before word segmentation so every segmenter sees
 # them the same way. Units are normalised: 年度->年, 季度->季, 月份->月.
-_ATOMS = re.compile(
-    r"(?P<ymd>(?<!\d)(?P<y>\d{4})[/\-.](?P<m>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
-    rf"|(?P<ord>{_WORDS['ordinal']})"
-    rf"|(?P<date>{_WORDS['date']})"
-    r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
-    r"|(?P<latin>[a-z][a-z0-9]*(?:[_'&][a-z0-9]+)*)"
+_ATOMS = pattern_per_book(
+    lambda: re.compile(
+        r"(?P<ymd>(?<!\d)(?P<y>\d{4})[/\-.](?P<m>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
+        rf"|(?P<ord>{_WORDS['ordinal']})"
+        rf"|(?P<date>{_WORDS['date']})"
+        r"|(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)"
+        r"|(?P<latin>[a-z][a-z0-9]*(?:[_'&][a-z0-9]+)*)"
+    )
 )
-_UNIT_ALIASES: dict[str, str] = dict(_WORDS["unit_aliases"])
-_YEAR, _MONTH, _DAY = _WORDS["year"], _WORDS["month"], _WORDS["day"]
-
-_FIELDS_SCHEMA = {
-    "type": "object",
-    "required": ["fields"],
-    "properties": {
-        "fields": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["name"],
-                "properties": {
-                    "name": {"type": "string", "minLength": 1},
-                    "synonyms": {"type": "array", "items": {"type": "string"}},
-                },
-            },
-        }
-    },
-}
+_UNIT_ALIASES: dict[str, str] = per_book(lambda: dict(_WORDS["unit_aliases"]))
+_YEAR = per_book(lambda: _WORDS["year"])
+_MONTH = per_book(lambda: _WORDS["month"])
+_DAY = per_book(lambda: _WORDS["day"])
 
 _SHORT_TEXT = 32  # texts up to this long have their analysis cached (per Tokenizer) ...
 _SHORT_CACHE = 50_000  # ... up to this many of them, then the cache starts afresh
@@ -123,13 +109,14 @@ class TokenizerSettings:
     compound_min_chars: int = 3  # words at least this long yield parts
     max_token_chars: int = 40  # longer tokens (garbage, base64) are dropped
     hmm: bool = True  # jieba's HMM for words missing from its dictionary
-    stop_words: frozenset[str] = field(default=DEFAULT_STOP_WORDS)
+    stop_words: frozenset[str] | None = None  # None: rules/tokens.yaml stop_words
 
     def __post_init__(self):
         if isinstance(self.words, str) or not all(isinstance(w, str) for w in self.words):
             raise InputError("TokenizerSettings.words must be a sequence of strings")
         object.__setattr__(self, "words", tuple(self.words))
-        object.__setattr__(self, "stop_words", frozenset(self.stop_words))
+        stop_words = DEFAULT_STOP_WORDS.value() if self.stop_words is None else self.stop_words
+        object.__setattr__(self, "stop_words", frozenset(stop_words))
         if self.compound_min_chars < 2:
             raise InputError(f"compound_min_chars must be at least 2, got {self.compound_min_chars}")
         if not 4 <= self.max_token_chars <= 255:  # Elasticsearch's whitespace tokenizer splits at 255
@@ -146,7 +133,7 @@ class TokenizerSettings:
             return None
         if self.fields_path is not None:
             return self.fields_path
-        default = RULES_DIR / "fields.yaml"
+        default = active().rules_dir / "fields.yaml"
         return default if default.is_file() else None
 
 
@@ -178,7 +165,7 @@ class Tokenizer:
         words = list(self.settings.words)
         fields_file = self.settings.fields_file
         if fields_file is not None:
-            words.extend(_field_words(fields_file))
+            words.extend(field_words(fields_file))
         if words:
             self.add_words(words)
 
@@ -231,11 +218,6 @@ class Tokenizer:
                 self._jieba = jieba or _shared_segmenter()
         return self._jieba
 
-    @staticmethod
-    def language(text: str) -> str:
-        """ "ja", "zh" or "latin" for a text."""
-        return _detect(_normalize(text))
-
     def _analyze(self, text: str, language: str | None) -> list[tuple[str, bool]]:
         """(token, is_part) pairs in text order."""
         if not text:
@@ -252,7 +234,7 @@ class Tokenizer:
 
     def _analyze_text(self, text: str, language: str | None) -> list[tuple[str, bool]]:
         norm = _normalize(text)
-        lang = language or _detect(norm)
+        lang = language or language_of(norm)
         if lang not in (ZH, JA, LATIN):
             raise InputError(f"unknown language {lang!r}; choose zh, ja or latin")
         if lang == ZH:
@@ -316,7 +298,7 @@ class Tokenizer:
                 if (
                     surface
                     and not _HIRAGANA_ONLY.fullmatch(surface)
-                    and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS
+                    and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS.value()
                 ):
                     if len(surface) >= min_chars:
                         parts = morpheme.split(SplitMode.A)
@@ -373,14 +355,6 @@ class Tokenizer:
         return [(f, part) for f, (_, part) in zip(folded, tokens)]
 
 
-def _detect(norm: str) -> str:
-    if _KANA.search(norm) or not JA_ONLY_KANJI.isdisjoint(norm):
-        return JA
-    if _CJK.search(norm):
-        return ZH
-    return LATIN
-
-
 def _normalize(text: str) -> str:
     return _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", text)).lower()
 
@@ -388,9 +362,9 @@ def _normalize(text: str) -> str:
 def _atom_tokens(match: re.Match, lang: str) -> list[str]:
     if match.group("ymd"):
         return [
-            f"{int(match.group('y'))}{_YEAR}",
-            f"{int(match.group('m'))}{_MONTH}",
-            f"{int(match.group('d'))}{_DAY}",
+            f"{int(match.group('y'))}{_YEAR.value()}",
+            f"{int(match.group('m'))}{_MONTH.value()}",
+            f"{int(match.group('d'))}{_DAY.value()}",
         ]
     if match.group("ord"):
         unit = _UNIT_ALIASES.get(match.group("ordu"), match.group("ordu"))
@@ -399,12 +373,12 @@ def _atom_tokens(match: re.Match, lang: str) -> list[str]:
         unit = _UNIT_ALIASES.get(match.group("dateu"), match.group("dateu"))
         number = int(match.group("daten"))
         tokens = [f"{number}{unit}"]
-        if unit == _YEAR and number < 1000:
+        if unit == _YEAR.value() and number < 1000:
             western = _western_year(
                 number, match.string[max(0, match.start() - 3) : match.start()].rstrip(), lang
             )
             if western:
-                tokens.append(f"{western}{_YEAR}")
+                tokens.append(f"{western}{_YEAR.value()}")
         return tokens
     if match.group("num"):
         return [match.group("num").replace(",", "")]
@@ -434,15 +408,6 @@ def _pieces(text: str, limit: int) -> Iterable[str]:
         text = text[cut:]
     if text:
         yield text
-
-
-def _field_words(path: Path) -> list[str]:
-    rules = RuleFile.load(path, _FIELDS_SCHEMA)
-    words = []
-    for entry in rules.data["fields"]:
-        words.append(entry["name"])
-        words.extend(entry.get("synonyms", []))
-    return words
 
 
 _LOCK = threading.Lock()

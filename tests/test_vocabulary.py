@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from core.rulefile import PROJECT_ROOT, RULES_DIR
+from core.rulefile import PROJECT_ROOT, data_dir
 from core.vocabulary import SCHEMAS, load
 from qa.rules import check
 
@@ -71,12 +71,12 @@ def test_the_scan_finds_a_literal_but_not_a_docstring_comment_or_escape(tmp_path
 
 def test_every_vocabulary_file_is_shipped_and_checked():
     for name in SCHEMAS:
-        assert load(RULES_DIR / f"{name}.yaml")
+        assert load(data_dir("rules") / f"{name}.yaml")
 
 
 def test_a_bad_pattern_in_a_vocabulary_file_is_reported_with_its_line(tmp_path):
     rules = tmp_path / "rules"
-    shutil.copytree(RULES_DIR, rules)
+    shutil.copytree(data_dir("rules"), rules)
     text = (rules / "numbers.yaml").read_text(encoding="utf-8")
     line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("prior_period:"))
     (rules / "numbers.yaml").write_text(

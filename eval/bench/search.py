@@ -244,7 +244,7 @@ def generated_chunks(chunks: list[Chunk], count: int, seed: int = 7, per_documen
     if count < 1:
         return []
     rng = random.Random(seed)
-    ends = re.compile(rf"(?<=[{re.escape(SENTENCE_END)}])")
+    ends = re.compile(rf"(?<=[{re.escape(SENTENCE_END.value())}])")
     sentences = [s for chunk in chunks for s in ends.split(chunk.text) if s.strip()]
     out = []
     for i in range(count):

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from core.fields import FieldDictionary
 from core.folding import fold_field
+from core.rulebook import per_book
 from core.units import plain
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
@@ -47,9 +48,9 @@ from search.backend import FactLookup, FactStore
 if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
 
-_PUNCTUATION = vocabulary("punctuation")  # rules/punctuation.yaml
-_QUOTES = tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"])
-_LIST_SEPARATORS = "|".join(map(re.escape, _PUNCTUATION["list_separators"]))
+_PUNCTUATION = per_book(lambda: vocabulary("punctuation"))  # rules/punctuation.yaml
+_QUOTES = per_book(lambda: tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"]))
+_LIST_SEPARATORS = per_book(lambda: "|".join(map(re.escape, _PUNCTUATION["list_separators"])))
 
 
 TRACED = 3  # candidates per field an answer's trace lists
@@ -495,9 +496,9 @@ class DataAnswerer:
         the label, then where it is). Questions quoting a label within given sources go to qa.data.cells."""
         text = analysis.question.text
         labels = [
-            re.split(_LIST_SEPARATORS, k)[0]
+            re.split(_LIST_SEPARATORS.value(), k)[0]
             for k in analysis.keywords
-            if any(o + k + c in text for o, c in _QUOTES)
+            if any(o + k + c in text for o, c in _QUOTES.value())
         ]
         return [(label, label) for label in dict.fromkeys(labels) if label]
 

@@ -39,7 +39,8 @@ from rapidfuzz import fuzz
 from core.errors import InputError
 from core.fields import FieldDictionary
 from core.records import Chunk
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, cached_per_book, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.statements import STATEMENTS
 from core.units import header_name, is_per_share
 from core.vocabulary import vocabulary
@@ -50,19 +51,21 @@ from qa.records import Analysis, Answer, Evidence
 from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
-_CELLS = vocabulary("cells")  # rules/cells.yaml
-_QUOTED = re.compile(_CELLS["quoted"])  # greedy: the outer quotes win over any nested ones
+_CELLS = per_book(lambda: vocabulary("cells"))  # rules/cells.yaml
+_QUOTED = pattern_per_book(
+    lambda: re.compile(_CELLS["quoted"])
+)  # greedy: the outer quotes win over any nested ones
 _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
-_YEAR = re.compile(_CELLS["year"])
-_INDIVIDUAL = re.compile(_CELLS["individual"])
-_PARENT_CONTEXT = re.compile(_CELLS["parent_context"])
-_DROP = re.compile(_CELLS["dropped"])
+_YEAR = pattern_per_book(lambda: re.compile(_CELLS["year"]))
+_INDIVIDUAL = pattern_per_book(lambda: re.compile(_CELLS["individual"]))
+_PARENT_CONTEXT = pattern_per_book(lambda: re.compile(_CELLS["parent_context"]))
+_DROP = pattern_per_book(lambda: re.compile(_CELLS["dropped"]))
 _ROW = re.compile(r"-r(\d+)c\d+$")
-_TOTAL_SUFFIX = re.compile(_CELLS["total_suffix"])
-_TOTAL = re.compile(_CELLS["total"])
-_BARE_TOTAL = re.compile(_CELLS["bare_total"])
-_ENTITY_TOTAL = re.compile(_CELLS["entity_total"])
+_TOTAL_SUFFIX = pattern_per_book(lambda: re.compile(_CELLS["total_suffix"]))
+_TOTAL = pattern_per_book(lambda: re.compile(_CELLS["total"]))
+_BARE_TOTAL = pattern_per_book(lambda: re.compile(_CELLS["bare_total"]))
+_ENTITY_TOTAL = pattern_per_book(lambda: re.compile(_CELLS["entity_total"]))
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
 ABSORBED = 1.0  # points for each quoted part a reading reads as part of a label that names the row whole
 WHOLE = 0.9  # a label this like a row's label names it whole
@@ -71,13 +74,14 @@ CAPTIONED = 0.4  # points for a table whose titles print the label's words (time
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
 _SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
-_CONSOLIDATED = _CELLS["consolidated_title"]
-_ACCUMULATED = re.compile(_CELLS["accumulated"])
-_LATER_SECTION = re.compile(_CELLS["later_section"])
-_SEPARATOR, _PERCENT_UNITS = _CELLS["separator"], tuple(_CELLS["percent_units"])
+_CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
+_ACCUMULATED = pattern_per_book(lambda: re.compile(_CELLS["accumulated"]))
+_LATER_SECTION = pattern_per_book(lambda: re.compile(_CELLS["later_section"]))
+_SEPARATOR = per_book(lambda: _CELLS["separator"])
+_PERCENT_UNITS = per_book(lambda: tuple(_CELLS["percent_units"]))
 # The statements themselves (and the five-year summary) before notes and schedules that repeat their labels.
 _PRIMARY = frozenset((*STATEMENTS, "key_figures"))
-_US_GAAP = re.compile(_CELLS["us_gaap"], re.IGNORECASE)
+_US_GAAP = pattern_per_book(lambda: re.compile(_CELLS["us_gaap"], re.IGNORECASE))
 
 MAX_READINGS = 50_000  # names whose reading is kept
 MAX_NAME_CHARS = 24  # a cell longer than this is no person's name
@@ -122,7 +126,7 @@ class MemberWords:
     @classmethod
     def load(cls, path: Path | None = None) -> MemberWords:
         """Read and validate the file (InputError "file:line: …" when it is wrong)."""
-        rules = RuleFile.load(path or RULES_DIR / "members.yaml", MEMBERS_SCHEMA)
+        rules = RuleFile.load(path or active().rules_dir / "members.yaml", MEMBERS_SCHEMA)
         data = rules.data
         return cls(
             {name: tuple(words) for name, words in data["members"].items()},
@@ -161,7 +165,7 @@ class SpokenMember:
         return _spoken_likeness(self, header)
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _spoken_likeness(member: SpokenMember, header: str) -> float:
     return max(name_likeness(member.sound, header), _said(member.terms, _norm(header)))
 
@@ -177,7 +181,7 @@ def _said(terms: tuple[tuple[str, ...], ...], header: str) -> float:
     return said * min(1.0, sum(found) / len(header)) ** 0.5
 
 
-@lru_cache(maxsize=1)
+@cached_per_book()
 def _shared_members() -> MemberWords:
     return MemberWords.load()
 
@@ -218,7 +222,7 @@ class CellQuestion:
     def readings(self) -> list[tuple[str, tuple[str, ...]]]:
         """(label, context) splits of the quoted text: the label may run on over the first 、."""
         parts = (self.label, *self.context)
-        return [(_SEPARATOR.join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
+        return [(_SEPARATOR.value().join(parts[:k]), parts[k:]) for k in range(1, len(parts) + 1)]
 
     @classmethod
     def parse(
@@ -228,7 +232,7 @@ class CellQuestion:
         quoted = _QUOTED.search(text)
         if quoted is None:
             return None
-        parts = [p.strip() for p in quoted.group(1).split(_SEPARATOR) if p.strip()]
+        parts = [p.strip() for p in quoted.group(1).split(_SEPARATOR.value()) if p.strip()]
         if not parts:
             return None
         outside = text[: quoted.start()]
@@ -363,7 +367,7 @@ class CellAnswerer:
         """Every cell of the best-matching table rows in the sources."""
         words = [asked.label, *asked.context, *asked.member_words]
         titles = tuple(asked.context) + (
-            (_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED,)
+            (_CELLS["individual_title"],) if asked.individual else (_CONSOLIDATED.value(),)
         )
         if asked.spoken:
             titles += (asked.label,)  # the member may name the row, and the label the table's caption
@@ -541,7 +545,7 @@ class CellAnswerer:
             and any(_ACCUMULATED.search(p) for p in (asked.label, *asked.context))
         ):
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
-        if unit in _PERCENT_UNITS and fact["number"] is not None:
+        if unit in _PERCENT_UNITS.value() and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
         lang = analysis.language if analysis.language in self.templates.words else "ja"
         # a cell of a document whose company is unknown is named as the document's company, never another's
@@ -550,7 +554,7 @@ class CellAnswerer:
             if analysis.company
             else str(fact["company"]) or self.templates.words[lang]["unknown_company"]
         )
-        shown_field = _SEPARATOR.join((asked.label, *asked.context))
+        shown_field = _SEPARATOR.value().join((asked.label, *asked.context))
         if fact["number"] is None:
             text = self.templates.render(
                 "lookup_text",
@@ -568,7 +572,7 @@ class CellAnswerer:
                 year=asked.year or fact["year"],
                 field=shown_field,
                 value=value,
-                unit="" if unit in _PERCENT_UNITS else unit,
+                unit="" if unit in _PERCENT_UNITS.value() else unit,
             )
         evidence = Evidence(
             doc=str(fact["doc_id"]),
@@ -604,12 +608,12 @@ class CellAnswerer:
         )
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _bare_total(row: str) -> bool:
     return bool(_BARE_TOTAL.match(_norm(row)))
 
@@ -625,7 +629,7 @@ def _member_fit(word: str, period: str) -> float:
     return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _default_column(period: str) -> float:
     """Points for the column a question without a member means (the XBRL default): the amount the consolidated
     statements carry (連結財務諸表計上額) first, then a total that no group header is over (純資産合計, not
@@ -637,7 +641,7 @@ def _default_column(period: str) -> float:
     return 0.4 if _TOTAL.search(own) and not grouped else 0.0
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _header(period: str) -> tuple[str, str]:
     """(the column's own name, its whole header path), normalised."""
     return _norm(header_name(period)), _norm(period)
@@ -656,7 +660,7 @@ def _context_match(part: str, names: set[str], where: str, above: str = "") -> f
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
 
-@lru_cache(maxsize=4096)
+@cached_per_book(maxsize=4096)
 def _unnegated(part: str) -> re.Pattern:
     """The context word not as the tail of its opposite (流動負債, not in 非流動負債)."""
     return re.compile(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}")
@@ -758,7 +762,7 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
         cell.row_label = lines["head"] if _row_number(cell_id) == spanned[0] else lines["second"]
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _titled(label: str, titles: tuple[str, ...]) -> float:
     """0..1: how much of the label one of the titles prints (best alignment of the label within a title); 0 below
     MIN_TITLED, where a title shares a character or two with the label by chance."""
@@ -766,7 +770,7 @@ def _titled(label: str, titles: tuple[str, ...]) -> float:
     return best if best >= MIN_TITLED else 0.0
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _head(field: str) -> str:
     """A row label's first line when a parenthesised second line qualifies it ("1株当たり配当額 (内1株当たり中間配当
     額)": 1株当たり配当額), normalised; "" for any other label."""
@@ -774,7 +778,7 @@ def _head(field: str) -> str:
     return _norm(found["head"]) if found else ""
 
 
-@lru_cache(maxsize=65536)
+@cached_per_book(maxsize=65536)
 def _columns(period: str) -> tuple[str, ...]:
     """The column header path of a cell ("当連結会計年度/売上高"), each header normalised."""
     return tuple(_norm(p) for p in period.split("/") if p.strip())

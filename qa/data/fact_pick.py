@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from core.statements import STATEMENTS, shared_statement_rules
 from qa.records import Analysis
 
-PARENT_WORDS = shared_statement_rules().asked_parent  # rules/statements.yaml
 _STATEMENT_RANK = {**{kind: 1 for kind in STATEMENTS}, "key_figures": 2}
 _SCOPE_RANK = {"consolidated": 0, "": 1, "parent": 2}
 
@@ -63,7 +62,7 @@ def fits_period(row: dict, asked: Asked) -> bool:
 
 def asks_parent(text: str) -> bool:
     """The question asks for the parent company's own figures (母公司 / 個別 / 提出会社)."""
-    return any(word in text for word in PARENT_WORDS)
+    return any(word in text for word in shared_statement_rules().asked_parent)  # rules/statements.yaml
 
 
 def preference(row: dict, parent: bool, home: str = "") -> tuple:

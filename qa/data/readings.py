@@ -17,18 +17,23 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from core.rulebook import cached_per_book, per_book
 from core.vocabulary import vocabulary
 
 # Katakana syllables in Kunrei romanisation (rules/kana.yaml).
-_WORDS = vocabulary("kana")
-_KANA = {
-    kana: consonant + vowel
-    for consonant, kanas in _WORDS["rows"].items()
-    for kana, vowel in zip(kanas, "aiueo")
-    if kana != "-"
-}
-_KANA.update(_WORDS["extra"])
-_SMALL: dict[str, str] = _WORDS["small"]
+_WORDS = per_book(lambda: vocabulary("kana"))
+_KANA = per_book(
+    lambda: {
+        **{
+            kana: consonant + vowel
+            for consonant, kanas in _WORDS["rows"].items()
+            for kana, vowel in zip(kanas, "aiueo")
+            if kana != "-"
+        },
+        **_WORDS["extra"],
+    }
+)
+_SMALL: dict[str, str] = per_book(lambda: _WORDS["small"])
 _HEPBURN = (
     (r"shi", "si"),
     (r"sh", "sy"),
@@ -104,7 +109,7 @@ def spelled_key(words: tuple[str, ...]) -> tuple[str, ...]:
     return ("".join(_latin_key(w) for w in words),) if words else ()
 
 
-@lru_cache(maxsize=65536)  # a question weighs every officer's name in a table against one member
+@cached_per_book(maxsize=65536)  # a question weighs every officer's name in a table against one member
 def name_likeness(keys: tuple[str, ...], reading: str) -> float:
     """How well a printed name's katakana reading fits a member's name keys (0..1)."""
     if not keys or not reading:

@@ -24,17 +24,18 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from core.errors import InputError
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 
 # Power of ten of each unit relative to its base unit (元 or 円), for converting
 # answers to the unit a question asks for.
-_WORDS = vocabulary("numbers")["rounding"]  # rules/numbers.yaml
-UNIT_POWERS: dict[str, int] = _WORDS["unit_powers"]
-BASE_UNITS = tuple(_WORDS["base_units"])
+_WORDS = per_book(lambda: vocabulary("numbers")["rounding"])  # rules/numbers.yaml
+UNIT_POWERS: dict[str, int] = per_book(lambda: _WORDS["unit_powers"])
+BASE_UNITS = per_book(lambda: tuple(_WORDS["base_units"]))
 MAX_DIGITS = 12  # most decimals an answer keeps
 
 # Place names in Chinese and Japanese, as powers of ten.
-_DIGIT_PLACES: dict[str, int] = _WORDS["places"]
+_DIGIT_PLACES: dict[str, int] = per_book(lambda: _WORDS["places"])
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ def round_half_up(number: Decimal, digits: int) -> Decimal:
 def place_power(place: str) -> int:
     """Power of ten of a named place: "十万円" -> 5, "百万" -> 6, "千" -> 3, "億円" -> 8."""
     name = place.strip()
-    for unit in BASE_UNITS:
+    for unit in BASE_UNITS.value():
         name = name.removesuffix(unit)
     for suffix in _WORDS["place_suffixes"]:
         name = name.removesuffix(suffix)

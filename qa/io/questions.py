@@ -32,12 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.records import Question
 
-_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
-_CHOICE_LINE = re.compile(_QUESTIONS["choice_line"])
-_LAWQA = _QUESTIONS["lawqa_fields"]
+_QUESTIONS = per_book(lambda: vocabulary("questions"))  # rules/questions.yaml
+_CHOICE_LINE = pattern_per_book(lambda: re.compile(_QUESTIONS["choice_line"]))
+_LAWQA = per_book(lambda: _QUESTIONS["lawqa_fields"])
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.fewshot import FewShot
 from qa.records import Analysis
@@ -51,15 +52,19 @@ DTYPES = ("float32", "bfloat16", "float16")
 # auto: a .gguf file runs on llama.cpp when llama-cpp-python is installed, anything else on transformers.
 BACKENDS = ("auto", "transformers", "llama.cpp")
 _DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
-_PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
+_PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
 # A number as written in an answer: thousands separators allowed, a sign, decimals.
 _NUMBER = re.compile(r"(?<![\d.])-?\d+(?:,\d{3})*(?:\.\d+)?")
-_ORGANISATION = re.compile(
-    "|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len, reverse=True)))
+_ORGANISATION = pattern_per_book(
+    lambda: re.compile(
+        "|".join(map(re.escape, sorted(vocabulary("companies")["organisation_words"], key=len, reverse=True)))
+    )
 )
 _HAN_NAME = re.compile(r"[\u3400-\u9fff)]+")  # compared after NFKC: （） are ()
-_REFERENCES = set(vocabulary("companies")["organisation_references"])
-_SENTENCE_END = re.compile(f"[{re.escape(vocabulary('punctuation')['sentence_ends'])}]" + r"(?:\[[^\]]*\])?")
+_REFERENCES = per_book(lambda: set(vocabulary("companies")["organisation_references"]))
+_SENTENCE_END = pattern_per_book(
+    lambda: re.compile(f"[{re.escape(vocabulary('punctuation')['sentence_ends'])}]" + r"(?:\[[^\]]*\])?")
+)
 # Tokens that end a chat turn in the common chat templates (Qwen/ChatML, Llama 3, Phi, Gemma).
 END_MARKERS = ("<|im_end|>", "<|eot_id|>", "<|end|>", "<end_of_turn>")
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(.*)\n```\Z", re.DOTALL)
@@ -443,7 +448,11 @@ def unsupported(sentence: str, evidence: str) -> str:
     for match in _ORGANISATION.finditer(said):
         name = said[max(match.start() - 2, 0) : match.end()]
         # 公司 alone, 本公司, 子公司: a reference, not a name; a name is two characters or more and its ending.
-        if len(name) - len(match.group()) < 2 or not _HAN_NAME.fullmatch(name[:2]) or name[1] in _REFERENCES:
+        if (
+            len(name) - len(match.group()) < 2
+            or not _HAN_NAME.fullmatch(name[:2])
+            or name[1] in _REFERENCES.value()
+        ):
             continue
         if name not in source:
             return f"name {name} is not in the evidence"

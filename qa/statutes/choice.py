@@ -55,6 +55,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.records import Answer, Evidence, Question
@@ -78,15 +79,15 @@ CHANGE_WEIGHTS = {
     "moved": 0.1,
     "reworded": 0.06,
 }
-_STATUTES = vocabulary("statutes")  # rules/statutes.yaml
-_PROMPTS = vocabulary("prompts")  # rules/prompts.yaml
-_DELEGATION = re.compile(_STATUTES["choices"]["delegation"])
+_STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
+_PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
+_DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegation"]))
 # the judging paths a decision names (rule census): the model breaking a tie
 _DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
-_QUOTED = re.compile(_STATUTES["choices"]["quoted_term"])
+_QUOTED = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["quoted_term"]))
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
 VALUE_STEP = 2.0

@@ -23,23 +23,26 @@ from rapidfuzz import fuzz
 
 from core.articles import arabic_articles
 from core.numerals import cjk_number
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-_WORDS = vocabulary("statutes")["differences"]  # rules/statutes.yaml
-_KANJI = _WORDS["kanji"]
-_PERCENT = re.compile(_WORDS["percent"].replace("{kanji}", _KANJI))
-_KANJI_COUNT = re.compile(rf"(?<![{_KANJI}])([{_KANJI}]+)(?=({_WORDS['counters']}))")
+_WORDS = per_book(lambda: vocabulary("statutes")["differences"])  # rules/statutes.yaml
+_KANJI = per_book(lambda: _WORDS["kanji"])
+_PERCENT = pattern_per_book(lambda: re.compile(_WORDS["percent"].replace("{kanji}", _KANJI.value())))
+_KANJI_COUNT = pattern_per_book(
+    lambda: re.compile(rf"(?<![{_KANJI.value()}])([{_KANJI.value()}]+)(?=({_WORDS['counters']}))")
+)
 # 三月 in a statute is three months; 3か月 and 3箇月 say the same.
-_MONTHS = re.compile(_WORDS["months"])
-_NUMBER_UNIT = re.compile(_WORDS["number_unit"])
-_MONTHS_IN: dict[str, int] = _WORDS["months_in"]  # periods: years and months are one scale
-_DROP = re.compile(_WORDS["dropped"])
-_SMALL_KANA = str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"])
+_MONTHS = pattern_per_book(lambda: re.compile(_WORDS["months"]))
+_NUMBER_UNIT = pattern_per_book(lambda: re.compile(_WORDS["number_unit"]))
+_MONTHS_IN: dict[str, int] = per_book(lambda: _WORDS["months_in"])  # periods: years and months are one scale
+_DROP = pattern_per_book(lambda: re.compile(_WORDS["dropped"]))
+_SMALL_KANA = per_book(lambda: str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"]))
 _CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
-_DETERMINERS = re.compile(_WORDS["determiners"])
-_SENTENCE_END = vocabulary("statutes")["sentence_end"]
-_LONGER = re.compile(_WORDS["longer"])
-_ACTOR = re.compile(_WORDS["actors"])
+_DETERMINERS = pattern_per_book(lambda: re.compile(_WORDS["determiners"]))
+_SENTENCE_END = per_book(lambda: vocabulary("statutes")["sentence_end"])
+_LONGER = pattern_per_book(lambda: re.compile(_WORDS["longer"]))
+_ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
@@ -320,7 +323,7 @@ def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
                 depth += (char == "(") - (char == ")")
                 if depth == 0:
                     break
-            inside = rest[1:end].rstrip(_SENTENCE_END)
+            inside = rest[1:end].rstrip(_SENTENCE_END.value())
             if any(m.end() == len(inside) for p in limits for m in p.finditer(inside)):
                 return True
     return False

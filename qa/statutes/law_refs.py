@@ -18,7 +18,8 @@ from pathlib import Path
 
 from core.articles import arabic_articles
 from core.records import LawRecord
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.vocabulary import vocabulary
 
 LAWS_SCHEMA = {
@@ -95,9 +96,9 @@ LAWS_SCHEMA = {
 }
 
 # 第5条の2第1項第3号 (Arabic after arabic_articles), or 同条 / 前条 / 次条 with an optional paragraph and item.
-_STATUTES = vocabulary("statutes")  # rules/statutes.yaml
-_WORDS = _STATUTES["references"]
-_REF = re.compile(_WORDS["reference"])
+_STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
+_WORDS = per_book(lambda: _STATUTES["references"])
+_REF = pattern_per_book(lambda: re.compile(_WORDS["reference"]))
 _SPACE = re.compile(r"\s+")  # \s includes the ideographic space
 
 
@@ -142,7 +143,7 @@ class LawRules:
 
     @classmethod
     def load(cls, path: Path | None = None) -> LawRules:
-        rules = RuleFile.load(path or RULES_DIR / "laws.yaml", LAWS_SCHEMA)
+        rules = RuleFile.load(path or active().rules_dir / "laws.yaml", LAWS_SCHEMA)
         compiled = {}
         for section in ("forms", "change"):
             compiled[section] = {}

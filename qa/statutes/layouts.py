@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
-_LAYOUTS = vocabulary("statutes")["layouts"]  # rules/statutes.yaml
-_MARK = re.compile(_LAYOUTS["statement"], re.MULTILINE)
-_JOINERS = re.compile(_LAYOUTS["joiners"])
-_COUNTING = re.compile(_LAYOUTS["counting"])
-_COUNTS: dict[str, int] = _LAYOUTS["counts"]
+_LAYOUTS = per_book(lambda: vocabulary("statutes")["layouts"])  # rules/statutes.yaml
+_MARK = pattern_per_book(lambda: re.compile(_LAYOUTS["statement"], re.MULTILINE))
+_JOINERS = pattern_per_book(lambda: re.compile(_LAYOUTS["joiners"]))
+_COUNTING = pattern_per_book(lambda: re.compile(_LAYOUTS["counting"]))
+_COUNTS: dict[str, int] = per_book(lambda: _LAYOUTS["counts"])
 _STRAY = re.compile(r"[^\w]")
 
 

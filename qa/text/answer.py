@@ -47,7 +47,9 @@ from dataclasses import dataclass, replace
 
 from core.errors import InputError
 from core.fields import FieldDictionary
+from core.language import LATIN, language_of
 from core.records import RECORD_KIND, Chunk
+from core.rulebook import pattern_per_book, per_book
 from core.sentences import SentenceSplitter
 from core.statements import shared_statement_rules
 from core.vocabulary import vocabulary
@@ -65,17 +67,21 @@ _DOC_WEIGHTS = {"decay": (1.0, 0.5, 0.25, 0.125), "max": (1.0,), "top3_sum": (1.
 SMALL_KINDS = ("text", "table", RECORD_KIND)
 _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
 # A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
-_CLAUSE = re.compile(vocabulary("numbers")["clause"])
-_QUOTE_MARKS = tuple(vocabulary("punctuation")["quote_marks"])
+_CLAUSE = pattern_per_book(lambda: re.compile(vocabulary("numbers")["clause"]))
+_QUOTE_MARKS = per_book(lambda: tuple(vocabulary("punctuation")["quote_marks"]))
 _FOLD_SPACES = re.compile(r"\s+")
 # A name in Latin letters within a Chinese or Japanese question (BANDSPEED, LLC; ParkerVision): matched verbatim.
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
 _LATIN_NAME_CHARS = 4
 _SENTENCE_MAX_CHARS = 200
-_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
-_ASKS_WHAT = re.compile(_QUESTIONS["asks_what"])
-RECORD_SEPARATOR = vocabulary("punctuation")["record_separator"]  # label：value in a record chunk
-_CHECKBOXES = re.compile(_QUESTIONS["checkboxes"])  # √适用 □不适用: a form's marks, no answer
+_QUESTIONS = per_book(lambda: vocabulary("questions"))  # rules/questions.yaml
+_ASKS_WHAT = pattern_per_book(lambda: re.compile(_QUESTIONS["asks_what"]))
+RECORD_SEPARATOR = per_book(
+    lambda: vocabulary("punctuation")["record_separator"]
+)  # label：value in a record chunk
+_CHECKBOXES = pattern_per_book(
+    lambda: re.compile(_QUESTIONS["checkboxes"])
+)  # √适用 □不适用: a form's marks, no answer
 
 
 @dataclass(frozen=True)
@@ -266,12 +272,12 @@ class TextAnswerer:
         """Quoted terms, clause names and Latin-letter names of a CJK question, folded as passages are
         (no spaces, Simplified, lower case)."""
         text = analysis.question.text
-        quoted = [k for k in analysis.keywords if k in text and any(q + k in text for q in _QUOTE_MARKS)]
+        quoted = [
+            k for k in analysis.keywords if k in text and any(q + k in text for q in _QUOTE_MARKS.value())
+        ]
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
         latin = (
-            [m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)]
-            if Tokenizer.language(text) != "latin"
-            else []
+            [m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)] if language_of(text) != LATIN else []
         )
         latin = [name for name in latin if len(name) >= _LATIN_NAME_CHARS]
         return list(dict.fromkeys(folded(p) for p in quoted + clauses + latin if len(folded(p)) >= 2))
@@ -502,11 +508,11 @@ class TextAnswerer:
             for label, value in pairs:
                 extra = min((len(folded(label)) - len(t) for t in terms if t in folded(label)), default=None)
                 if extra is not None:
-                    named.append((extra, -hit.score, hit, f"{label}{RECORD_SEPARATOR}{value}"))
+                    named.append((extra, -hit.score, hit, f"{label}{RECORD_SEPARATOR.value()}{value}"))
             rank = self.topics.section(topic.name, hit.chunk.titles)
             name = next((p for p in pairs if self.topics.is_name_label(p[0])), None)
             if rank is not None and name is not None:
-                in_section.append((rank, -hit.score, hit, f"{name[0]}{RECORD_SEPARATOR}{name[1]}"))
+                in_section.append((rank, -hit.score, hit, f"{name[0]}{RECORD_SEPARATOR.value()}{name[1]}"))
         best = min(named, key=lambda c: c[:2], default=None) or min(
             in_section, key=lambda c: c[:2], default=None
         )
@@ -746,7 +752,8 @@ def _defining(analysis: Analysis) -> re.Pattern | None:
 def record_pairs(text: str) -> list[tuple[str, str]]:
     """The (label, value) pairs of a record chunk's text (parser/records.py writes one per line)."""
     return [
-        (label, value) for label, _, value in (line.partition(RECORD_SEPARATOR) for line in text.splitlines())
+        (label, value)
+        for label, _, value in (line.partition(RECORD_SEPARATOR.value()) for line in text.splitlines())
     ]
 
 

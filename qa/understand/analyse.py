@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,7 +25,8 @@ from rapidfuzz import fuzz, process
 from core.errors import InputError
 from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
 from core.folding import fold_field, fold_field_with_offsets
-from core.rulefile import FORMULAS_DIR, RULES_DIR
+from core.language import JA, ZH, language_of
+from core.rulebook import RuleBook, active, pattern_per_book, per_book, using, with_own_rules
 from core.vocabulary import vocabulary
 from core.years import extract_years
 from qa.fewshot import FewShot
@@ -37,12 +38,11 @@ from qa.understand.companies import MARKS, CompanyMatch, CompanyRegister, name_s
 from qa.understand.output_request import output_request
 from qa.understand.statistics_request import StatisticsRules
 
-_QUESTIONS = vocabulary("questions")  # rules/questions.yaml
-_QUOTED = re.compile(_QUESTIONS["quoted"])
-_JAPANESE = re.compile(r"[\u3040-\u30ff]")
+_QUESTIONS = per_book(lambda: vocabulary("questions"))  # rules/questions.yaml
+_QUOTED = pattern_per_book(lambda: re.compile(_QUESTIONS["quoted"]))
 _WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-_ASKS_VALUE = re.compile(_QUESTIONS["asks_value"])
-_PUNCT_SPLIT = re.compile(_QUESTIONS["word_separators"])
+_ASKS_VALUE = pattern_per_book(lambda: re.compile(_QUESTIONS["asks_value"]))
+_PUNCT_SPLIT = pattern_per_book(lambda: re.compile(_QUESTIONS["word_separators"]))
 
 
 class ChatModel(Protocol):
@@ -60,8 +60,7 @@ class AnalyzerConfig:
     >>> config = AnalyzerConfig(register=register, reference_year=2023, field_fuzzy_threshold=90)
     """
 
-    rules_dir: Path = RULES_DIR
-    formulas_dir: Path = FORMULAS_DIR
+    rules: RuleBook = field(default_factory=active)  # the rule and formula folders (core/rulebook.py)
     register: CompanyRegister | None = None  # companies to recognise; None: no company extraction
     reference_year: int | None = None  # 去年/上年 count from here when the question names no year
     field_fuzzy_threshold: int = 80  # rapidfuzz partial ratio a fuzzy field match must reach (0-100)
@@ -74,11 +73,8 @@ class AnalyzerConfig:
     jieba_dictionary: bool = False
 
     def __post_init__(self):
-        for name in ("rules_dir", "formulas_dir"):
-            path = Path(getattr(self, name))
-            if not path.is_dir():
-                raise InputError(f"{name} {str(path)!r} is not a directory")
-            object.__setattr__(self, name, path)
+        if not isinstance(self.rules, RuleBook):
+            raise TypeError("rules must be a core.rulebook.RuleBook (RuleBook.at(rules_dir, formulas_dir))")
         if self.reference_year is not None and not 1900 <= self.reference_year <= 2200:
             raise InputError(f"reference_year must be a year, got {self.reference_year}")
         for name in ("field_fuzzy_threshold", "formula_fuzzy_threshold"):
@@ -100,14 +96,20 @@ class QuestionAnalyzer:
 
     def __init__(self, config: AnalyzerConfig | None = None):
         self.config = config = config or AnalyzerConfig()
-        self.classifier = QuestionClassifier.load(config.rules_dir / "question_types.yaml")
+        self.rules = config.rules
+        with using(config.rules):
+            self._load(config)
+
+    def _load(self, config: AnalyzerConfig) -> None:
+        rules_dir = config.rules.rules_dir
+        self.classifier = QuestionClassifier.load(rules_dir / "question_types.yaml")
         self.fields = FieldDictionary.load(
-            config.rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold
+            rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold
         )
-        self.fewshot = FewShot.load(config.rules_dir / "fewshot.yaml")
+        self.fewshot = FewShot.load(rules_dir / "fewshot.yaml")
         self.register = config.register
-        self.formulas = FormulaBook.load(config.formulas_dir, self.fields)
-        self.statistics = StatisticsRules.load(config.rules_dir / "statistics.yaml")
+        self.formulas = FormulaBook.load(config.rules.formulas_dir, self.fields)
+        self.statistics = StatisticsRules.load(rules_dir / "statistics.yaml")
         self.topics = TopicBook.load()
         phrases: dict[str, list[str]] = {}
         for alias, name in self.formulas.names_and_aliases().items():
@@ -139,6 +141,7 @@ class QuestionAnalyzer:
             register = register.merged(CompanyRegister.from_reports_list(reports_list))
         return cls(AnalyzerConfig(register=register, **settings))
 
+    @with_own_rules
     def run(self, question: Question) -> Analysis:
         """Analyse one question; bad input is classified open with the reason in the trace."""
         text = question.text
@@ -155,7 +158,8 @@ class QuestionAnalyzer:
     # ------------------------------------------------------------------ steps
     def _analyse(self, question: Question, text: str) -> Analysis:
         trace: list[str] = []
-        language = "ja" if _JAPANESE.search(text) else "zh"
+        # answers are written in the languages of rules/answers.yaml: a question in neither reads as zh
+        language = JA if language_of(text) == JA else ZH
         year_match = extract_years(text, self.config.reference_year)
         trace.append(
             f"years: {list(year_match.years)}"

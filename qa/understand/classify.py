@@ -19,7 +19,8 @@ from pathlib import Path
 
 from core.errors import InputError, RuleError
 from core.patterns import nested_quantifier
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active
+from core.rulefile import RuleFile
 from qa.records import ROUTES, QuestionType
 
 ENTITIES = (
@@ -162,7 +163,7 @@ class TypeRules:
 
 def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputError]]:
     """Parse rules/question_types.yaml, with every error found (file:line)."""
-    rules_file = RuleFile.load(path or RULES_DIR / "question_types.yaml", QUESTION_TYPES_SCHEMA)
+    rules_file = RuleFile.load(path or active().rules_dir / "question_types.yaml", QUESTION_TYPES_SCHEMA)
     types = {
         name: QuestionType(name, item["route"], item.get("across_companies", ""), item.get("description", ""))
         for name, item in rules_file.data["types"].items()

@@ -28,19 +28,24 @@ from core.fields import PhraseMatcher
 from core.folding import fold, fold_with_offsets, opencc
 from core.identity import core_name
 from core.records import ReportYear
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.records import Company
 
 # Prefixes of special-treatment share names (*ST华仪 is also asked as 华仪).
 _SHORT_NAME_PREFIX = re.compile(r"^(?:\*?s?\*?st|xd|xr|dr|n|c)(?=[\u4e00-\u9fff])", re.IGNORECASE)
 # A span that looks like a company name (ends in a legal form), for names the register lacks.
-_WORDS = vocabulary("companies")  # rules/companies.yaml
-_COMPANY_SPAN = re.compile(
-    r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:" + "|".join(map(re.escape, _WORDS["span_suffixes"])) + ")"
+_WORDS = per_book(lambda: vocabulary("companies"))  # rules/companies.yaml
+_COMPANY_SPAN = pattern_per_book(
+    lambda: re.compile(
+        r"[\u3040-\u30ff\u4e00-\u9fffa-z]{2,30}(?:" + "|".join(map(re.escape, _WORDS["span_suffixes"])) + ")"
+    )
 )
 # Words that run into a company name in questions ("请分析湖南…", "2020年雪龙…") and are not part of it.
-_SPAN_LEAD = re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*")
-_CODE = re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
+_SPAN_LEAD = pattern_per_book(lambda: re.compile(f"^(?:{'|'.join(map(re.escape, _WORDS['span_lead']))})*"))
+_CODE = pattern_per_book(
+    lambda: re.compile(rf"(?<![\d.])\d{{4,6}}(?![\d.{re.escape(_WORDS['code_not_before'])}])")
+)
 # Stand-ins for what a question's other parts are, so name shapes (rules/companies.yaml) can say where a name
 # stands.
 MARKS = {"company": "\ue000", "year": "\ue001", "field": "\ue002"}
@@ -63,7 +68,7 @@ def _name_shapes() -> list[re.Pattern]:
     return patterns
 
 
-_NAME_SHAPES = _name_shapes()
+_NAME_SHAPES = per_book(_name_shapes)
 
 
 def name_shaped(marked: str, beside_company: bool = False) -> list[tuple[int, int]]:

@@ -16,15 +16,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from core.years import small_number
 from qa.records import OutputRequest
 
-_WORDS = vocabulary("numbers")["requests"]  # rules/numbers.yaml
+_WORDS = per_book(lambda: vocabulary("numbers")["requests"])  # rules/numbers.yaml
 
 
-def _pattern(name: str) -> re.Pattern:
-    return re.compile(_WORDS[name].replace("{n}", _WORDS["count"]))
+def _pattern(name: str) -> pattern_per_book:
+    return pattern_per_book(lambda: re.compile(_WORDS[name].replace("{n}", _WORDS["count"])))
 
 
 _KEEP = _pattern("keep")

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.numerals import cjk_number
-from core.rulefile import RULES_DIR, RuleFile
+from core.rulebook import active, pattern_per_book, per_book
+from core.rulefile import RuleFile
 from core.units import scale_of
 from core.vocabulary import vocabulary
 from core.years import small_number
@@ -95,10 +96,10 @@ STATISTICS_SCHEMA = {
     },
 }
 # An amount: Arabic digits (commas allowed) or Chinese numerals, then a multiplier and unit.
-_NUMBERS = vocabulary("numbers")  # rules/numbers.yaml
-_AMOUNTS = _NUMBERS["amounts"]
-_AMOUNT = _AMOUNTS["amount"]
-_PERCENT_OF = re.compile(_AMOUNTS["percent_of"])
+_NUMBERS = per_book(lambda: vocabulary("numbers"))  # rules/numbers.yaml
+_AMOUNTS = per_book(lambda: _NUMBERS["amounts"])
+_AMOUNT = per_book(lambda: _AMOUNTS["amount"])
+_PERCENT_OF = pattern_per_book(lambda: re.compile(_AMOUNTS["percent_of"]))
 
 
 @dataclass(frozen=True)
@@ -258,7 +259,7 @@ def _first_number(patterns: tuple[re.Pattern, ...], text: str) -> int:
 
 def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, list[InputError]]:
     """Parse and compile rules/statistics.yaml; every bad regex is an error at its file:line."""
-    rules = RuleFile.load(path or RULES_DIR / "statistics.yaml", STATISTICS_SCHEMA)
+    rules = RuleFile.load(path or active().rules_dir / "statistics.yaml", STATISTICS_SCHEMA)
     data, errors = rules.data, []
 
     def compiled(patterns: list[str], *at) -> list[re.Pattern]:
@@ -295,9 +296,9 @@ def load_statistics_rules(path: Path | None = None) -> tuple[_Compiled | None, l
         up_words=tuple(data["up_words"]),
         operations=tuple((op, joined(ws, "operations", op)) for op, ws in data["operations"].items()),
         before_amount=re.compile(
-            rf"(?P<word>{words(comparison_of)})\s*(?:{re.escape(_AMOUNTS['optional_particle'])})?\s*{_AMOUNT}"
+            rf"(?P<word>{words(comparison_of)})\s*(?:{re.escape(_AMOUNTS['optional_particle'])})?\s*{_AMOUNT.value()}"
         ),
-        after_amount=re.compile(rf"{_AMOUNT}\s*(?P<word>{words(data['after_amount'])})"),
+        after_amount=re.compile(rf"{_AMOUNT.value()}\s*(?P<word>{words(data['after_amount'])})"),
         comparison_of=comparison_of,
         after_of=dict(data["after_amount"]),
         place_kinds=tuple(kinds),

@@ -14,7 +14,7 @@ from core.identity import (
     with_identity,
 )
 from core.records import Chunk, DocumentMeta
-from core.rulefile import RULES_DIR
+from core.rulefile import data_dir
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +165,7 @@ def test_identities_persist_and_the_register_holds_confident_companies(tmp_path)
 
 
 def test_a_bad_identity_pattern_points_to_its_line(tmp_path):
-    text = (RULES_DIR / "documents.yaml").read_text(encoding="utf-8")
+    text = (data_dir("rules") / "documents.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "documents.yaml"
     assert "\n  company:\n" in text
     broken.write_text(

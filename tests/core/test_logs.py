@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
+from core.rulefile import PROJECT_ROOT, data_dir
 
 
 def check(rules, *flags) -> subprocess.CompletedProcess:
@@ -19,7 +19,7 @@ def check(rules, *flags) -> subprocess.CompletedProcess:
             "--rules",
             str(rules),
             "--formulas",
-            str(FORMULAS_DIR),
+            str(data_dir("formulas")),
             *flags,
         ],
         cwd=PROJECT_ROOT,
@@ -29,7 +29,7 @@ def check(rules, *flags) -> subprocess.CompletedProcess:
 
 
 def test_warnings_and_the_summary_show_by_default_and_go_with_quiet(tmp_path):
-    rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
     (rules / "extra.yaml").write_text("a: 1\n", encoding="utf-8")
     plain = check(rules)
     assert plain.returncode == 0

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR
+from core.rulefile import PROJECT_ROOT, data_dir
 
 ENV = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
 
@@ -18,7 +18,7 @@ def finqa(*args: str, env: dict = ENV, cwd=None) -> subprocess.CompletedProcess:
 
 
 def broken_rules(tmp_path):
-    rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
     text = (rules / "question_types.yaml").read_text(encoding="utf-8")
     (rules / "question_types.yaml").write_text(
         text.replace("'原因', '为什么'", "'(原因', '为什么'", 1), encoding="utf-8"
@@ -47,7 +47,7 @@ def test_the_rules_option_chooses_a_users_folder_for_any_command(tmp_path):
 
 
 def test_the_formulas_option_is_passed_on_like_the_rules(tmp_path):
-    formulas = shutil.copytree(FORMULAS_DIR, tmp_path / "formulas")
+    formulas = shutil.copytree(data_dir("formulas"), tmp_path / "formulas")
     (formulas / "zh.yaml").write_text("formulas: [\n", encoding="utf-8")
     done = finqa("--formulas", str(formulas), "check", cwd=tmp_path)
     assert done.returncode == 1 and f"{formulas / 'zh.yaml'}:" in done.stdout

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from parser.metadata import DocumentRules, MetadataFinder, Sidecar, detect_language
+from core.language import cjk_language
+from parser.metadata import DocumentRules, MetadataFinder, Sidecar
 
 FINGLM_NAME = "2020-03-24__北京鼎汉技术集团股份有限公司__300011__鼎汉技术__2019年__年度报告"
 
@@ -88,13 +89,6 @@ def test_japanese_fiscal_year_is_the_year_it_ends_in_reiwa(rules):
 def test_japanese_fiscal_year_is_the_year_it_ends_in_western(rules):
     cover = "【事業年度】 第155期（自 2019年４月１日 至 2020年３月31日）\n【会社名】 塩野義製薬株式会社"
     assert rules.from_text(cover) == {"company": "塩野義製薬株式会社", "year": 2020}
-
-
-def test_language_from_text():
-    assert detect_language("当社グループは、医薬品の研究開発を行っています。") == "ja"
-    assert detect_language("本公司主要从事轨道交通装备的研发、生产和销售。") == "zh"
-    assert detect_language("本公司民國一一二年合併綜合損益表") == "zh"
-    assert detect_language("1234 abc") == ""
 
 
 def test_sidecar_wins_over_file_name_and_file_name_over_cover(tmp_path, rules):
@@ -280,11 +274,11 @@ def test_a_section_of_kanji_only_rows_takes_its_reports_language(tmp_path, rules
     (tmp_path / "S100ZZZZ").mkdir()
     (tmp_path / "S100ZZZZ" / "0000000.html").write_text(_XHTML_COVER, encoding="utf-8")
     (tmp_path / "S100ZZZZ" / "0105320.html").write_text(
-        '<html><body><h3>②【損益計算書】</h3><table table-id="S100ZZZZ-0105320-tab1"><tr><td>営業収益</td>'
-        "<td>1,672</td></tr><tr><td>関係会社受取配当金</td><td>7,007</td></tr><tr><td>営業利益</td><td>6,866</td></tr>"
+        '<html><body><h3>②【損益計算書】</h3><table table-id="S100ZZZZ-0105320-tab1"><tr><td>資本金</td>'
+        "<td>1,672</td></tr><tr><td>資本準備金</td><td>7,007</td></tr><tr><td>利益準備金</td><td>6,866</td></tr>"
         "</table></body></html>",
         encoding="utf-8",
     )
     finder = finder_for(tmp_path, rules)
-    assert detect_language("営業収益 1,672 関係会社受取配当金 7,007 営業利益 6,866") == "zh"
+    assert cjk_language("資本金 1,672 資本準備金 7,007 利益準備金 6,866") == "zh"  # alone, as Chinese
     assert finder.find("S100ZZZZ/0105320").language == "ja"

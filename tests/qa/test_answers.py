@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from core.errors import InputError
-from core.rulefile import RULES_DIR
+from core.rulefile import data_dir
 from qa.answers import REQUIRED_KINDS, AnswerTemplates, answer_errors
 from qa.records import Analysis, Question
 
@@ -52,7 +52,7 @@ def test_a_missing_placeholder_is_a_clear_error_naming_the_template_line(templat
 
 def test_a_negative_template_without_a_negative_word_is_rejected(tmp_path):
     path = tmp_path / "answers.yaml"
-    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    text = (data_dir("rules") / "answers.yaml").read_text(encoding="utf-8")
     path.write_text(
         text.replace(
             "抱歉，资料中没有[{company}][{when}的]{document}，无法回答该问题。",
@@ -66,7 +66,7 @@ def test_a_negative_template_without_a_negative_word_is_rejected(tmp_path):
 def test_a_malformed_placeholder_is_reported(tmp_path):
     path = tmp_path / "answers.yaml"
     body = textwrap.indent("\n".join(f"{k}:\n  zh: '无{{x}}'\n  ja: 'x'" for k in REQUIRED_KINDS), "  ")
-    shipped = yaml.safe_load((RULES_DIR / "answers.yaml").read_text(encoding="utf-8"))
+    shipped = yaml.safe_load((data_dir("rules") / "answers.yaml").read_text(encoding="utf-8"))
     words = yaml.safe_dump({k: v for k, v in shipped.items() if k != "templates"}, allow_unicode=True)
     path.write_text(
         "templates:\n" + body.replace("lookup:\n    zh: '无{x}'", "lookup:\n    zh: '{value'") + "\n" + words,
@@ -136,7 +136,7 @@ def test_a_negative_answer_names_the_kind_of_document_and_the_period_asked(
 
 def test_a_negative_template_with_a_bare_year_is_rejected(tmp_path):
     path = tmp_path / "answers.yaml"
-    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    text = (data_dir("rules") / "answers.yaml").read_text(encoding="utf-8")
     path.write_text(
         text.replace("[{when}的]{document}中未找到", "{when}的{document}中未找到"), encoding="utf-8"
     )
@@ -150,7 +150,7 @@ def test_a_negative_template_with_a_bare_year_is_rejected(tmp_path):
 
 def test_unpaired_brackets_are_reported(tmp_path):
     path = tmp_path / "answers.yaml"
-    text = (RULES_DIR / "answers.yaml").read_text(encoding="utf-8")
+    text = (data_dir("rules") / "answers.yaml").read_text(encoding="utf-8")
     path.write_text(
         text.replace("[{company}の][{when}の]{document}に", "[{company}の[{when}の]{document}に"),
         encoding="utf-8",

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from core.errors import InputError, RuleError, StoreError
+from core.rulebook import RuleBook, active, using
 from core.rulefile import data_dir
 from qa.engine import Engine, EngineSettings
 from qa.io.questions import load_questions
@@ -107,3 +110,23 @@ def test_every_part_of_a_request_is_answered_or_refused_by_name(examples_index):
     assert fifth.value is None and fifth.route == "negative:no_period" and "第五季度" in fifth.answer
     # an annual report has no third quarter's column: not found, in words that name the period asked
     assert year.value and quarter.value is None and "2022年第三季度的财务报告" in quarter.answer
+
+
+def test_two_engines_in_one_process_answer_with_their_own_rules(tmp_path, examples_index):
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
+    answers = rules / "answers.yaml"
+    text = answers.read_text(encoding="utf-8")
+    answers.write_text(
+        text.replace('zh: "{company}{year}年的{field}是{value}。"', 'zh: "答：{value}"', 1), "utf-8"
+    )
+    book = RuleBook.at(rules)
+    question = Question("1", "2022年示例科技的电子信箱是什么?")
+    with (
+        Engine(EngineSettings(examples_index, rules=book)) as own,
+        Engine(EngineSettings(examples_index)) as plain,
+    ):
+        assert own.answer(question).answer == "答：ir@example-tech.cn"
+        assert plain.answer(question).answer.startswith("示例科技2022年的电子信箱是")
+        with using(book):  # the caller's active book does not change an engine's rules
+            assert plain.answer(question).answer.startswith("示例科技2022年的电子信箱是")
+    assert active() is RuleBook.default()

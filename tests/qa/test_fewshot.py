@@ -3,7 +3,7 @@
 import pytest
 
 from core.errors import InputError
-from core.rulefile import RULES_DIR
+from core.rulefile import data_dir
 from qa.fewshot import FewShot
 
 
@@ -27,7 +27,7 @@ def test_fewshot_mask_hides_company_and_year():
 def test_an_unmasked_year_in_fewshot_is_rejected_with_its_line(tmp_path):
     path = tmp_path / "fewshot.yaml"
     path.write_text(
-        (RULES_DIR / "fewshot.yaml")
+        (data_dir("rules") / "fewshot.yaml")
         .read_text(encoding="utf-8")
         .replace('"<year>年<company>的研发费用是多少元?"', '"2019年<company>的研发费用是多少元?"'),
         encoding="utf-8",

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from core.budget import time_limit
 from core.errors import InputError
 from core.patterns import nested_quantifier
-from core.rulefile import FORMULAS_DIR, PROJECT_ROOT, RULES_DIR, data_dir
+from core.rulefile import PROJECT_ROOT, data_dir
 from ingestion.pipeline import ingest
 from qa.io.question_stream import clean_text, iter_questions
 from qa.understand.classify import load_type_rules
@@ -151,7 +151,7 @@ def test_nested_quantifiers_are_found():
 
 
 def test_rules_check_and_qa_run_refuse_a_catastrophic_pattern(tmp_path, index):
-    rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
     text = (rules / "question_types.yaml").read_text(encoding="utf-8")
     hostile = "rules:\n  - id: hostile\n    type: open\n    priority: 1000\n    patterns:\n      any: ['^(\\w+\\s?)*$']\n"
     (rules / "question_types.yaml").write_text(text.replace("rules:\n", hostile, 1), encoding="utf-8")
@@ -476,7 +476,9 @@ def _formula(expression: str) -> str:
     ],
 )
 def test_a_hostile_rule_or_formula_file_is_one_file_line_error(tmp_path, index, folder, name, edit, expected):
-    copy = shutil.copytree(RULES_DIR if folder == "rules" else FORMULAS_DIR, tmp_path / folder)
+    copy = shutil.copytree(
+        data_dir("rules") if folder == "rules" else data_dir("formulas"), tmp_path / folder
+    )
     path = copy / name
     path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
     env = {**ENV, "FINQA_RULES_DIR" if folder == "rules" else "FINQA_FORMULAS_DIR": str(copy)}
@@ -513,7 +515,7 @@ def test_a_hostile_rule_or_formula_file_is_one_file_line_error(tmp_path, index, 
 def test_a_catastrophic_pattern_in_any_rule_file_costs_its_question_the_budget_not_the_run(
     tmp_path, index, pattern, text
 ):
-    rules = shutil.copytree(RULES_DIR, tmp_path / "rules")
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
     statistics = rules / "statistics.yaml"
     quoted = "'(?P<place>" + pattern.replace("'", "''") + ")'"
     statistics.write_text(

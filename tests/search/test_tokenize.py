@@ -92,15 +92,6 @@ def test_japanese_particles_auxiliaries_and_inflections_are_dropped(plain):
     assert tokens == ["当社", "従业", "员", "数", "従业员数", "70056", "名"]
 
 
-def test_language_is_detected_per_text():
-    assert Tokenizer.language("当社の従業員数") == "ja"
-    assert Tokenizer.language("売上高 37,154,298 百万円") == "ja"  # no kana, but Japanese-only kanji
-    assert Tokenizer.language("營業收入") == "zh"
-    assert Tokenizer.language("营业收入") == "zh"
-    assert Tokenizer.language("EPS 2023") == "latin"
-    assert Tokenizer.language("ｶﾌﾞｼｷｶﾞｲｼｬ") == "ja"  # half-width katakana, after NFKC
-
-
 def test_language_can_be_given(plain):
     assert plain.tokens("資本金", language="ja") != plain.tokens("資本金", language="zh")
     with pytest.raises(InputError, match="unknown language"):
@@ -195,10 +186,13 @@ def test_settings_are_checked_when_made(tmp_path):
 
 def test_a_broken_fields_file_is_reported_with_its_line(tmp_path):
     rules = tmp_path / "fields.yaml"
-    rules.write_text("fields:\n  - name: 负债合计\n    synonyms: 总负债\n", encoding="utf-8")
+    rules.write_text(
+        "fields:\n  - name: 负债合计\n    statement: basic_info\n    kind: text\n    synonyms: 总负债\n",
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as error:
         Tokenizer(TokenizerSettings(fields_path=rules))
-    assert str(error.value).startswith(f"{rules}:3:")
+    assert str(error.value).startswith(f"{rules}:5:")
 
 
 def test_doc_prefixes_are_every_slash_prefix():

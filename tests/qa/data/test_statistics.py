@@ -141,10 +141,10 @@ def test_a_ranking_by_a_figure_no_field_names_says_it_is_not_found(engine):
 
 
 def test_a_bad_regex_in_the_statistics_rules_names_its_file_and_line(tmp_path):
-    from core.rulefile import RULES_DIR
+    from core.rulefile import data_dir
     from qa.understand.statistics_request import load_statistics_rules
 
-    text = (RULES_DIR / "statistics.yaml").read_text(encoding="utf-8")
+    text = (data_dir("rules") / "statistics.yaml").read_text(encoding="utf-8")
     broken = tmp_path / "statistics.yaml"
     broken.write_text(text.replace("'最高', '最多'", "'最高(', '最多'", 1), encoding="utf-8")
     line = next(

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.records import ReportYear
+from core.rulebook import RuleBook
 from qa.records import Question
 from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 from qa.understand.companies import CompanyRegister
@@ -136,8 +137,8 @@ def test_from_reports_builds_the_register_from_a_fact_stores_rows():
 
 
 def test_bad_configuration_is_refused():
-    with pytest.raises(InputError, match="rules_dir"):
-        AnalyzerConfig(rules_dir="/nonexistent")
+    with pytest.raises(InputError, match="rules folder not found"):
+        AnalyzerConfig(rules=RuleBook.at("/nonexistent"))
     with pytest.raises(InputError, match="field_fuzzy_threshold"):
         AnalyzerConfig(field_fuzzy_threshold=20)
 
@@ -145,17 +146,17 @@ def test_bad_configuration_is_refused():
 def test_a_broken_rule_file_stops_construction_with_file_line(tmp_path):
     import shutil
 
-    from core.rulefile import RULES_DIR
+    from core.rulefile import data_dir
 
     rules = tmp_path / "rules"
-    shutil.copytree(RULES_DIR, rules)
+    shutil.copytree(data_dir("rules"), rules)
     (rules / "question_types.yaml").write_text(
         "types:\n  lookup: {route: data}\n  open: {route: text}\n"
         "rules:\n  - id: x\n    type: lookup\n    patterns:\n      any: ['[']\n",
         encoding="utf-8",
     )
     with pytest.raises(InputError, match=r"question_types.yaml:8: bad regex"):
-        QuestionAnalyzer(AnalyzerConfig(rules_dir=rules))
+        QuestionAnalyzer(AnalyzerConfig(rules=RuleBook.at(rules)))
 
 
 # ---------------------------------------------------------------------- bad input never crashes

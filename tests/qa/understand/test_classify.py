@@ -164,11 +164,11 @@ def test_the_question_type_added_in_docs_contributing_is_classified_and_routed(t
 
     import yaml
 
-    from core.rulefile import PROJECT_ROOT, RULES_DIR
+    from core.rulefile import PROJECT_ROOT, data_dir
 
     guide = (PROJECT_ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
     added = yaml.safe_load(re.search(r"```yaml\n(.*?)```", guide, re.S).group(1))
-    rules = yaml.safe_load((RULES_DIR / "question_types.yaml").read_text(encoding="utf-8"))
+    rules = yaml.safe_load((data_dir("rules") / "question_types.yaml").read_text(encoding="utf-8"))
     rules["types"].update(added["types"])
     rules["rules"] += added["rules"]
     path = tmp_path / "question_types.yaml"
