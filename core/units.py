@@ -38,6 +38,7 @@ class _UnitWords:
     minus: str
     money: frozenset[str]
     note_prefix: re.Pattern
+    share_class: re.Pattern  # the class of shares printed before a figure (普通株式 …)
     yen_sen: re.Pattern
     unit_statement: re.Pattern
     bracketed: re.Pattern
@@ -60,6 +61,7 @@ class _UnitWords:
             minus=words["minus_signs"],
             money=frozenset(words["money_units"]),
             note_prefix=re.compile(words["note_prefix"]),
+            share_class=re.compile(words["share_class"]),
             yen_sen=re.compile(words["yen_sen"]),
             unit_statement=re.compile(words["unit_statement"]),
             bracketed=re.compile(words["bracketed_unit"]),
@@ -239,7 +241,9 @@ def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True)
     """
     w = _WORDS.value()
     raw = text.strip()
-    flat = _without_note_marks(nfkc(raw).strip())
+    flat = w.share_class.sub(
+        "", _without_note_marks(nfkc(raw).strip())
+    )  # the figure, not its class of shares
     flat = re.sub(r"^(?:NT\$|US\$|\$|¥|RMB)\s*", "", flat)  # NFKC made ￥ ¥
     if flat[:1] == w.secondary_brackets[0] and flat[-1:] == w.secondary_brackets[1]:
         flat = flat[1:-1].strip()  # [ 9,112 ]: a secondary figure (臨時雇用者数), never a negative

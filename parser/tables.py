@@ -168,6 +168,8 @@ def _label_span(body: list[list[GridCell]], labels: list[str]) -> int:
 
 def _continues_header(row: list[GridCell], above: list[GridCell]) -> bool:
     label = row[0].text
+    if _indented_label(row, above):
+        return False
     if not label or label == above[0].text or _HEADER_WORDS.match(label.replace(" ", "")):
         return True
     values = [c.text for c in row[1:] if c.text]
@@ -178,6 +180,15 @@ def _continues_header(row: list[GridCell], above: list[GridCell]) -> bool:
         or _NTH_PERIOD.match(v)
         for v in values
     )
+
+
+def _indented_label(row: list[GridCell], above: list[GridCell]) -> bool:
+    """A row whose only text stands left of every column the header above labels is a row label indented
+    into the leading columns (無形固定資産 opening the second part of a balance sheet split over two tables),
+    not a header: a header row labels columns the header above it stands over or beside."""
+    headed = [j for j, cell in enumerate(above) if cell.text]
+    texts = [j for j, cell in enumerate(row) if cell.text]
+    return bool(headed and texts) and max(texts) < min(headed)
 
 
 def _flatten(parts: list[str]) -> str:

@@ -59,6 +59,7 @@ _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
 _YEAR = pattern_per_book(lambda: re.compile(_CELLS["year"]))
 _INDIVIDUAL = pattern_per_book(lambda: re.compile(_CELLS["individual"]))
+_PARENT_CONTEXT = pattern_per_book(lambda: re.compile(_CELLS["parent_context"]))
 _DROP = pattern_per_book(lambda: re.compile(_CELLS["dropped"]))
 _ROW = re.compile(r"-r(\d+)c\d+$")
 _TOTAL_SUFFIX = pattern_per_book(lambda: re.compile(_CELLS["total_suffix"]))
@@ -66,6 +67,13 @@ _TOTAL = pattern_per_book(lambda: re.compile(_CELLS["total"]))
 _BARE_TOTAL = pattern_per_book(lambda: re.compile(_CELLS["bare_total"]))
 _ENTITY_TOTAL = pattern_per_book(lambda: re.compile(_CELLS["entity_total"]))
 TITLED = 0.95  # a row whose table's title the label names counts a little less than one the label names
+ABSORBED = 1.0  # points for each quoted part a reading reads as part of a label that names the row whole
+WHOLE = 0.9  # a label this like a row's label names it whole
+NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
+CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
+MIN_TITLED = 0.85  # a title printing less of the label does not print it
+HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
+_SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
 _CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
 _ACCUMULATED = pattern_per_book(lambda: re.compile(_CELLS["accumulated"]))
 _LATER_SECTION = pattern_per_book(lambda: re.compile(_CELLS["later_section"]))
@@ -202,6 +210,11 @@ class CellQuestion:
         return bool(_US_GAAP.search(self.label))
 
     @cached_property
+    def own_figures(self) -> bool:
+        """The parent company's own figures: 個別 before the quotes, or a context word naming the company (提出会社)."""
+        return self.individual or any(_PARENT_CONTEXT.search(p) for p in self.context)
+
+    @cached_property
     def later_section(self) -> bool:
         """The context names the later section of a statement (固定負債): of two rows alike, the later one."""
         return any(_LATER_SECTION.search(p) for p in self.context)
@@ -253,6 +266,12 @@ class _Cell:
     parts: dict[str, float] | None = (
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
+    row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
+    above: str = ""  # the label of the row above, when it is a candidate too
+
+    @property
+    def named(self) -> str:
+        return self.row_label or str(self.fact["field"])
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -314,7 +333,7 @@ class CellAnswerer:
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
         label = _norm(asked.label)
-        printed = any(_norm(str(c.fact["field"])) == label for c in cells)
+        printed = any(_norm(c.named) == label for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
             cells = self.candidates(asked, question.sources, wordings, analysis.language)
@@ -373,6 +392,9 @@ class CellAnswerer:
         rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
         for hit in hits:
             place = _place(hit.chunk.cell_id)
+            # The rows a merged label spans each have a chunk under the label cell's id: the next one is the next row.
+            while place is not None and place in rows and hit.chunk.text != rows[place][0].text:
+                place = (place[0], str(int(place[1]) + 1))
             if place is not None and place not in rows:
                 rows[place] = (hit.chunk, hit.score / top)
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
@@ -386,6 +408,8 @@ class CellAnswerer:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
                 cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
+        _split_spanned_labels(cells)
+        _label_rows_above(cells)
         return cells
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -429,7 +453,7 @@ class CellAnswerer:
         by_wording: bool = False,
     ) -> None:
         fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = str(fact["field"]), str(fact["period"] or "")
+        named_row, period = cell.named, str(fact["period"] or "")
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
         likeness = [match.of(named_row, period) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
@@ -449,12 +473,21 @@ class CellAnswerer:
             return  # never the answer: spare the rest
         where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
         names = {_norm(t) for t in titles} | {_norm(named_row)}
+        above = _norm(cell.above)
+        # A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
+        # match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
+        # balance sheet's row, not a note's row 受取手形 under some heading that names the rest).
         fit = max(
-            4.0 * similarity + sum(_context_match(_norm(p), names, where) for p in context)
+            4.0 * similarity
+            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
+            + sum(_context_match(_norm(p), names, where, above) for p in context)
             for similarity, (_, context) in zip(likeness, matches)
         )
         parts = cell.parts = {}
         parts["label"] = fit + 0.5 * cell.rank
+        # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
+        # the one whose titles print the label's words.
+        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
         if asked.year is not None and fact["year"]:
             parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
         statement, scope = fact["statement"], fact["scope"]
@@ -466,7 +499,7 @@ class CellAnswerer:
             parts[
                 "gaap"
             ] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-        if asked.individual:
+        if asked.own_figures:
             parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
         elif scope == "consolidated":
             parts["scope"] = 0.7
@@ -474,7 +507,13 @@ class CellAnswerer:
             parts[
                 "scope"
             ] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
-        if asked.member_words:
+        if asked.member_words and asked.member in self.members.neutral:
+            # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
+            # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
+            parts["member"] = (
+                NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
+            )
+        elif asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
             row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
             parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
@@ -608,14 +647,15 @@ def _header(period: str) -> tuple[str, str]:
     return _norm(header_name(period)), _norm(period)
 
 
-def _context_match(part: str, names: set[str], where: str) -> float:
+def _context_match(part: str, names: set[str], where: str, above: str = "") -> float:
     """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
-    a word within its headings or labels (not as the tail of its opposite: 非流動負債), or a fuzzy likeness."""
+    a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the row above
+    that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy likeness."""
     if not part:
         return 0.0
     if part in names:
         return 1.5
-    if _unnegated(part).search(where):
+    if _unnegated(part).search(where) or (above and _unnegated(part).search(above)):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
@@ -659,7 +699,7 @@ class _LabelMatch:
         name = _norm(field)
         best = self._rows.get(name)
         if best is None:
-            best = self._rows[name] = self._row(name)
+            best = self._rows[name] = self._row(name, _head(field))
         columns = _columns(period)
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
@@ -680,8 +720,10 @@ class _LabelMatch:
         likeness = self._cells[cell] = best / 100
         return likeness
 
-    def _row(self, name: str) -> float:
+    def _row(self, name: str, head: str = "") -> float:
         score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        if head:
+            score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
             score = max(score, fuzz.ratio(self.reordered, name))
         return score
@@ -691,6 +733,49 @@ class _LabelMatch:
         if ratios is None:
             ratios = self._parts[term] = [fuzz.ratio(part, term) for part in self.parts]
         return ratios
+
+
+def _label_rows_above(cells: list[_Cell]) -> None:
+    """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
+    balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
+    named = {_place(str(c.fact["cell_id"])): c.named for c in cells}
+    for cell in cells:
+        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
+        cell.above = named.get((table, str(int(row) - 1)), "")
+
+
+def _split_spanned_labels(cells: list[_Cell]) -> None:
+    """A row label of two lines spanning two rows names each row by one line: the first row by its first line, the
+    next by its parenthesised second line ("株主総利回り (比較指標：配当込みTOPIX)": the company's return, then the
+    index's). The table reader repeats a merged label over the rows it spans, so two consecutive rows of one table
+    with the same two-line label are such a pair."""
+    rows: dict[tuple[str, str], set[int]] = {}
+    for cell in cells:
+        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
+        rows.setdefault((table, str(cell.fact["field"])), set()).add(int(row))
+    for cell in cells:
+        field, cell_id = str(cell.fact["field"]), str(cell.fact["cell_id"])
+        lines = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
+        spanned = sorted(rows[((_place(cell_id) or ("", ""))[0], field)])
+        if lines is None or len(spanned) != 2 or spanned[1] != spanned[0] + 1:
+            continue
+        cell.row_label = lines["head"] if _row_number(cell_id) == spanned[0] else lines["second"]
+
+
+@cached_per_book(maxsize=65536)
+def _titled(label: str, titles: tuple[str, ...]) -> float:
+    """0..1: how much of the label one of the titles prints (best alignment of the label within a title); 0 below
+    MIN_TITLED, where a title shares a character or two with the label by chance."""
+    best = max((fuzz.partial_ratio(label, _norm(t)) for t in titles if t), default=0.0) / 100
+    return best if best >= MIN_TITLED else 0.0
+
+
+@cached_per_book(maxsize=65536)
+def _head(field: str) -> str:
+    """A row label's first line when a parenthesised second line qualifies it ("1株当たり配当額 (内1株当たり中間配当
+    額)": 1株当たり配当額), normalised; "" for any other label."""
+    found = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
+    return _norm(found["head"]) if found else ""
 
 
 @cached_per_book(maxsize=65536)

@@ -60,6 +60,14 @@ def test_an_amount_as_the_balance_sheet_carries_it_is_no_balance_sheet(rules):
     assert rules.classify(("提出会社における株式の保有状況",), rows, "ja").statement == "other"
 
 
+def test_a_title_about_what_a_statement_carries_is_a_note(rules):
+    caption = "(3) 退職給付債務及び年金資産の期末残高と連結貸借対照表に計上された退職給付に係る負債の調整表"
+    assert rules.classify((caption,), language="ja") == TableKind("notes", "consolidated")
+    assert rules.classify(("①【連結貸借対照表】",), language="ja") == TableKind(
+        "balance_sheet", "consolidated"
+    )
+
+
 def test_a_japanese_note_about_a_bare_statement_is_the_parents(rules):
     assert rules.classify(("(損益計算書関係)",), language="ja") == TableKind("notes", "parent")
     assert rules.classify(("(連結損益計算書関係)",), language="ja") == TableKind("notes", "consolidated")

@@ -36,3 +36,9 @@ def test_a_secondary_figure_in_brackets_is_positive_and_never_the_cells_figure()
 
 def test_note_marks_before_a_dash_leave_a_dash():
     assert is_dash("※３ , ※５ －") and not is_dash("※１ 1,234")
+
+
+def test_a_figure_printed_after_its_class_of_shares_is_the_figure():
+    assert parse_quantity("普通株式13,581,995,120").number == 13581995120
+    assert parse_quantity("普通株式 25.00 ( 12.50 )", parentheses_negative=False).number == Decimal("25.00")
+    assert parse_quantity("普通株式") is None

@@ -253,6 +253,28 @@ def test_labels_indented_across_leading_columns_become_one_label_column():
     assert table.frame.iloc[2, 1:].tolist() == ["43,077", "23,671"]
 
 
+def test_a_statement_part_opening_with_an_indented_section_label_keeps_its_period_header():
+    # The second table of a balance sheet split in two: its first body row (無形固定資産) stands in the
+    # leading columns, left of the period headers, like the rows below it, and is no header of its own.
+    def cells(*texts):
+        return [GridCell(t, "", True) for t in texts]
+
+    grid = [
+        cells("", "", "", "前事業年度", "当事業年度"),
+        cells("", "無形固定資産", "", "", ""),
+        cells("", "", "借地権", "1,358", "1,357"),
+        cells("", "", "無形固定資産合計", "6,575", "6,285"),
+    ]
+    table = build_table(grid, "t1", 0)
+    assert list(table.frame.columns)[1:] == ["前事業年度", "当事業年度"]
+    assert table.frame.iloc[:, 0].tolist() == ["無形固定資産", "借地権", "無形固定資産合計"]
+    # a second header row under the periods still continues the header
+    headed = build_table(
+        [cells("", "前期", "当期"), cells("", "金額", "金額"), cells("売上高", "10", "12")], "t2", 0
+    )
+    assert list(headed.frame.columns)[1:] == ["前期/金額", "当期/金額"]
+
+
 def test_two_text_columns_of_one_row_stay_apart():
     def cells(*texts):
         return [GridCell(t, "", True) for t in texts]

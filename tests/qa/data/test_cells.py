@@ -7,7 +7,16 @@ import pytest
 from core.errors import InputError
 from eval.normalize import ntcir_value
 from ingestion.pipeline import ingest
-from qa.data.cells import CellAnswerer, CellQuestion, CellSettings, MemberWords
+from qa.data.cells import (
+    CellAnswerer,
+    CellQuestion,
+    CellSettings,
+    MemberWords,
+    _Cell,
+    _default_column,
+    _split_spanned_labels,
+    _titled,
+)
 from qa.records import Question
 from qa.understand.analyse import QuestionAnalyzer
 from search.settings import IndexSettings
@@ -46,6 +55,8 @@ def _report() -> str:
                 ("親会社の所有者に帰属する当期包括利益", "3,900", "4,800"),
                 ("親会社の所有者に帰属する当期利益", "3,800", "4,700"),
                 ("親会社の所有者に帰属する持分", "30,000", "32,000"),
+                ("１株当たり純資産額", "510.20", "530.40"),
+                ("１株当たり配当額<br/>(内１株当たり中間配当額)", "30.00", "35.00"),
             ],
         )
     }
@@ -62,6 +73,22 @@ def _report() -> str:
             ],
         )
     }
+<h2>(1)【株式の総数等】</h2>
+{
+        _table(
+            "TEST0001-0104010-tab10",
+            [
+                "種類",
+                "事業年度末現在発行数(株)",
+                "上場金融商品取引所名又は登録認可金融商品取引業協会名",
+                "内容",
+            ],
+            [
+                ("普通株式", "1,000", "東京証券取引所プライム市場", "単元株式数100株"),
+                ("計", "1,000", "－", "－"),
+            ],
+        )
+    }
 <h2>(4)【役員の報酬等】</h2>
 <p>役員ごとの連結報酬等の総額等</p>
 {
@@ -75,7 +102,17 @@ def _report() -> str:
 <h2>１【連結財務諸表等】</h2>
 <h3>①【連結貸借対照表】</h3>
 <p>（単位：百万円）</p>
-{_table("TEST0001-0105010-tab1", periods, [("流動資産合計", "1,200", "1,500"), ("長期前払費用", "30", "40")])}
+{
+        _table(
+            "TEST0001-0105010-tab1",
+            periods,
+            [
+                ("流動資産合計", "1,200", "1,500"),
+                ("長期前払費用", "30", "40"),
+                ("受取手形、売掛金及び契約資産", "300", "350"),
+            ],
+        )
+    }
 {
         _table(
             "TEST0001-0105010-tab5",
@@ -88,6 +125,18 @@ def _report() -> str:
                 ("非流動負債", "", ""),
                 ("その他", "21", "22"),
                 ("非流動負債合計", "21", "22"),
+            ],
+        )
+    }
+{
+        _table(
+            "TEST0001-0105010-tab12",
+            periods,
+            [
+                ("建物", "100", "110"),
+                ("減価償却累計額", "△40", "△45"),
+                ("工具、器具及び備品", "50", "60"),
+                ("減価償却累計額", "△20", "△25"),
             ],
         )
     }
@@ -119,6 +168,9 @@ def _report() -> str:
         )
     }
 <h3>【連結財務諸表注記】</h3>
+<h4>(連結貸借対照表関係)</h4>
+<p>受取手形、売掛金及び契約資産のうち、顧客との契約から生じた債権</p>
+{_table("TEST0001-0105010-tab11", periods, [("受取手形", "20", "21"), ("売掛金", "280", "329")])}
 <h4>10 有形固定資産</h4>
 <p>減価償却累計額及び減損損失累計額（百万円）</p>
 {
@@ -279,6 +331,35 @@ def test_heading_row_above_tells_apart_rows_of_the_same_label(small_engine):
 def test_label_with_a_comma_is_read_whole_when_a_row_has_it(small_engine):
     answer = _ask(small_engine, f"{COMPANY}の2020年における「法人税、住民税及び事業税」は？", "TEST0001")
     assert (answer.value, answer.evidence[0].cell_id) == ("12000000", "TEST0001-0105010-tab6-r3c3")
+
+
+def test_a_label_with_a_comma_that_a_statement_row_prints_whole_beats_a_notes_row_of_its_first_part(
+    small_engine,
+):
+    text = f"{COMPANY}の2020年時点の連結決算における「受取手形、売掛金及び契約資産」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("350000000", "TEST0001-0105010-tab1-r4c3")
+
+
+def test_a_row_label_with_a_parenthesised_second_line_is_named_by_its_first(small_engine):
+    text = f"{COMPANY}の2020年における「１株当たり配当額、経営指標等」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("35", "TEST0001-0101010-tab2-r10c3")
+
+
+def test_a_context_naming_the_row_above_picks_the_row_under_it(small_engine):
+    text = f"{COMPANY}の2020年時点の連結決算における「減価償却累計額、工具、器具及び備品」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == ("-25000000", "TEST0001-0105010-tab12-r5c3")
+
+
+def test_a_member_that_picks_no_column_picks_the_row_it_names(small_engine):
+    text = f"{COMPANY}の2020年時点のOrdinaryShareMemberにおける「上場金融商品取引所名又は登録認可金融商品取引業協会名」は？"
+    answer = _ask(small_engine, text, "TEST0001")
+    assert (answer.value, answer.evidence[0].cell_id) == (
+        "東京証券取引所プライム市場",
+        "TEST0001-0104010-tab10-r2c3",
+    )
 
 
 def test_accumulated_depreciation_printed_unsigned_is_answered_negative(small_engine):
@@ -452,3 +533,35 @@ def test_a_fact_without_a_company_never_answers_a_question_naming_a_company_but_
     with Engine(EngineSettings(index=coverless_engine)) as engine:
         answer = engine.answer(Question("q", f"{COMPANY}の2020年の流動資産合計はいくらですか？"))
     assert answer.value is None and "1500000000" not in answer.answer and "1,500" not in answer.answer
+
+
+def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
+    label = "株主総利回り (比較指標：配当込みTOPIX)"
+
+    def cell(row: int, field: str = label) -> _Cell:
+        return _Cell({"cell_id": f"T-0101010-tab5-r{row}c3", "field": field}, None, 1.0)
+
+    pair = [cell(21), cell(22)]
+    _split_spanned_labels(pair)
+    assert [c.named for c in pair] == ["株主総利回り", "比較指標:配当込みTOPIX"]
+    alone = [cell(21)]  # one row: the label is the row's own, both lines
+    _split_spanned_labels(alone)
+    assert alone[0].named == label
+
+
+def test_a_title_names_a_label_only_when_it_prints_most_of_it():
+    assert _titled("銘柄数", ("b.銘柄数及び貸借対照表計上額",)) == 1.0
+    assert _titled("銘柄数", ("当事業年度において株式数が増加した銘柄",)) == 0.0
+
+
+def test_a_context_word_naming_the_submitting_company_asks_for_its_own_figures():
+    own = CellQuestion.parse(
+        "テスト工業株式会社の2024年時点における「正規雇用労働者、労働者の男女の賃金の差異、提出会社の指標」は？"
+    )
+    assert own.own_figures and not own.individual
+    assert not CellQuestion.parse("テスト工業株式会社の2024年時点における「正規雇用労働者」は？").own_figures
+
+
+def test_a_column_of_a_measures_sum_is_no_total_column():
+    assert _default_column("株式数の減少に係る売却価額の合計額（百万円）") == 0.0
+    assert _default_column("純資産合計") > 0.0
