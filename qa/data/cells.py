@@ -749,17 +749,19 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
     next by its parenthesised second line ("株主総利回り (比較指標：配当込みTOPIX)": the company's return, then the
     index's). The table reader repeats a merged label over the rows it spans, so two consecutive rows of one table
     with the same two-line label are such a pair."""
+    two_line = [(cell, lines) for cell in cells if (lines := _two_lines(str(cell.fact["field"]))) is not None]
+    if not two_line:
+        return  # most questions: no candidate row has a second line
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
         table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
         rows.setdefault((table, str(cell.fact["field"])), set()).add(int(row))
-    for cell in cells:
+    for cell, (head, second) in two_line:
         field, cell_id = str(cell.fact["field"]), str(cell.fact["cell_id"])
-        lines = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
         spanned = sorted(rows[((_place(cell_id) or ("", ""))[0], field)])
-        if lines is None or len(spanned) != 2 or spanned[1] != spanned[0] + 1:
+        if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
-        cell.row_label = lines["head"] if _row_number(cell_id) == spanned[0] else lines["second"]
+        cell.row_label = head if _row_number(cell_id) == spanned[0] else second
 
 
 @cached_per_book(maxsize=65536)
@@ -771,11 +773,18 @@ def _titled(label: str, titles: tuple[str, ...]) -> float:
 
 
 @cached_per_book(maxsize=65536)
+def _two_lines(field: str) -> tuple[str, str] | None:
+    """A row label's first line and its parenthesised second line, NFKC, or None for a label of one line."""
+    found = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
+    return (found["head"], found["second"]) if found else None
+
+
+@cached_per_book(maxsize=65536)
 def _head(field: str) -> str:
     """A row label's first line when a parenthesised second line qualifies it ("1株当たり配当額 (内1株当たり中間配当
     額)": 1株当たり配当額), normalised; "" for any other label."""
-    found = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))
-    return _norm(found["head"]) if found else ""
+    lines = _two_lines(field)
+    return _norm(lines[0]) if lines else ""
 
 
 @cached_per_book(maxsize=65536)
