@@ -72,10 +72,6 @@ class RuleBook:
         """
         return _default()
 
-    def rule_file(self, name: str) -> Path:
-        """rules/NAME (NAME with its .yaml)."""
-        return self.rules_dir / name
-
     def vocabulary(self, name: str) -> dict[str, Any]:
         """rules/NAME.yaml, validated against its schema (core/vocabulary.py), read once per book."""
         key = f"vocabulary:{name}"

@@ -43,7 +43,7 @@ from core.dates import eras, western_year
 from core.errors import InputError
 from core.fields import field_words
 from core.folding import opencc
-from core.language import JA, LATIN, ZH, language_of
+from core.language import HAN, JA, LATIN, ZH, language_of
 from core.numerals import cjk_number
 from core.rulebook import active, pattern_per_book, per_book
 from core.vocabulary import vocabulary
@@ -59,7 +59,7 @@ JA_DROP_POS = per_book(lambda: frozenset(_WORDS["ja_drop_pos"]))
 
 # Kanji written only in Japanese, so a kana-less Japanese table row is still read as Japanese.
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{HAN}]")
 _INVISIBLE = re.compile(
     r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]"
 )

@@ -772,7 +772,7 @@ def _titled(label: str, titles: tuple[str, ...]) -> float:
     return best if best >= MIN_TITLED else 0.0
 
 
-@cached_per_book(maxsize=65536)
+@lru_cache(maxsize=65536)  # reads no rule file
 def _two_lines(field: str) -> tuple[str, str] | None:
     """A row label's first line and its parenthesised second line, NFKC, or None for a label of one line."""
     found = _SECOND_LINE.match(unicodedata.normalize("NFKC", field))

@@ -17,10 +17,11 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from core.folding import nfkc
+from core.language import HAN
 
 WINDOW = 20  # characters before the number searched for the field's name
 SHARED_RUN = 0.6  # the longest run shared with a name covers at least this share of the name
-_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_IDEOGRAPH = re.compile(f"[{HAN}]")
 
 
 def stated_value(sentences: Iterable[str], names: list[str], unit: str) -> tuple[str, str] | None:
