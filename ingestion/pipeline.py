@@ -41,9 +41,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from core.errors import InputError
-from core.identity import IdentityFinder
 from core.layout import VERSION as LAYOUT_VERSION
-from core.manifest import Manifest, atomic_write_text, file_sha256
+from core.manifest import Manifest, ManifestEntry, atomic_write_text, file_sha256
 from core.processes import interrupts_deferred
 from core.progress import Progress
 from core.records import FileReport
@@ -186,16 +185,6 @@ class IngestSummary:
         return "\n".join(lines)
 
 
-# -- the worker side ---------------------------------------------------------------------------------
-
-_worker_finder: MetadataFinder | None = None
-_worker_settings: ParseSettings | None = None
-_worker_identity: IdentityFinder | None = None
-
-
-# -- the main side -----------------------------------------------------------------------------------
-
-
 class Ingester:
     """One ingestion run of a corpus into an index directory.
 
@@ -268,7 +257,6 @@ class Ingester:
         manifest: Manifest,
     ) -> IngestSummary:
         settings = self.settings
-        fingerprint = _settings_fingerprint(self.parse)
         owns = self.options.owns
         sources = [s for s in sources if owns(s.doc_id)]
         reports = [r for r in reports if owns(r.doc_id)]  # each path problem is reported by one shard
@@ -280,50 +268,7 @@ class Ingester:
         if lost:
             warnings.append(f"{'; '.join(lost)}: every document is ingested again")
             manifest.forget_all(owns)
-
-        todo: list[Job] = []
-        for source in sources:
-            try:
-                stat = source.path.stat()
-                if stat.st_size > self.options.max_bytes:
-                    reports.append(
-                        failed_report(
-                            source,
-                            [
-                                f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
-                                f"{self.options.max_file_mb:g} MB (--max-file-mb)"
-                            ],
-                            manifest,
-                        )
-                    )
-                    continue
-                # same size and modification time as when indexed: the recorded hash stands (as git does)
-                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(
-                    source.path
-                )
-            except OSError as exc:
-                reports.append(failed_report(source, [f"cannot read the file: {exc.strerror}"], manifest))
-                continue
-            key = hashlib.sha256(f"{fingerprint}|{finder.key(source.doc_id)}".encode()).hexdigest()[:24]
-            if manifest.is_current(source.doc_id, sha, key):
-                entry = manifest.entries[source.doc_id]
-                reports.append(
-                    FileReport(
-                        source.rel,
-                        source.doc_id,
-                        "unchanged",
-                        pages=entry.pages,
-                        tables=entry.tables,
-                        chunks=entry.chunks,
-                        facts=entry.facts,
-                        ocr_pages=entry.ocr_pages,
-                    )
-                )
-            else:
-                pages = page_count(source.path) if source.kind == "pdf" else 0
-                todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns, pages))
-
-        todo = _longest_first(todo)
+        todo = _longest_first(self._jobs(sources, reports, finder, manifest))
         self._todo = len(todo)
         workers = min(self.options.workers, len(todo))
         with ExitStack() as stack:
@@ -352,6 +297,43 @@ class Ingester:
         )
         _write_report(summary, self.corpus, settings, self.options)
         return summary
+
+    def _jobs(
+        self, sources: list[Source], reports: list[FileReport], finder: MetadataFinder, manifest: Manifest
+    ) -> list[Job]:
+        """The sources to parse: new or changed since the manifest (their bytes, or what their parse depends
+        on). An unchanged file's report, or a failed one's (too big, unreadable), is added to `reports`."""
+        fingerprint = _settings_fingerprint(self.parse)
+        todo: list[Job] = []
+        for source in sources:
+            try:
+                stat = source.path.stat()
+                if stat.st_size > self.options.max_bytes:
+                    reports.append(
+                        failed_report(
+                            source,
+                            [
+                                f"file is {stat.st_size / 2**20:.3g} MB, over the limit of "
+                                f"{self.options.max_file_mb:g} MB (--max-file-mb)"
+                            ],
+                            manifest,
+                        )
+                    )
+                    continue
+                # same size and modification time as when indexed: the recorded hash stands (as git does)
+                sha = manifest.known_sha256(source.doc_id, stat.st_size, stat.st_mtime_ns) or file_sha256(
+                    source.path
+                )
+            except OSError as exc:
+                reports.append(failed_report(source, [f"cannot read the file: {exc.strerror}"], manifest))
+                continue
+            key = hashlib.sha256(f"{fingerprint}|{finder.key(source.doc_id)}".encode()).hexdigest()[:24]
+            if manifest.is_current(source.doc_id, sha, key):
+                reports.append(_unchanged_report(source, manifest.entries[source.doc_id]))
+            else:
+                pages = page_count(source.path) if source.kind == "pdf" else 0
+                todo.append(Job(source, sha, key, stat.st_size, stat.st_mtime_ns, pages))
+        return todo
 
     def _parse_all(
         self, todo: list[Job], pool: ParserPool, writer: BatchWriter, manifest: Manifest
@@ -394,6 +376,20 @@ class Ingester:
             written = writer.write(batch)
             self._kept += sum(report.status == "ingested" for report in written)
         return written
+
+
+def _unchanged_report(source: Source, entry: ManifestEntry) -> FileReport:
+    """The report of a file the manifest holds as it is: what its last ingest counted."""
+    return FileReport(
+        source.rel,
+        source.doc_id,
+        "unchanged",
+        pages=entry.pages,
+        tables=entry.tables,
+        chunks=entry.chunks,
+        facts=entry.facts,
+        ocr_pages=entry.ocr_pages,
+    )
 
 
 PAGE_BYTES = 2048  # a file other than a PDF counts as one page per this many bytes, when jobs are ordered

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
@@ -304,6 +305,185 @@ def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
     return tuple(" ".join(str(v) for v in frame.iloc[i] if str(v)) for i in range(min(rows, len(frame))))
 
 
+@dataclass(frozen=True)
+class _TableReading:
+    """What every row of one table is read with: its cells as Python rows, its label and value columns, the
+    years its labels stand for, its units and how it prints negatives."""
+
+    table: Table
+    meta: DocumentMeta
+    cells: list[list]
+    ids: list[list] | None  # the source's own cell ids (HTML reports), row by row
+    this_year: int | None
+    label_col: int
+    unit_cols: list[int]
+    value_cols: list[_Column]
+    period_kinds: dict[int, str]  # by column index
+    header_unit: str
+    language: str  # "ja" or "zh": the wording of the row sentences
+    bracketed_negative: bool
+    title_year: int | None
+    chunk_titles: tuple[str, ...]
+    label_header: str
+    label_facts: bool  # a table of mostly words: its row labels are values too
+    deducted: bool  # expense lines printed as deductions (△) are positive amounts
+    movement_year: list[int | None]
+
+    @classmethod
+    def of(cls, table: Table, meta: DocumentMeta, report_year: int | None) -> _TableReading:
+        frame = table.frame
+        cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell: rows of Python values
+        label_col = _label_column(frame)
+        columns = _columns(table, label_col)
+        value_cols = [c for c in columns if c.kind == "value"]
+        header_unit = _header_unit(value_cols)
+        language = "ja" if meta.language == "ja" else "zh"
+        bracketed_negative = parentheses_negative(
+            language,
+            (
+                str(cells[i][c.index])
+                for i in range(len(frame))
+                for c in value_cols
+                if not _secondary_row(str(cells[i][label_col]))
+            ),
+            (table.unit, header_unit, *(c.unit for c in value_cols)),
+        )
+        this_year = report_year if report_year is not None else meta.year
+        label_header = clean_field(column_period(str(frame.columns[label_col])))
+        return cls(
+            table=table,
+            meta=meta,
+            cells=cells,
+            ids=None if table.cell_ids is None else table.cell_ids.to_numpy(dtype=object).tolist(),
+            this_year=this_year,
+            label_col=label_col,
+            unit_cols=[c.index for c in columns if c.kind == "unit"],
+            value_cols=value_cols,
+            period_kinds={c.index: shared_statement_rules().period_kind(c.period) for c in value_cols},
+            header_unit=header_unit,
+            language=language,
+            bracketed_negative=bracketed_negative,
+            title_year=period_year(table.title, this_year) if table.title else None,
+            chunk_titles=tuple(table.titles)
+            + ((table.title,) if table.title and table.title not in table.titles else ()),
+            label_header=label_header,
+            label_facts=bool(label_header) and _mostly_text(frame, value_cols),
+            deducted=language == "ja"
+            and _expenses_shown_deducted(frame, label_col, value_cols, bracketed_negative),
+            movement_year=_movement_years(frame, label_col),
+        )
+
+    def page(self, row: int) -> int:
+        row_pages = self.table.frame.attrs.get("row_pages")
+        return row_pages[row] if row_pages else self.table.page
+
+    def fact(self, **values) -> Fact:
+        """A fact of this table: its company, document, table, statement kind and scope, and `values`."""
+        meta, table = self.meta, self.table
+        return Fact(
+            company=meta.company,
+            short_name=meta.short_name,
+            code=meta.code,
+            doc_id=meta.doc_id,
+            table=table.table_id,
+            statement=table.statement,
+            scope=table.scope,
+            **values,
+        )
+
+    def chunk(self, row: int, text: str, titles: tuple[str, ...], page: int, **values) -> Chunk:
+        """The search chunk of one row of this table (or of a passage or record read from its rows)."""
+        meta = self.meta
+        return Chunk(
+            chunk_id=f"{meta.doc_id}#r{self.table.table_id}-{row}",
+            doc_id=meta.doc_id,
+            text=text,
+            titles=titles,
+            page_start=page,
+            page_end=page,
+            company=meta.company,
+            year=meta.year,
+            **values,
+        )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One table row as read with what the rows above it carry down."""
+
+    index: int
+    label: str
+    label_id: str  # the source's id of the label cell ("" without ids)
+    field: str  # its field name: the label cleaned, the row above's without a label, under a unit heading
+    unit: str  # the unit a unit column, a unit row, the label or the heading above states
+    per_share: bool
+    titles: tuple[str, ...]  # the chunk's titles: the table's, then the heading rows above still open
+    page: int
+    negative_brackets: bool  # brackets mark negatives (not in a row of secondary figures)
+    year: int | None  # a row that is a date ("2019年3月31日残高")
+    opening: bool  # an opening balance: the balance at the end of the year before
+
+
+@dataclass
+class _Carried:
+    """What the rows read so far carry down to the next: the field, the last unit heading, the heading rows
+    no total row has closed, the stated units, and the cell ids already read (a merged cell counts once)."""
+
+    field: str = ""
+    section: tuple[str, str, bool] = ("", "", False)  # (field, unit, per share) of a label-only row
+    headings: list[str] = dataclass_field(default_factory=list)
+    unit_above: str = ""  # the unit column's last stated unit, which "〃" repeats
+    unit_row: str = ""  # the unit the last row stating only a unit in a value cell gave
+    seen_ids: set[str] = dataclass_field(default_factory=set)
+
+    def enter(self, reading: _TableReading, i: int) -> _Row:
+        """Row `i` read with what the rows above carry down; updates what it carries further."""
+        cells = reading.cells[i]
+        label = str(cells[reading.label_col])
+        self.field = clean_field(label) or self.field
+        titles = reading.chunk_titles + tuple(self.headings)
+        unit = self._stated_unit(reading, cells) or find_unit(label)
+        per_share = is_per_share(label)
+        if label and not any(str(cells[c.index]) for c in reading.value_cols):
+            self.section = (self.field, find_unit(label), per_share)
+            _open_heading(self.headings, clean_field(label))
+        elif self.section[1] and self.field != self.section[0]:
+            # Rows under a heading that states a unit ("基本每股盈餘(元)" / "本期淨利  10.64") are
+            # figures of that heading, in its unit.
+            self.field = f"{self.section[0]}/{clean_field(label) or self.field}"
+            unit = unit or self.section[1]
+            per_share = per_share or self.section[2]
+        row_year = explicit_year(label)
+        return _Row(
+            index=i,
+            label=label,
+            label_id=str(reading.ids[i][reading.label_col]) if reading.ids is not None else "",
+            field=self.field,
+            unit=unit,
+            per_share=per_share,
+            titles=titles,
+            page=reading.page(i),
+            # Brackets in a row of secondary figures are no negatives; a row without a label goes on the one above.
+            negative_brackets=reading.bracketed_negative and not _secondary_row(label or self.field),
+            year=row_year,
+            opening=row_year is None and bool(_OPENING.search(nfkc(label))),
+        )
+
+    def _stated_unit(self, reading: _TableReading, cells: list) -> str:
+        """The unit a unit column or a unit row states for this row ("" when none does)."""
+        stated = next((_unit_cell(str(cells[j])) for j in reading.unit_cols if str(cells[j])), "") or ""
+        # A unit column states its unit at the top and repeats it with 〃 or not at all (a blank cell).
+        self.unit_above = self.unit_above if stated in (DITTO.value(), "") else stated
+        texts = [t for t in (nfkc(str(cells[c.index])).strip() for c in reading.value_cols) if t]
+        if len(texts) == 1 and is_unit(texts[0]):
+            self.unit_row = texts[0]  # " | 人 | |" alone in a row: the unit of the rows below, until the next
+        return self.unit_above or self.unit_row
+
+    def leave(self, row: _Row) -> None:
+        """A total row closes its heading and the ones opened under it."""
+        _close_heading(self.headings, clean_field(row.label))
+
+
 def table_facts(
     table: Table, meta: DocumentMeta, report_year: int | None = None
 ) -> tuple[list[Fact], list[Chunk]]:
@@ -312,214 +492,139 @@ def table_facts(
     `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for. Every fact carries the
     table's statement kind and scope (as add_tables sets them) and its column's period kind.
     """
-    frame = table.frame
-    if frame.empty:
+    if table.frame.empty:
         return [], []
-    cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell below: rows of Python values
-    ids = None if table.cell_ids is None else table.cell_ids.to_numpy(dtype=object).tolist()
-    this_year = report_year if report_year is not None else meta.year
-    label_col = _label_column(frame)
-    columns = _columns(table, label_col)
-    unit_cols = [c.index for c in columns if c.kind == "unit"]
-    value_cols = [c for c in columns if c.kind == "value"]
-    period_kinds = {c.index: shared_statement_rules().period_kind(c.period) for c in value_cols}
-    header_unit = _header_unit(value_cols)
-    where = {"statement": table.statement, "scope": table.scope}
-    row_pages = frame.attrs.get("row_pages")
-    language = "ja" if meta.language == "ja" else "zh"
-    bracketed_negative = parentheses_negative(
-        language,
-        (
-            str(cells[i][c.index])
-            for i in range(len(frame))
-            for c in value_cols
-            if not _secondary_row(str(cells[i][label_col]))
-        ),
-        (table.unit, header_unit, *(c.unit for c in value_cols)),
-    )
-    title_year = period_year(table.title, this_year) if table.title else None
-    chunk_titles = tuple(table.titles) + (
-        (table.title,) if table.title and table.title not in table.titles else ()
-    )
-    label_header = clean_field(column_period(str(frame.columns[label_col])))
-    # In a table of mostly words (役職名 | 氏名 | 略歴 ...) the row labels are values too.
-    label_facts = bool(label_header) and _mostly_text(frame, value_cols)
-    deducted = language == "ja" and _expenses_shown_deducted(frame, label_col, value_cols, bracketed_negative)
-    movement_year = _movement_years(frame, label_col)
+    reading = _TableReading.of(table, meta, report_year)
+    carried = _Carried()
     facts: list[Fact] = []
     chunks: list[Chunk] = []
-    seen_ids: set[str] = set()
-    field = ""
-    section = ("", "", False)  # (field, unit, per share) of the last row with a label and no values
-    headings: list[str] = []  # heading rows (a label, no values) above this row that no total row closed yet
-    unit_above = ""  # the unit column's last stated unit, which "〃" repeats
-    unit_row = ""  # the unit the last row stating only a unit in a value cell gave
-    for i in range(len(frame)):
-        label = str(cells[i][label_col])
-        field = clean_field(label) or field
-        row_titles = chunk_titles + tuple(headings)
-        stated = next((_unit_cell(str(cells[i][j])) for j in unit_cols if str(cells[i][j])), "") or ""
-        # A unit column states its unit at the top and repeats it with 〃 or not at all (a blank cell).
-        unit_above = unit_above if stated in (DITTO.value(), "") else stated
-        texts = [t for t in (nfkc(str(cells[i][c.index])).strip() for c in value_cols) if t]
-        if len(texts) == 1 and is_unit(texts[0]):
-            unit_row = texts[
-                0
-            ]  # " | 人 | |" alone in a row: the unit of the rows below, until the next such row
-        row_unit = unit_above or unit_row or find_unit(label)
-        per_share = is_per_share(label)
-        if label and not any(str(cells[i][c.index]) for c in value_cols):
-            section = (field, find_unit(label), per_share)
-            _open_heading(headings, clean_field(label))
-        elif section[1] and field != section[0]:
-            # Rows under a heading that states a unit ("基本每股盈餘(元)" / "本期淨利  10.64") are
-            # figures of that heading, in its unit.
-            field = f"{section[0]}/{clean_field(label) or field}"
-            row_unit = row_unit or section[1]
-            per_share = per_share or section[2]
-        # Brackets in a row of secondary figures are no negatives; a row without a label goes on the one above.
-        negative_brackets = bracketed_negative and not _secondary_row(label or field)
-        row_year = explicit_year(label)
-        opening = row_year is None and bool(_OPENING.search(nfkc(label)))
-        page = row_pages[i] if row_pages else table.page
-        sentences = []
-        row_facts: list[Fact] = []
-        label_id = str(ids[i][label_col]) if ids is not None else ""
-        if label_facts and label and not (label_id and label_id in seen_ids):
-            seen_ids.add(label_id)
-            value, _, _, _ = _fact_value(label, "", bracketed_negative)
-            row_facts.append(
-                Fact(
-                    company=meta.company,
-                    year=title_year or this_year or 0,
-                    field=label_header,
-                    value=value,
-                    raw=label,
-                    short_name=meta.short_name,
-                    code=meta.code,
-                    doc_id=meta.doc_id,
-                    page=page,
-                    table=table.table_id,
-                    cell_id=label_id,
-                    **where,
-                )
-            )
-        for column in value_cols:
-            text = str(cells[i][column.index])
-            if not text:
-                continue
-            cell_id = str(ids[i][column.index]) if ids is not None else ""
-            if cell_id and cell_id in seen_ids:
-                continue
-            if cell_id:
-                seen_ids.add(cell_id)
-            # without the source's own cell ids, the cell's place in the table's workbook sheet
-            cell_id = cell_id or workbook_cell(i, column.index)
-            fact_field, period = field, column.period
-            year = period_year(period, this_year) if period else None
-            if year is None and row_year is not None:
-                # Rows that are dates: each column names the field ("その他/百万円" is その他).
-                fact_field, period, year = clean_field(header_name(column.period)) or field, label, row_year
-            if year is None:
-                year = movement_year[i] or (title_year if title_year is not None else this_year)
-            if opening and year:
-                year -= 1  # an opening balance is the balance at the end of the year before
-            # One year column's header stating the unit states it for the other years' columns.
-            unit = _cell_unit(
-                row_unit,
-                column,
-                table.unit or (header_unit if explicit_year(column.period) else ""),
-                per_share,
-            )
-            value, number, unit, stated = _fact_value(text, unit, negative_brackets)
-            if (
-                deducted
-                and number is not None
-                and number < 0
-                and _EXPENSE.search(field)
-                and _deduction_mark(text, bracketed_negative)
-            ):
-                number = -number
-                value = plain(number)
-            if not fact_field:
-                continue
-            fact = Fact(
-                company=meta.company,
-                year=year or 0,
-                field=fact_field,
-                value=value,
-                number=number,
-                unit=unit,
-                raw=text,
-                period=period,
-                short_name=meta.short_name,
-                code=meta.code,
-                doc_id=meta.doc_id,
-                page=page,
-                table=table.table_id,
-                cell_id=cell_id,
-                **where,
-                period_kind=period_kinds[column.index],
-            )
-            row_facts.append(fact)
-            shown = text if number is None else f"{text}{stated if stated not in text else ''}"
-            sentences.append(_sentence(language, fact_field, period, shown))
+    for i in range(len(table.frame)):
+        row = carried.enter(reading, i)
+        row_facts, sentences = _row_facts(reading, row, carried.seen_ids)
         facts.extend(row_facts)
-        _close_heading(headings, clean_field(label))
+        carried.leave(row)
         if sentences:
-            end = _WORDS["sentence_joiner"]["ja" if language == "ja" else "zh"]
+            end = _WORDS["sentence_joiner"][reading.language]
             chunks.append(
-                Chunk(
-                    chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}",
-                    doc_id=meta.doc_id,
-                    text=end.join(sentences) + _WORDS["sentence_end"],
-                    titles=row_titles,
-                    page_start=page,
-                    page_end=page,
-                    company=meta.company,
-                    year=meta.year,
+                reading.chunk(
+                    i,
+                    end.join(sentences) + _WORDS["sentence_end"],
+                    row.titles,
+                    row.page,
                     kind="table",
-                    cell_id=label_id or (row_facts[0].cell_id if table.cell_ids is not None else ""),
+                    cell_id=row.label_id or (row_facts[0].cell_id if table.cell_ids is not None else ""),
                 )
             )
-    # A section printed as a table (parser/prose_tables.py): its passages replace the row sentences, which glued
-    # passage to passage, each under the point its table names above it. A key-value table: its records replace
-    # the row sentences, which misread labels as periods. Tables with cell ids (HTML reports) keep their rows: the
-    # table-cell route answers from them, cell by cell.
-    prose = prose_rows(frame, chunk_titles) if table.cell_ids is None else []
-    records = record_rows(frame) if table.cell_ids is None and not prose else []
+    return facts, _section_chunks(reading) or chunks
+
+
+def _row_facts(reading: _TableReading, row: _Row, seen_ids: set[str]) -> tuple[list[Fact], list[str]]:
+    """The facts of one row (its label's too, in a table of words) and their sentences; a cell id already
+    read (a merged cell) is skipped."""
+    facts: list[Fact] = []
+    sentences: list[str] = []
+    if reading.label_facts and row.label and not (row.label_id and row.label_id in seen_ids):
+        seen_ids.add(row.label_id)
+        value, _, _, _ = _fact_value(row.label, "", reading.bracketed_negative)
+        facts.append(
+            reading.fact(
+                year=reading.title_year or reading.this_year or 0,
+                field=reading.label_header,
+                value=value,
+                raw=row.label,
+                page=row.page,
+                cell_id=row.label_id,
+            )
+        )
+    for column in reading.value_cols:
+        text = str(reading.cells[row.index][column.index])
+        if not text:
+            continue
+        cell_id = str(reading.ids[row.index][column.index]) if reading.ids is not None else ""
+        if cell_id and cell_id in seen_ids:
+            continue
+        if cell_id:
+            seen_ids.add(cell_id)
+        # without the source's own cell ids, the cell's place in the table's workbook sheet
+        found = _cell_fact(reading, row, column, text, cell_id or workbook_cell(row.index, column.index))
+        if found is not None:
+            facts.append(found[0])
+            sentences.append(found[1])
+    return facts, sentences
+
+
+def _cell_fact(
+    reading: _TableReading, row: _Row, column: _Column, text: str, cell_id: str
+) -> tuple[Fact, str] | None:
+    """The fact of one value cell and its sentence; None when it has no field to be asked by."""
+    fact_field, period = row.field, column.period
+    year = period_year(period, reading.this_year) if period else None
+    if year is None and row.year is not None:
+        # Rows that are dates: each column names the field ("その他/百万円" is その他).
+        fact_field, period, year = clean_field(header_name(column.period)) or row.field, row.label, row.year
+    if year is None:
+        title_year = reading.title_year
+        year = reading.movement_year[row.index] or (
+            title_year if title_year is not None else reading.this_year
+        )
+    if row.opening and year:
+        year -= 1  # an opening balance is the balance at the end of the year before
+    # One year column's header stating the unit states it for the other years' columns.
+    unit = _cell_unit(
+        row.unit,
+        column,
+        reading.table.unit or (reading.header_unit if explicit_year(column.period) else ""),
+        row.per_share,
+    )
+    value, number, unit, stated = _fact_value(text, unit, row.negative_brackets)
+    if (
+        reading.deducted
+        and number is not None
+        and number < 0
+        and _EXPENSE.search(row.field)
+        and _deduction_mark(text, reading.bracketed_negative)
+    ):
+        number = -number
+        value = plain(number)
+    if not fact_field:
+        return None
+    fact = reading.fact(
+        year=year or 0,
+        field=fact_field,
+        value=value,
+        number=number,
+        unit=unit,
+        raw=text,
+        period=period,
+        page=row.page,
+        cell_id=cell_id,
+        period_kind=reading.period_kinds[column.index],
+    )
+    shown = text if number is None else f"{text}{stated if stated not in text else ''}"
+    return fact, _sentence(reading.language, fact_field, period, shown)
+
+
+def _section_chunks(reading: _TableReading) -> list[Chunk]:
+    """The chunks that replace a table's row sentences, [] when none do.
+
+    A section printed as a table (parser/prose_tables.py): its passages, which the row sentences glued passage
+    to passage, each under the point its table names above it. A key-value table: its records, whose labels the
+    row sentences misread as periods. Tables with cell ids (HTML reports) keep their rows: the table-cell route
+    answers from them, cell by cell.
+    """
+    table = reading.table
+    if table.cell_ids is not None:
+        return []
+    prose = prose_rows(table.frame, reading.chunk_titles)
     if prose:
-        chunks = [
-            Chunk(
-                chunk_id=f"{meta.doc_id}#r{table.table_id}-{row.row}",
-                doc_id=meta.doc_id,
-                text=row.text,
-                titles=row.titles,
-                page_start=row_pages[row.row] if row_pages else table.page,
-                page_end=row_pages[row.row] if row_pages else table.page,
-                company=meta.company,
-                year=meta.year,
-                kind="table",
-            )
-            for row in prose
+        return [
+            reading.chunk(row.row, row.text, row.titles, reading.page(row.row), kind="table") for row in prose
         ]
-    if records:
-        pages = [row_pages[0] if row_pages else table.page] * len(records)
-        chunks = [
-            Chunk(
-                chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}",
-                doc_id=meta.doc_id,
-                text=record_text(pairs),
-                titles=chunk_titles,
-                page_start=page,
-                page_end=page,
-                company=meta.company,
-                year=meta.year,
-                kind=RECORD_KIND,
-            )
-            for i, (pairs, page) in enumerate(zip(records, pages))
-        ]
-    return facts, chunks
+    records = record_rows(table.frame)
+    return [
+        reading.chunk(i, record_text(pairs), reading.chunk_titles, reading.page(0), kind=RECORD_KIND)
+        for i, pairs in enumerate(records)
+    ]
 
 
 def _open_heading(headings: list[str], name: str) -> None:

@@ -209,6 +209,52 @@ def build_table(
     with_ids: bool = False,
 ) -> Table | None:
     """A Table from a span-expanded grid, or None when fewer than two rows or columns hold text."""
+    rows = _filled_rows(grid)
+    if rows is None:
+        return None
+    rows, title, unit = _lead_rows(rows, title, unit)
+    if not rows:
+        return None
+    header_rows = _find_header_rows(rows)
+    labels, unit = _header_labels(rows, header_rows, unit)
+    columns, seen = [], set()
+    for j, label in enumerate(labels):
+        name = label or f"#{j}"
+        if name in seen:
+            name = f"{label}#{j}"
+        seen.add(name)
+        columns.append(name)
+
+    body = rows[header_rows:]
+    if not body:
+        return None
+    # Row labels (first column) repeat over the rows their merged cell spans; values are read once.
+    shown = [
+        [c if (j == 0 or c.origin) else GridCell("", "", False) for j, c in enumerate(row)] for row in body
+    ]
+    span = _label_span(shown, labels)
+    if span > 1:
+        shown = [[next((c for c in row[:span] if c.text), row[0]), *row[span:]] for row in shown]
+        columns = [columns[0], *columns[span:]]
+    frame = pd.DataFrame([[c.text for c in row] for row in shown], columns=columns, dtype=object)
+    frame.attrs["header_rows"] = header_rows
+    cell_ids = None
+    if with_ids:
+        cell_ids = pd.DataFrame([[c.cell_id for c in row] for row in shown], columns=columns, dtype=object)
+    return Table(
+        table_id=table_id,
+        page=page,
+        frame=frame,
+        title=title,
+        titles=tuple(titles),
+        cell_ids=cell_ids,
+        unit=unit,
+    )
+
+
+def _filled_rows(grid: list[list[GridCell]]) -> list[list[GridCell]] | None:
+    """The grid's cells cleaned, its rows padded to one width, without the rows and columns that hold no text;
+    None when fewer than two of either are left."""
     width = max((len(row) for row in grid), default=0)
     rows = [
         [GridCell(clean_cell(c.text), c.cell_id, c.origin) for c in row]
@@ -217,12 +263,18 @@ def build_table(
     ]
     rows = [row for row in rows if any(c.text for c in row)]
     keep = [j for j in range(width) if any(row[j].text for row in rows)]
-    rows = [[row[j] for j in keep] for row in rows]
     if len(keep) < 2 or len(rows) < 2:
         return None
+    return [[row[j] for j in keep] for row in rows]
 
-    # Above the first data row: unit statements ("（単位：百万円）") become Table.unit, and rows
-    # holding one text only ("前連結会計年度", "合并资产负债表") before the header become the title.
+
+def _lead_rows(rows: list[list[GridCell]], title: str, unit: str) -> tuple[list[list[GridCell]], str, str]:
+    """The rows without what is printed above the first data row as the table's unit or title; with that title
+    and unit.
+
+    Unit statements ("（単位：百万円）") become Table.unit, and rows holding one text only ("前連結会計年度",
+    "合并资产负债表") before the header become the title.
+    """
     body_start = next(
         (i for i, row in enumerate(rows) if any(is_data_cell(c.text) for c in row[1:])), len(rows)
     )
@@ -261,13 +313,14 @@ def build_table(
                 title = f"{title} {lone}" if title and lone not in title else lone
                 continue
         kept_rows.append(row)
-    rows = kept_rows
-    if not rows:
-        return None
+    return kept_rows, title, unit
 
-    header_rows = _find_header_rows(rows)
+
+def _header_labels(rows: list[list[GridCell]], header_rows: int, unit: str) -> tuple[list[str], str]:
+    """Each column's label from the header rows' texts (parts joined by "/"), and the table's unit, which a unit
+    statement in the label column's header gives when nothing above the table did."""
     labels = []
-    for j in range(len(keep)):
+    for j in range(len(rows[0])):
         parts = [rows[i][j].text for i in range(header_rows)]
         if j == 0:
             stated = [p for p in parts if is_unit_statement(p)]
@@ -275,39 +328,7 @@ def build_table(
                 unit = unit or find_unit(stated[0])
                 parts = [p for p in parts if not is_unit_statement(p)]
         labels.append(_flatten(parts))
-    columns, seen = [], set()
-    for j, label in enumerate(labels):
-        name = label or f"#{j}"
-        if name in seen:
-            name = f"{label}#{j}"
-        seen.add(name)
-        columns.append(name)
-
-    body = rows[header_rows:]
-    if not body:
-        return None
-    # Row labels (first column) repeat over the rows their merged cell spans; values are read once.
-    shown = [
-        [c if (j == 0 or c.origin) else GridCell("", "", False) for j, c in enumerate(row)] for row in body
-    ]
-    span = _label_span(shown, labels)
-    if span > 1:
-        shown = [[next((c for c in row[:span] if c.text), row[0]), *row[span:]] for row in shown]
-        columns = [columns[0], *columns[span:]]
-    frame = pd.DataFrame([[c.text for c in row] for row in shown], columns=columns, dtype=object)
-    frame.attrs["header_rows"] = header_rows
-    cell_ids = None
-    if with_ids:
-        cell_ids = pd.DataFrame([[c.cell_id for c in row] for row in shown], columns=columns, dtype=object)
-    return Table(
-        table_id=table_id,
-        page=page,
-        frame=frame,
-        title=title,
-        titles=tuple(titles),
-        cell_ids=cell_ids,
-        unit=unit,
-    )
+    return labels, unit
 
 
 # ---- PDF ----------------------------------------------------------------------------------------
@@ -430,9 +451,20 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
     "金融資產－流動  1,404,647") and is joined to it; a less indented one is a
     section heading ("流動資產") and stays a row of its own.
     """
-    placed = []  # (column, colspan, line)
-    if not origins:
+    bands = _line_bands(_stacked_lines(page, origins))
+    if len(bands) < 2:
         return None
+    rows = [_band_row(band, width) for band in bands]
+    if sum(1 for _, _, has_values in rows if has_values) < 2:
+        return None  # one row of values with a wrapped label: the ruled row was right
+    return _join_wrapped_labels(rows)
+
+
+def _stacked_lines(page, origins: list[tuple[int, tuple, int]]) -> list[tuple[int, int, dict]]:
+    """The text lines of each cell of the block, as (column, colspan, line)."""
+    placed = []
+    if not origins:
+        return placed
     # Cells are cut from the block, not from the whole page: each crop scans only the block's characters.
     block = cropped_chars(
         page.chars,
@@ -447,9 +479,12 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
         for line in text_lines(cropped_chars(block, bbox), bbox):
             if line["text"].strip():
                 placed.append((column, colspan, line))
-    if not placed:
-        return None
-    placed.sort(key=lambda item: item[2]["top"])
+    return placed
+
+
+def _line_bands(placed: list[tuple[int, int, dict]]) -> list[list[tuple[int, int, dict]]]:
+    """The lines grouped top to bottom into bands of lines that overlap vertically: one band, one row."""
+    placed = sorted(placed, key=lambda item: item[2]["top"])
     bands: list[list] = []
     bottom = None
     for item in placed:
@@ -460,32 +495,36 @@ def _split_stacked(page, origins: list[tuple[int, tuple, int]], width: int) -> l
         else:
             bottom = max(bottom, line["bottom"])
         bands[-1].append(item)
-    if len(bands) < 2:
-        return None
-    rows = []
-    for band in bands:
-        texts: dict[int, list[str]] = {}
-        spans: dict[int, int] = {}
-        label_x = None
-        for column, colspan, line in sorted(band, key=lambda item: item[2]["x0"]):
-            texts.setdefault(column, []).append(line["text"])
-            spans[column] = colspan
-            if (
-                label_x is None
-                and re.search(f"[{_CJK}A-Za-z]", line["text"])
-                and not ACCOUNT_CODE.match(line["text"])
-            ):
-                label_x = line["x0"]
-        row = [GridCell("", "", False)] * width
-        for column, parts in texts.items():
-            text = clean_cell("\n".join(parts))
-            for offset in range(spans[column]):
-                if column + offset < width:
-                    row[column + offset] = GridCell(text, "", origin=offset == 0)
-        has_values = any(c.origin and not ACCOUNT_CODE.match(c.text) and is_data_cell(c.text) for c in row)
-        rows.append((row, label_x, has_values))
-    if sum(1 for _, _, has_values in rows if has_values) < 2:
-        return None  # one row of values with a wrapped label: the ruled row was right
+    return bands
+
+
+def _band_row(band: list[tuple[int, int, dict]], width: int) -> tuple[list[GridCell], float | None, bool]:
+    """A band's grid row, where its label starts (None: no label), and whether it holds values."""
+    texts: dict[int, list[str]] = {}
+    spans: dict[int, int] = {}
+    label_x = None
+    for column, colspan, line in sorted(band, key=lambda item: item[2]["x0"]):
+        texts.setdefault(column, []).append(line["text"])
+        spans[column] = colspan
+        if (
+            label_x is None
+            and re.search(f"[{_CJK}A-Za-z]", line["text"])
+            and not ACCOUNT_CODE.match(line["text"])
+        ):
+            label_x = line["x0"]
+    row = [GridCell("", "", False)] * width
+    for column, parts in texts.items():
+        text = clean_cell("\n".join(parts))
+        for offset in range(spans[column]):
+            if column + offset < width:
+                row[column + offset] = GridCell(text, "", origin=offset == 0)
+    has_values = any(c.origin and not ACCOUNT_CODE.match(c.text) and is_data_cell(c.text) for c in row)
+    return row, label_x, has_values
+
+
+def _join_wrapped_labels(rows: list[tuple[list[GridCell], float | None, bool]]) -> list[list[GridCell]]:
+    """The rows with a value-less line joined to the row of values below it when it is the first half of that
+    row's wrapped label (it starts no further left than the label)."""
     merged: list[list[GridCell]] = []
     pending = None  # a value-less line that may be the first half of a wrapped label
     for row, label_x, has_values in rows:

@@ -92,8 +92,23 @@ def write_tables_workbook(
         used.add(name.lower())
         named.append((name, table))
     book = openpyxl.Workbook(write_only=True)
-    index = book.create_sheet(INDEX_SHEET)
-    index.freeze_panes = "A2"  # before the first row: a write-only sheet writes its view with it
+    _write_index_sheet(book, named)
+    for name, table in named:
+        _write_table_sheet(book, name, table, language)
+    _write_facts_sheet(book, facts)
+    book.save(Path(path))
+
+
+def _new_sheet(book, name: str):
+    """A write-only sheet whose first row stays in view."""
+    sheet = book.create_sheet(name)
+    sheet.freeze_panes = "A2"  # before the first row: a write-only sheet writes its view with it
+    return sheet
+
+
+def _write_index_sheet(book, named: list[tuple[str, Table]]) -> None:
+    """The index sheet: one row per table, its sheet's name a link to the sheet."""
+    index = _new_sheet(book, INDEX_SHEET)
     index.append(
         ["sheet", "table_id", "page", "title", "headings", "unit", "statement", "scope", "rows", "columns"]
     )
@@ -104,64 +119,51 @@ def write_tables_workbook(
         link.hyperlink = Hyperlink(
             ref=link.coordinate, location=f"'{name}'!A1"
         )  # the sheet name opens the table
-        index.append(
-            _own_cells(
-                index,
-                [
-                    link,
-                    *(
-                        _cell(index, v)
-                        for v in (
-                            table.table_id,
-                            table.page,
-                            table.title,
-                            " > ".join(table.titles),
-                            table.unit,
-                            table.statement,
-                            table.scope,
-                            len(table.frame),
-                            len(table.frame.columns),
-                        )
-                    ),
-                ],
-            )
+        values = (
+            table.table_id,
+            table.page,
+            table.title,
+            " > ".join(table.titles),
+            table.unit,
+            table.statement,
+            table.scope,
+            len(table.frame),
+            len(table.frame.columns),
         )
-    for name, table in named:
-        sheet = book.create_sheet(name)
-        sheet.freeze_panes = "A2"
-        sheet.append(_own_cells(sheet, [_cell(sheet, str(c)) for c in table.frame.columns]))
-        bracketed_negative = parentheses_negative(
-            language,
-            table.frame.values.ravel(),
-            (table.unit, *(find_unit(str(c)) for c in table.frame.columns)),
-        )
-        for row in table.frame.itertuples(index=False, name=None):
-            sheet.append(_own_cells(sheet, [_number_cell(sheet, v, bracketed_negative) for v in row]))
-    sheet = book.create_sheet(FACTS_SHEET)
-    sheet.freeze_panes = "A2"
+        index.append(_own_cells(index, [link, *(_cell(index, v) for v in values)]))
+
+
+def _write_table_sheet(book, name: str, table: Table, language: str) -> None:
+    """A table's sheet: its column labels, then its rows, numbers stored as numbers shown as printed."""
+    sheet = _new_sheet(book, name)
+    sheet.append(_own_cells(sheet, [_cell(sheet, str(c)) for c in table.frame.columns]))
+    bracketed_negative = parentheses_negative(
+        language,
+        table.frame.values.ravel(),
+        (table.unit, *(find_unit(str(c)) for c in table.frame.columns)),
+    )
+    for row in table.frame.itertuples(index=False, name=None):
+        sheet.append(_own_cells(sheet, [_number_cell(sheet, v, bracketed_negative) for v in row]))
+
+
+def _write_facts_sheet(book, facts: Sequence[Fact]) -> None:
+    """The facts sheet: one row per fact, its value a number when it is one."""
+    sheet = _new_sheet(book, FACTS_SHEET)
     sheet.append(list(FACTS_SHEET_COLUMNS))
     for fact in facts:
-        sheet.append(
-            _own_cells(
-                sheet,
-                [
-                    _cell(sheet, v)
-                    for v in (
-                        fact.company,
-                        fact.year,
-                        fact.field,
-                        _fact_number(fact),
-                        fact.unit,
-                        fact.raw,
-                        fact.period,
-                        fact.page,
-                        fact.table,
-                        fact.cell_id,
-                    )
-                ],
-            )
+        values = (
+            fact.company,
+            fact.year,
+            fact.field,
+            _fact_number(fact),
+            fact.unit,
+            fact.raw,
+            fact.period,
+            fact.page,
+            fact.table,
+            fact.cell_id,
         )
-    book.save(Path(path))
+        sheet.append(_own_cells(sheet, [_cell(sheet, v) for v in values]))
 
 
 def _fact_number(fact: Fact) -> int | float | str:
