@@ -60,7 +60,7 @@ from parser.tables import (
     clean_cell,
     is_data_cell,
 )
-from parser.unruled import column_of, max_line_gap, placed_table, value_columns, value_runs
+from parser.unruled import column_of, max_line_gap, page_words, placed_table, value_columns, value_runs
 
 _DATE_PERIOD = pattern_per_book(lambda: re.compile(vocabulary("tables")["date_period"]))  # rules/tables.yaml
 # 元 (as in 元年) is no numeral in a date
@@ -110,13 +110,19 @@ class _Line:
 
 
 def find_coded_tables(
-    page, page_no: int, taken: list[tuple], first_id: int = 1, settings: CodedSettings = CodedSettings()
+    page,
+    page_no: int,
+    taken: list[tuple],
+    first_id: int = 1,
+    settings: CodedSettings = CodedSettings(),
+    words: list[dict] | None = None,
 ) -> list[tuple[tuple, Table]]:
-    """Coded statements read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table)."""
+    """Coded statements read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table);
+    `words`: the page's `page_words` (parser/unruled.py) when the caller has them."""
     words = _joined_digits(
         [
             w
-            for w in page.extract_words(keep_blank_chars=False, use_text_flow=False, return_chars=True)
+            for w in (page_words(page) if words is None else words)
             if not any(centre_inside(w, box) for box in taken)
         ]
     )

@@ -43,7 +43,7 @@ from parser.pdfium_document import PdfiumDocument
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 from parser.tables import centre_inside, find_pdf_tables, merge_continued
-from parser.unruled import find_unruled_tables
+from parser.unruled import find_unruled_tables, page_words
 
 EDGE_SHARE = 0.15  # a header sits in the top 15% of the page, a footer in the bottom 15%
 EDGE_LINES = 3  # ... and among the first / last three lines of the page
@@ -148,7 +148,7 @@ class PdfParser:
         if fast is not None:
             if self._scanned(fast.chars):
                 return self._ocr_page(path, number, doc)
-            if _readable(c["text"] for c in fast.chars):
+            if readable(c["text"] for c in fast.chars):
                 return self._layout_page(fast, number, fast.chars, doc)
         page = fast_chars(page)
         chars = page.chars
@@ -156,9 +156,9 @@ class PdfParser:
             return self._ocr_page(path, number, doc)
         pdfium_text = reference.page_text(number - 1)
         agrees = _agreement(chars, pdfium_text) >= GARBLED_AGREEMENT
-        if not (agrees and _readable(c["text"] for c in chars)):
+        if not (agrees and readable(c["text"] for c in chars)):
             # pdfminer could not map the fonts to Unicode: "(cid:12)" codes or wrong characters
-            if not agrees and pdfium_text and _readable(pdfium_text):
+            if not agrees and pdfium_text and readable(pdfium_text):
                 doc.warnings.append(
                     f"page {number}: pdfminer misread the fonts; text taken from pdfium, tables skipped"
                 )
@@ -224,14 +224,22 @@ class PdfParser:
         except Exception as exc:  # a table the helper cannot read stays in the running text
             doc.warnings.append(f"page {number}: tables skipped ({_reason(exc)})")
             return []
+        words = None  # the page's words, split once for both readers of unruled tables
         try:
-            unruled = find_unruled_tables(page, number, [bbox for bbox, _ in ruled], first_id=len(ruled) + 1)
+            words = page_words(page)
+            unruled = find_unruled_tables(
+                page, number, [bbox for bbox, _ in ruled], first_id=len(ruled) + 1, words=words
+            )
         except Exception as exc:  # the ruled tables still count
             doc.warnings.append(f"page {number}: unruled tables skipped ({_reason(exc)})")
             unruled = []
         try:
             coded = find_coded_tables(
-                page, number, [bbox for bbox, _ in ruled + unruled], first_id=len(ruled) + len(unruled) + 1
+                page,
+                number,
+                [bbox for bbox, _ in ruled + unruled],
+                first_id=len(ruled) + len(unruled) + 1,
+                words=words,
             )
         except Exception as exc:  # the other tables still count
             doc.warnings.append(f"page {number}: coded statements skipped ({_reason(exc)})")
@@ -328,7 +336,7 @@ def _agreement(chars: list[dict], reference: str | None) -> float:
     return sum((ours & theirs).values()) / total if total else 1.0
 
 
-def _readable(texts) -> bool:
+def readable(texts) -> bool:
     """Whether most characters are in the scripts of Chinese, Japanese and English reports.
 
     Fonts without a Unicode map come out as "(cid:123)" from pdfminer and as
@@ -359,7 +367,7 @@ def _boxes(number: int, items: list[_PageLine | Table], table_chars: list[dict])
 def _right_to_left(text: str) -> bool:
     """Whether a text layer is in a right-to-left script (Arabic, Hebrew): most of its letters in that script,
     the rest in the expected ones (digits, punctuation), and written as words. A font without a Unicode map
-    gives stray letters of several scripts instead (see _readable)."""
+    gives stray letters of several scripts instead (see readable)."""
     right = other = total = 0
     for ch in text:
         if not ch.isspace():

@@ -243,18 +243,23 @@ def _chars(textpage, height: float, doctop: float, page_number: int) -> list[dic
     matrix = pdfium_c.FS_MATRIX()
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
     loose = pdfium_c.FS_RECTF()
+    # Thousands of characters a page: the pdfium functions and the text page's handle are looked up once.
+    handle = textpage.raw
+    get_unicode, is_generated = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_IsGenerated
+    get_matrix, get_box = pdfium_c.FPDFText_GetMatrix, pdfium_c.FPDFText_GetLooseCharBox
+    get_origin, get_size = pdfium_c.FPDFText_GetCharOrigin, pdfium_c.FPDFText_GetFontSize
     for index in range(textpage.count_chars()):
-        text = chr(pdfium_c.FPDFText_GetUnicode(textpage, index))
-        if text in "\r\n\x00" or pdfium_c.FPDFText_IsGenerated(textpage, index):
+        text = chr(get_unicode(handle, index))
+        if text in "\r\n\x00" or is_generated(handle, index):
             continue
-        pdfium_c.FPDFText_GetMatrix(textpage, index, matrix)
+        get_matrix(handle, index, matrix)
         a, b, c, d = matrix.a, matrix.b, matrix.c, matrix.d
         if not _upright(a, b, c, d):
             return None
-        pdfium_c.FPDFText_GetLooseCharBox(textpage, index, loose)
-        pdfium_c.FPDFText_GetCharOrigin(textpage, index, origin_x, origin_y)
+        get_box(handle, index, loose)
+        get_origin(handle, index, origin_x, origin_y)
         # pdfium computes in single precision: rounded, its coordinates are the decimals the PDF wrote.
-        size = round(pdfium_c.FPDFText_GetFontSize(textpage, index) * d, _DECIMALS)
+        size = round(get_size(handle, index) * d, _DECIMALS)
         char_bottom = round(height - loose.bottom, _DECIMALS)
         x0 = round(origin_x.value, _DECIMALS)
         chars.append(

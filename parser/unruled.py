@@ -65,13 +65,25 @@ class _Line:
         return " ".join(w["text"] for w in self.words)
 
 
+def page_words(page) -> list[dict]:
+    """The words of a pdfplumber page, each with its characters, as the readers of unruled tables here and in
+    parser/coded_statements.py split them: a page's words are split once for both."""
+    return page.extract_words(keep_blank_chars=False, use_text_flow=False, return_chars=True)
+
+
 def find_unruled_tables(
-    page, page_no: int, taken: list[tuple], first_id: int = 1, settings: UnruledSettings = UnruledSettings()
+    page,
+    page_no: int,
+    taken: list[tuple],
+    first_id: int = 1,
+    settings: UnruledSettings = UnruledSettings(),
+    words: list[dict] | None = None,
 ) -> list[tuple[tuple, Table]]:
-    """Tables read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table)."""
+    """Tables read from the words outside the `taken` boxes of a pdfplumber page, as (bbox, Table); `words`:
+    the page's `page_words` when the caller has them."""
     words = [
         w
-        for w in page.extract_words(keep_blank_chars=False, use_text_flow=False)
+        for w in (page_words(page) if words is None else words)
         if not any(centre_inside(w, box) for box in taken)
     ]
     lines = _lines(words, settings)

@@ -50,6 +50,7 @@ import sys
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.command_names import command_name
@@ -202,9 +203,12 @@ def corpus_files(name: str, limit: int) -> tuple[Path, list[Path]] | None:
 
 
 def _text_layer_on_every_page(path: Path) -> bool:
-    """Whether pdfium reads at least the parser's minimum of visible characters on each page (none needs OCR)."""
+    """Whether pdfium reads at least the parser's minimum of visible characters on each page, in the scripts the
+    parser reads (parser/pdf.py `readable`): none needs OCR. A text layer of fonts without a Unicode map
+    (finance/40, 803) is OCR'd, at about 7 CPU s a page: the set measures reading text layers."""
     import pypdfium2
 
+    from parser.pdf import readable
     from parser.settings import ParseSettings
 
     least = ParseSettings().min_text_chars
@@ -212,10 +216,10 @@ def _text_layer_on_every_page(path: Path) -> bool:
     try:
         for page in document:
             textpage = page.get_textpage()
-            visible = sum(not ch.isspace() for ch in textpage.get_text_range())
+            text = textpage.get_text_range()
             textpage.close()
             page.close()
-            if visible < least:
+            if sum(not ch.isspace() for ch in text) < least or not readable(text):
                 return False
         return True
     finally:
@@ -245,16 +249,37 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
 
     cpu = cpu_seconds()
     base_pages, base_seconds = baseline_pages_per_second(paths)
-    base_cpu = cpu_seconds() - cpu
-    base_rate = base_pages / base_seconds if base_seconds else 0.0
+    baseline = Baseline(base_pages, base_seconds, cpu_seconds() - cpu)
     print(
         f"baseline (pdfplumber extract_text, 1 process): {base_pages} pages in {base_seconds:.1f} s "
-        f"= {base_rate:.2f} pages/s; {base_cpu / max(base_pages, 1) * 1000:.0f} CPU ms per page"
+        f"= {baseline.rate:.2f} pages/s; {baseline.cpu_per_page * 1000:.0f} CPU ms per page"
     )
 
     started, cpu = time.perf_counter(), cpu_seconds()
     summary = ingest(corpus, IndexSettings(temp / name / "index"), workers=workers, progress=False)
-    seconds, ingest_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    report_ingest(summary, time.perf_counter() - started, cpu_seconds() - cpu, workers, baseline)
+    return paths
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The naive loop's run over a set: pages, wall seconds and CPU seconds."""
+
+    pages: int
+    seconds: float
+    cpu: float
+
+    @property
+    def rate(self) -> float:
+        return self.pages / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_per_page(self) -> float:
+        return self.cpu / max(self.pages, 1)
+
+
+def report_ingest(summary, seconds: float, ingest_cpu: float, workers: int, baseline: Baseline) -> None:
+    """Print a full ingestion's speed, per file kind, per core and against the baseline, and the peak memory."""
     pages = summary.total("pages")
     rate = pages / seconds if seconds else 0.0
     counts = ", ".join(f"{n} {status}" for status, n in summary.counts.items())
@@ -272,6 +297,7 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     ocr_files = [f for f in summary.files if f.ocr_pages]
     text_files = [f for f in summary.files if f.status == "ingested" and not f.ocr_pages]
     text_pages, text_seconds = sum(f.pages for f in text_files), sum(f.seconds for f in text_files)
+    base_rate = baseline.rate
     print(
         f"  files with OCR pages: {len(ocr_files)} files, {sum(f.ocr_pages for f in ocr_files)} OCR pages, "
         f"{sum(f.seconds for f in ocr_files):.1f} s; files without: {text_pages} pages in {text_seconds:.1f} s "
@@ -284,9 +310,9 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
     # CPU time per page does not depend on how many cores other jobs leave free (wall time does).
     print(
         f"CPU per page: full ingestion {ingest_cpu / max(pages, 1) * 1000:.0f} ms (workers and main process) vs "
-        f"baseline {base_cpu / max(base_pages, 1) * 1000:.0f} ms: baseline / full "
-        f"{(base_cpu / max(base_pages, 1)) / (ingest_cpu / max(pages, 1)):.2f}x per core"
-        if ingest_cpu and base_cpu
+        f"baseline {baseline.cpu_per_page * 1000:.0f} ms: baseline / full "
+        f"{baseline.cpu_per_page / (ingest_cpu / max(pages, 1)):.2f}x per core"
+        if ingest_cpu and baseline.cpu
         else "CPU per page: n/a"
     )
     biggest = max(summary.files, key=lambda f: f.pages, default=None)
@@ -296,80 +322,86 @@ def measure_set(name: str, root: Path, files: list[Path], temp: Path, workers: i
         f"largest worker so far {child_mb:.0f} MB"
         + (f" (the longest file: {biggest.pages} pages)" if biggest else "")
     )
-    return paths
 
 
 def measure_shards(name: str, corpus: Path, temp: Path, es_url: str, shards: int) -> None:
     """One ingest process against `shards` shard processes at once, into two corpora on one Elasticsearch."""
-    from search.settings import IndexSettings, corpus_prefix
-    from search.stores import open_fact_store, open_text_index
-
-    def run(corpus_name: str, parts: list[str]) -> float:
-        started = time.perf_counter()
-        processes = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "parser.ingest",
-                    str(corpus),
-                    "--index",
-                    str(temp / name / f"{corpus_name}-{i}"),
-                    "--backend",
-                    "elasticsearch",
-                    "--es-url",
-                    es_url,
-                    "--es-index",
-                    corpus_name,
-                    "--workers",
-                    "1",
-                    *(["--shard", part] if part else []),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for i, part in enumerate(parts)
-        ]
-        for process in processes:
-            _, err = process.communicate()
-            if process.returncode not in (0, 3):  # 3: some files failed, the same ones in both runs
-                raise SystemExit(f"ingest exited with {process.returncode}: {err.strip().splitlines()[-1:]}")
-        return time.perf_counter() - started
-
-    def contents(corpus_name: str) -> tuple[int, int, int]:
-        settings = IndexSettings(
-            temp / name / "count",
-            backend="elasticsearch",
-            es_url=es_url,
-            es_prefix=corpus_prefix(corpus_name),
-        )
-        text, facts = open_text_index(settings), open_fact_store(settings)
-        try:
-            text.commit()
-            facts.commit()
-            return len(facts.reports()), text.count(), facts.count()
-        finally:
-            text.close()
-            facts.close()
+    from search.elastic import connect
+    from search.settings import corpus_prefix
 
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
     single, split = f"{prefix}-single", f"{prefix}-split"
+    indexes = temp / name
     try:
-        one = run(single, [""])
-        many = run(split, [f"{i}/{shards}" for i in range(1, shards + 1)])
-        same = contents(single) == contents(split)
+        one = ingest_processes(corpus, indexes, es_url, single, [""])
+        many = ingest_processes(
+            corpus, indexes, es_url, split, [f"{i}/{shards}" for i in range(1, shards + 1)]
+        )
+        held = es_contents(indexes, es_url, split)
+        same = es_contents(indexes, es_url, single) == held
         print(
             f"Elasticsearch, 1 process: {one:.1f} s; {shards} shard processes at once: {many:.1f} s "
-            f"= {one / many:.2f}x the speed; same company-years, chunks and facts: {same} {contents(split)}"
+            f"= {one / many:.2f}x the speed; same company-years, chunks and facts: {same} {held}"
         )
     finally:
-        from search.elastic import connect
-
         client = connect(es_url)
         for corpus_name in (single, split):
             client.options(ignore_status=404).indices.delete(index=f"{corpus_prefix(corpus_name)}-*")
         client.close()
+
+
+def ingest_processes(corpus: Path, indexes: Path, es_url: str, corpus_name: str, parts: list[str]) -> float:
+    """Wall seconds of `python -m parser.ingest` processes run at once into one Elasticsearch corpus, one per
+    `--shard` part ("" for the whole corpus), each with one worker."""
+    started = time.perf_counter()
+    processes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "parser.ingest",
+                str(corpus),
+                "--index",
+                str(indexes / f"{corpus_name}-{i}"),
+                "--backend",
+                "elasticsearch",
+                "--es-url",
+                es_url,
+                "--es-index",
+                corpus_name,
+                "--workers",
+                "1",
+                *(["--shard", part] if part else []),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, part in enumerate(parts)
+    ]
+    for process in processes:
+        _, err = process.communicate()
+        if process.returncode not in (0, 3):  # 3: some files failed, the same ones in both runs
+            raise SystemExit(f"ingest exited with {process.returncode}: {err.strip().splitlines()[-1:]}")
+    return time.perf_counter() - started
+
+
+def es_contents(indexes: Path, es_url: str, corpus_name: str) -> tuple[int, int, int]:
+    """Company-years, chunks and facts one Elasticsearch corpus holds."""
+    from search.settings import IndexSettings, corpus_prefix
+    from search.stores import open_fact_store, open_text_index
+
+    settings = IndexSettings(
+        indexes / "count", backend="elasticsearch", es_url=es_url, es_prefix=corpus_prefix(corpus_name)
+    )
+    text, facts = open_text_index(settings), open_fact_store(settings)
+    try:
+        text.commit()
+        facts.commit()
+        return len(facts.reports()), text.count(), facts.count()
+    finally:
+        text.close()
+        facts.close()
 
 
 def main(argv: list[str]) -> int:
