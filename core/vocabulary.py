@@ -38,7 +38,6 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(
         quotes={"type": "array", "minItems": 1, "items": _PAIR},
-        quote_marks=WORDS,
         list_separators=WORDS,
         thousands_separators=WORDS,
         sentence_ends=TEXT,
@@ -91,7 +90,6 @@ SCHEMAS: dict[str, dict] = {
     ),
     # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
-        quoted=PATTERN,
         separator=TEXT,
         year=PATTERN,
         individual=PATTERN,
@@ -129,7 +127,6 @@ SCHEMAS: dict[str, dict] = {
     # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(
-        quoted=PATTERN,
         asks_value=PATTERN,
         word_separators=PATTERN,
         choice_line=PATTERN,
@@ -195,7 +192,7 @@ SCHEMAS: dict[str, dict] = {
             actors=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
         # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
         layouts=_section(statement=PATTERN, joiners=PATTERN, joined=TEXT, counting=PATTERN, counts=_COUNTS),
     ),

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from core.fields import FieldDictionary
 from core.folding import fold_field
+from core.quotes import find_quoted
 from core.rulebook import per_book
 from core.units import plain
 from core.vocabulary import vocabulary
@@ -49,7 +50,6 @@ if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
 
 _PUNCTUATION = per_book(lambda: vocabulary("punctuation"))  # rules/punctuation.yaml
-_QUOTES = per_book(lambda: tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"]))
 _LIST_SEPARATORS = per_book(lambda: "|".join(map(re.escape, _PUNCTUATION["list_separators"])))
 
 
@@ -495,11 +495,8 @@ class DataAnswerer:
         """Row labels the question quotes (「…」, “…”), up to the first 、 (「原材料及び貯蔵品、流動資産」:
         the label, then where it is). Questions quoting a label within given sources go to qa.data.cells."""
         text = analysis.question.text
-        labels = [
-            re.split(_LIST_SEPARATORS.value(), k)[0]
-            for k in analysis.keywords
-            if any(o + k + c in text for o, c in _QUOTES.value())
-        ]
+        quoted = {q.word for q in find_quoted(text)}
+        labels = [re.split(_LIST_SEPARATORS.value(), k)[0] for k in analysis.keywords if k in quoted]
         return [(label, label) for label in dict.fromkeys(labels) if label]
 
     def _is_text(self, found: _Found) -> bool:

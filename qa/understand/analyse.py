@@ -26,6 +26,7 @@ from core.errors import InputError
 from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
 from core.folding import fold_field, fold_field_with_offsets
 from core.language import JA, ZH, language_of
+from core.quotes import find_quoted
 from core.rulebook import RuleBook, active, pattern_per_book, per_book, using, with_own_rules
 from core.vocabulary import vocabulary
 from core.years import extract_years
@@ -39,7 +40,6 @@ from qa.understand.output_request import output_request
 from qa.understand.statistics_request import StatisticsRules
 
 _QUESTIONS = per_book(lambda: vocabulary("questions"))  # rules/questions.yaml
-_QUOTED = pattern_per_book(lambda: re.compile(_QUESTIONS["quoted"]))
 _WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _ASKS_VALUE = pattern_per_book(lambda: re.compile(_QUESTIONS["asks_value"]))
 _PUNCT_SPLIT = pattern_per_book(lambda: re.compile(_QUESTIONS["word_separators"]))
@@ -170,7 +170,7 @@ class QuestionAnalyzer:
         field_spans = [(m.start, m.end) for m in self.fields.find(text)]
         company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
 
-        quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+        quoted = [q.word for q in find_quoted(text)]
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
         unnamed = _blank(text, [(company.start, company.end)])
         field_matches = self.fields.find(unnamed)
