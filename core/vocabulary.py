@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.language import LANGUAGES, LATIN
 from core.rulebook import active
 from core.rulefile import RuleFile
 
@@ -50,7 +51,7 @@ SCHEMAS: dict[str, dict] = {
     ),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
-        stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
+        stop_words=_section(**{language: WORDS for language in (*LANGUAGES, LATIN)}),
         ja_drop_pos=WORDS,
         ja_only_kanji=TEXT,
         long_vowel=TEXT,
@@ -240,9 +241,9 @@ SCHEMAS: dict[str, dict] = {
         percent_units=WORDS,
         secondary_row=PATTERN,
         fiscal_year=PATTERN,
-        sentence=_section(ja=TEXT, zh=TEXT),
-        sentence_unperiod=_section(ja=TEXT),
-        sentence_joiner=_section(ja=TEXT, zh=TEXT),
+        sentence=_section(**{language: TEXT for language in LANGUAGES}),
+        sentence_unperiod=_section(ja=TEXT),  # Japanese words a fact without a period differently
+        sentence_joiner=_section(**{language: TEXT for language in LANGUAGES}),
         sentence_end=TEXT,
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from core.fields import FieldDictionary
 from core.folding import fold_field
+from core.language import rule_language
 from core.quotes import find_quoted
 from core.rulebook import per_book
 from core.units import plain
@@ -555,7 +556,7 @@ class DataAnswerer:
 
     def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:
         """The answer's language and its joining words (rules/answers.yaml `words`); zh when not known."""
-        lang = analysis.language if analysis.language in self.templates.words else "zh"
+        lang = rule_language(analysis.language)
         return lang, self.templates.words[lang]
 
     def _aside(self, text: str) -> str:

@@ -38,6 +38,7 @@ from rapidfuzz import fuzz
 
 from core.errors import InputError
 from core.fields import FieldDictionary
+from core.language import JA, rule_language
 from core.quotes import find_quoted
 from core.records import Chunk
 from core.rulebook import active, cached_per_book, pattern_per_book, per_book
@@ -546,7 +547,7 @@ class CellAnswerer:
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
         if unit in _PERCENT_UNITS.value() and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
-        lang = analysis.language if analysis.language in self.templates.words else "ja"
+        lang = rule_language(analysis.language, fallback=JA)
         # a cell of a document whose company is unknown is named as the document's company, never another's
         company = (
             analysis.company.name

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from core.errors import InputError
 from core.fields import FieldDictionary
-from core.language import LATIN, language_of
+from core.language import LATIN, language_of, rule_language
 from core.quotes import find_quoted
 from core.records import RECORD_KIND, Chunk
 from core.rulebook import pattern_per_book, per_book
@@ -695,7 +695,7 @@ class TextAnswerer:
 
     def _listed(self, lang: str, names: list[str]) -> str:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""
-        return self.templates.words.get(lang, self.templates.words["zh"])["list"].join(names)
+        return self.templates.words[rule_language(lang)]["list"].join(names)
 
     def _answer(
         self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]
