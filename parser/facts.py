@@ -26,6 +26,7 @@ from dataclasses import field as dataclass_field
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
+from core.language import JA, rule_language
 from core.records import RECORD_KIND, Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.rulebook import pattern_per_book, per_book
 from core.statements import shared_statement_rules
@@ -320,7 +321,7 @@ class _TableReading:
     value_cols: list[_Column]
     period_kinds: dict[int, str]  # by column index
     header_unit: str
-    language: str  # "ja" or "zh": the wording of the row sentences
+    language: str  # core.language.rule_language of the document's: the row sentences' wording
     bracketed_negative: bool
     title_year: int | None
     chunk_titles: tuple[str, ...]
@@ -337,7 +338,7 @@ class _TableReading:
         columns = _columns(table, label_col)
         value_cols = [c for c in columns if c.kind == "value"]
         header_unit = _header_unit(value_cols)
-        language = "ja" if meta.language == "ja" else "zh"
+        language = rule_language(meta.language)
         bracketed_negative = parentheses_negative(
             language,
             (
@@ -368,7 +369,7 @@ class _TableReading:
             + ((table.title,) if table.title and table.title not in table.titles else ()),
             label_header=label_header,
             label_facts=bool(label_header) and _mostly_text(frame, value_cols),
-            deducted=language == "ja"
+            deducted=language == JA
             and _expenses_shown_deducted(frame, label_col, value_cols, bracketed_negative),
             movement_year=_movement_years(frame, label_col),
         )
@@ -694,7 +695,6 @@ def _mostly_text(frame, value_cols: list[_Column]) -> bool:
 
 
 def _sentence(language: str, field: str, period: str, value: str) -> str:
-    if language == "ja":
-        wording = _WORDS["sentence"]["ja"] if period else _WORDS["sentence_unperiod"]["ja"]
-        return wording.format(field=field, period=period, value=value)
-    return _WORDS["sentence"]["zh"].format(field=field, period=period, value=value)
+    if language == JA and not period:
+        return _WORDS["sentence_unperiod"][JA].format(field=field, value=value)
+    return _WORDS["sentence"][language].format(field=field, period=period, value=value)
