@@ -88,7 +88,14 @@ STAGES = (
     ("pdfium: ruling edges", [("parser/pdfium_page.py", "_edges")]),
     ("pdfminer: pages pdfium cannot stand in for", [("pdfplumber/page.py", "parse_objects")]),
     ("tables: ruled (find_pdf_tables)", [("parser/tables.py", "find_pdf_tables")]),
-    ("tables: unruled (find_unruled_tables)", [("parser/unruled.py", "find_unruled_tables")]),
+    (
+        "tables: unruled and coded (their words, both readers)",
+        [
+            ("parser/unruled.py", "page_words"),
+            ("parser/unruled.py", "find_unruled_tables"),
+            ("parser/coded_statements.py", "find_coded_tables"),
+        ],
+    ),
     (
         "text lines outside tables (chars_to_textmap)",
         [("pdfplumber/utils/text.py", "chars_to_textmap", "parser/pdf.py")],
