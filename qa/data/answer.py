@@ -253,20 +253,32 @@ class DataAnswerer:
         try:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
-            return self._answer(
-                analysis,
-                self.templates.negative(
-                    "negative_value",
-                    analysis,
-                    company=shown_company,
-                    years=year,
-                    field=formula.name + self._aside(words["zero"]),
-                ),
-                "negative:formula_undefined",
-                None,
-                found,
+            field = formula.name + self._aside(words["zero"])
+            text = self.templates.negative(
+                "negative_value", analysis, company=shown_company, years=year, field=field
             )
-        output = analysis.output
+            return self._answer(analysis, text, "negative:formula_undefined", None, found)
+        style, value, shown = self._result(formula, result, analysis.output)
+        text = self.templates.render(
+            "formula",
+            lang,
+            company=shown_company,
+            year=year,
+            formula=formula.name,
+            expression=formula.right_side(words["prev"]),
+            operands=words["sep"].join(
+                op.label(words["prev"])
+                + (words["missing"] if f is None else f"{words['is']}{f.printed}{f.unit}")
+                for op, f in ((op, operands.get(op)) for op in formula.operands())
+            ),
+            result=shown,
+        )
+        return self._answer(
+            analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit
+        )
+
+    def _result(self, formula: Formula, result: float, output: OutputRequest) -> tuple[NumberStyle, str, str]:
+        """How a formula's result is printed: its style, the value, and the value shown with its unit."""
         percent = formula.percent if output.percent is None else output.percent
         style = NumberStyle(_digits(output, formula.precision), percent)
         value = style.format(result)
@@ -275,27 +287,7 @@ class DataAnswerer:
         # percentage annual reports print shares in (研发人员数量占公司总人数的比例（%）), since readers expect either.
         if output.percent is None and not style.percent and not formula.unit and output.share:
             shown += self._aside(NumberStyle(style.digits, percent=True).format(result))
-        parts = []
-        for op in formula.operands():
-            f = operands.get(op)
-            label = op.label(words["prev"])
-            if f is None:
-                parts.append(f"{label}{words['missing']}")
-            else:
-                parts.append(f"{label}{words['is']}{f.printed}{f.unit}")
-        text = self.templates.render(
-            "formula",
-            lang,
-            company=shown_company,
-            year=year,
-            formula=formula.name,
-            expression=formula.right_side(words["prev"]),
-            operands=words["sep"].join(parts),
-            result=shown,
-        )
-        return self._answer(
-            analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit
-        )
+        return style, value, shown
 
     def _operands(
         self, formula: Formula, company: str, year: int, asked: Asked = Asked()
