@@ -33,8 +33,7 @@ def extract_words(extract: str, question: str, tokenizer: Tokenizer) -> list[str
 
 def left_out(sentence: str, extract: str, question: str, tokenizer: Tokenizer) -> list[str]:
     """The extract's content words the sentence does not write (compared folded, as written anywhere in it)."""
-    said = folded(sentence)
-    return [word for word in extract_words(extract, question, tokenizer) if word not in said]
+    return _missing(sentence, extract_words(extract, question, tokenizer))
 
 
 def drops_extract(sentence: str, extract: str, question: str, tokenizer: Tokenizer, least: float) -> str:
@@ -42,7 +41,7 @@ def drops_extract(sentence: str, extract: str, question: str, tokenizer: Tokeniz
     words = extract_words(extract, question, tokenizer)
     if not words:
         return ""
-    missing = left_out(sentence, extract, question, tokenizer)
+    missing = _missing(sentence, words)
     kept = 1 - len(missing) / len(words)
     if kept >= least:
         return ""
@@ -50,3 +49,8 @@ def drops_extract(sentence: str, extract: str, question: str, tokenizer: Tokeniz
         f"it keeps {kept:.0%} of the extract's words (at least {least:.0%} wanted); "
         f"left out: {', '.join(missing[:8])}{' …' if len(missing) > 8 else ''}"
     )
+
+
+def _missing(sentence: str, words: list[str]) -> list[str]:
+    said = folded(sentence)
+    return [word for word in words if word not in said]
