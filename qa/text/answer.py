@@ -30,9 +30,11 @@ Find with small pieces, answer with larger context:
    company and year (they no longer tell passages apart) and the best are widened to their
    whole section (a "section" chunk) or to their neighbours (#t{n-1},
    #t{n+1}) within `context_chars`;
-5. without a model the answer is the best sentences of those passages with
-   the document and page; with one, the model words it from them with
-   citations, and an unusable reply falls back to the extractive answer.
+5. without a model the answer is the best sentences of those passages (or
+   the record's label and value) with the document and page; with one, the
+   model rewords that extract as one sentence with its citation, which stands
+   only when its numbers and names are the extract's and it keeps most of the
+   extract's words (qa/text/rewording.py), else the extract does.
 
 >>> answerer = TextAnswerer(index, tokenizer, AnswerTemplates.load())
 >>> answerer.retrieve(analysis).documents[:1]
