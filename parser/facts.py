@@ -45,10 +45,10 @@ from core.units import (
 from core.vocabulary import vocabulary
 from core.workbook_layout import workbook_cell
 from parser.limits import TableBudget
-from parser.prose_tables import prose_rows
+from parser.prose_tables import HEADINGS_ROW, open_point, prose_rows
 from parser.records import record_rows, record_text
 from parser.settings import TableLimits
-from parser.tables import column_period
+from parser.tables import column_period, runs_on
 
 _WORDS = per_book(lambda: vocabulary("facts"))  # rules/facts.yaml
 _CHANGE = pattern_per_book(lambda: re.compile(_WORDS["change"]))
@@ -279,7 +279,7 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
     doc.warnings += budget.warnings
     report_year = current_year(tables)
     rules = shared_statement_rules()
-    for table in tables:
+    for i, table in enumerate(tables):
         kind = rules.classify(
             tuple(table.titles) + (table.title,),
             _first_rows(table),
@@ -288,7 +288,7 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
         )
         table.statement, table.scope = kind.statement, kind.scope
         try:
-            facts, chunks = table_facts(table, doc.meta, report_year)
+            facts, chunks = table_facts(table, doc.meta, report_year, _continued_point(tables, i))
         except Exception as exc:  # noqa: BLE001 - the document's other tables still count
             doc.warnings.append(
                 f"page {table.page}: no facts from table {table.table_id} ({type(exc).__name__}: {exc})"
@@ -298,6 +298,15 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
         doc.chunks += chunks
     doc.tables = len(tables)
     doc.table_list = tables  # ingest writes these to the tables workbook
+
+
+def _continued_point(tables: list[Table], i: int) -> str:
+    """The point a prose table left open at the foot of the page before (its name row, its passages on this
+    page), when tables[i] is the first on its page and may run on from the last table of that page."""
+    if i == 0 or tables[i - 1].page == tables[i].page or tables[i].cell_ids is not None:
+        return ""
+    before = tables[i - 1]
+    return open_point(before.frame) if runs_on(before, tables[i]) else ""
 
 
 def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
@@ -392,7 +401,7 @@ class _TableReading:
             **values,
         )
 
-    def chunk(self, row: int, text: str, titles: tuple[str, ...], page: int, **values) -> Chunk:
+    def chunk(self, row: int | str, text: str, titles: tuple[str, ...], page: int, **values) -> Chunk:
         """The search chunk of one row of this table (or of a passage or record read from its rows)."""
         meta = self.meta
         return Chunk(
@@ -486,12 +495,13 @@ class _Carried:
 
 
 def table_facts(
-    table: Table, meta: DocumentMeta, report_year: int | None = None
+    table: Table, meta: DocumentMeta, report_year: int | None = None, continues: str = ""
 ) -> tuple[list[Fact], list[Chunk]]:
     """Long-form facts of every value cell, and one search chunk of sentences per row that has values.
 
     `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for. Every fact carries the
-    table's statement kind and scope (as add_tables sets them) and its column's period kind.
+    table's statement kind and scope (as add_tables sets them) and its column's period kind. `continues`: the
+    point a prose table on the page before left open (parser/prose_tables.py `open_point`).
     """
     if table.frame.empty:
         return [], []
@@ -516,7 +526,7 @@ def table_facts(
                     cell_id=row.label_id or (row_facts[0].cell_id if table.cell_ids is not None else ""),
                 )
             )
-    return facts, _section_chunks(reading) or chunks
+    return facts, _section_chunks(reading, continues) or chunks
 
 
 def _row_facts(reading: _TableReading, row: _Row, seen_ids: set[str]) -> tuple[list[Fact], list[str]]:
@@ -605,8 +615,8 @@ def _cell_fact(
     return fact, _sentence(reading.language, fact_field, period, shown)
 
 
-def _section_chunks(reading: _TableReading) -> list[Chunk]:
-    """The chunks that replace a table's row sentences, [] when none do.
+def _section_chunks(reading: _TableReading, continues: str = "") -> list[Chunk]:
+    """The chunks that replace a table's row sentences, [] when none do; `continues`: as for table_facts.
 
     A section printed as a table (parser/prose_tables.py): its passages, which the row sentences glued passage
     to passage, each under the point its table names above it. A key-value table: its records, whose labels the
@@ -616,10 +626,14 @@ def _section_chunks(reading: _TableReading) -> list[Chunk]:
     table = reading.table
     if table.cell_ids is not None:
         return []
-    prose = prose_rows(table.frame, reading.chunk_titles)
+    prose = prose_rows(table.frame, reading.chunk_titles, continues=continues)
     if prose:
         return [
-            reading.chunk(row.row, row.text, row.titles, reading.page(row.row), kind="table") for row in prose
+            # the name row of a point left open on the page before: on the table's first page
+            reading.chunk("h", row.text, row.titles, table.page, kind="table")
+            if row.row == HEADINGS_ROW
+            else reading.chunk(row.row, row.text, row.titles, reading.page(row.row), kind="table")
+            for row in prose
         ]
     records = record_rows(table.frame)
     return [
