@@ -261,6 +261,8 @@ class _Cell:
     fact: dict
     chunk: Chunk
     rank: float  # the chunk's search score relative to the best hit (0..1]
+    place: tuple[str, str]  # (table id, row) of its cell id, read once: every step below groups cells by row
+    row: int  # the row's number
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
     parts: dict[str, float] | None = (
@@ -268,6 +270,12 @@ class _Cell:
     )
     row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
     above: str = ""  # the label of the row above, when it is a candidate too
+
+    @classmethod
+    def of(cls, fact: dict, chunk: Chunk, rank: float) -> _Cell:
+        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it)."""
+        place = _place(str(fact["cell_id"])) or ("", "0")
+        return cls(fact, chunk, rank, place, int(place[1]))
 
     @property
     def named(self) -> str:
@@ -407,7 +415,7 @@ class CellAnswerer:
             if doc_id not in in_sources:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
-                cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
+                cells.append(_Cell.of(fact, *rows[_place(fact["cell_id"])]))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -424,7 +432,7 @@ class CellAnswerer:
             names = [str(cell.fact["field"])] + (
                 [str(cell.fact["value"])] if cell.fact["number"] is None else []
             )
-            place = _place(str(cell.fact["cell_id"]))
+            place = cell.place
             for name in names:
                 if 1 < len(name) <= MAX_NAME_CHARS:
                     score = name_likeness(asked.person, self._reading(name))
@@ -467,9 +475,9 @@ class CellAnswerer:
             parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
         if fact["statement"] in _PRIMARY:
             parts["statement"] = 0.8
-        if asked.per_share != is_per_share(named_row):
+        if asked.per_share != _per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if asked.us_gaap != bool(_US_GAAP.search(period)):
+        if asked.us_gaap != _us_gaap(period):
             # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
             parts["gaap"] = -1.5
         scope = _scope_points(asked, fact["statement"], fact["scope"])
@@ -479,8 +487,7 @@ class CellAnswerer:
         if member is not None:
             parts["member"] = member
         # Same label in both sections of a statement: the later row is the non-current one.
-        row = _row_number(fact["cell_id"])
-        cell.score = sum(parts.values()) + (row if asked.later_section else -row) * 0.001
+        cell.score = sum(parts.values()) + (cell.row if asked.later_section else -cell.row) * 0.001
 
     def _likeness(
         self,
@@ -521,7 +528,7 @@ class CellAnswerer:
             row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
             return 2.0 * max(matched, 0.8 if row_match else 0.0)
         if persons:
-            return 3.0 if _place(str(cell.fact["cell_id"])) in persons else 0.0
+            return 3.0 if cell.place in persons else 0.0
         if asked.spoken:
             # A segment named as its column or its row (ライフスタイル for LifestyleMember).
             named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(named_row))
@@ -645,6 +652,18 @@ def _evidence(cell: _Cell) -> Evidence:
 @cached_per_book(maxsize=65536)
 def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+@cached_per_book(
+    maxsize=65536
+)  # asked of every candidate cell: a few hundred a question, of a few dozen rows
+def _per_share(row: str) -> bool:
+    return is_per_share(row)
+
+
+@cached_per_book(maxsize=65536)
+def _us_gaap(period: str) -> bool:
+    return bool(_US_GAAP.search(period))
 
 
 @cached_per_book(maxsize=65536)
@@ -772,10 +791,9 @@ class _LabelMatch:
 def _label_rows_above(cells: list[_Cell]) -> None:
     """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
     balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
-    named = {_place(str(c.fact["cell_id"])): c.named for c in cells}
+    named = {c.place: c.named for c in cells}
     for cell in cells:
-        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
-        cell.above = named.get((table, str(int(row) - 1)), "")
+        cell.above = named.get((cell.place[0], str(cell.row - 1)), "")
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:
@@ -788,14 +806,12 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
         return  # most questions: no candidate row has a second line
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
-        rows.setdefault((table, str(cell.fact["field"])), set()).add(int(row))
+        rows.setdefault((cell.place[0], str(cell.fact["field"])), set()).add(cell.row)
     for cell, (head, second) in two_line:
-        field, cell_id = str(cell.fact["field"]), str(cell.fact["cell_id"])
-        spanned = sorted(rows[((_place(cell_id) or ("", ""))[0], field)])
+        spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
-        cell.row_label = head if _row_number(cell_id) == spanned[0] else second
+        cell.row_label = head if cell.row == spanned[0] else second
 
 
 @cached_per_book(maxsize=65536)
@@ -832,8 +848,3 @@ def _place(cell_id: str) -> tuple[str, str] | None:
     """(table id, row) of a cell id "S100IXUZ-0105010-tab89-r25c9"."""
     match = _ROW.search(cell_id or "")
     return (cell_id[: match.start()], match.group(1)) if match else None
-
-
-def _row_number(cell_id: str) -> int:
-    place = _place(cell_id)
-    return int(place[1]) if place else 0
