@@ -23,6 +23,7 @@ from rapidfuzz import fuzz
 
 from core.articles import arabic_articles
 from core.numerals import cjk_number
+from core.quotes import find_quoted
 from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
@@ -199,10 +200,9 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         ]
         if unlimited:
             found.append(Change("condition", unlimited[0], ""))
-    for pattern in change_words.get("quoted", ()):
-        unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
-        if unquoted:
-            found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
+    unquoted = [q.marked for q in find_quoted(said, longest=200) if q.marked not in article]
+    if unquoted:
+        found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
     # what the aligned provision takes out (申請者（Xを除く。）) named by the option, and not taken out there too
     # (Xを除く, X以外 right after it)
     for pattern in change_words.get("excluded", ()):
