@@ -141,6 +141,7 @@ SCHEMAS: dict[str, dict] = {
         page_number=PATTERN,
         caption_heading=PATTERN,
         item_mark=PATTERN,
+        numberings=WORDS,
         spaced_ordinal=PATTERN,
         ordinal_mark=TEXT,
     ),

@@ -1,7 +1,10 @@
 """HTML reports (Japanese securities reports, 有価証券報告書) -> text chunks, tables and facts.
 
 Headings come from the markup (h1-h6; EDINET's h6.style_lv7 is level 7), so
-the chunker gets `Line.heading_level` set. Each <table> becomes a Table with
+the chunker gets `Line.heading_level` set. A heading or a table's caption that
+opens the next item of the innermost heading's numbering (ⅱ after ⅰ, ロ after
+イ, (3) after (2): rules/layout.yaml `item_mark`, `numberings`) is that
+heading's sibling, however the markup nests it or leaves it a paragraph. Each <table> becomes a Table with
 its `table-id` attribute as id and the `cell-id` attribute of every cell in
 `Table.cell_ids` (NTCIR-18 U4 annotates EDINET reports that way:
 "S100IXUZ-0105010-tab89" / "S100IXUZ-0105010-tab89-r25c9"); tables without
@@ -27,7 +30,7 @@ import lxml.html
 from core.errors import InputError
 from core.language import cjk_language
 from core.records import DocumentMeta, Line, ParsedDocument, Table
-from core.rulebook import pattern_per_book
+from core.rulebook import pattern_per_book, per_book
 from core.units import find_unit, is_unit_statement
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
@@ -47,14 +50,9 @@ _CAPTION_HEADING = pattern_per_book(
 )  # rules/layout.yaml
 _ITEM_MARK = pattern_per_book(lambda: re.compile(vocabulary("layout")["item_mark"]))
 _MARK_NUMBER = re.compile(r"[0-9]+|[^\s().]")  # the number within an item mark: "2" of "(2)", "ⅱ" of "(ⅱ)"
-# the numberings an item mark counts in, each in its order (katakana: iroha and gojūon)
-_NUMBERINGS = (
-    "ⅰⅱⅲⅳⅴⅵⅶⅷⅸⅹⅺⅻ",
-    "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳",
-    "abcdefghijklmnopqrstuvwxyz",
-    "イロハニホヘトチリヌルヲワカヨタレソツネナラム",
-    "アイウエオカキクケコサシスセソタチツテトナニヌネノ",
-)
+_NUMBERINGS = per_book(
+    lambda: vocabulary("layout")["numberings"]
+)  # rules/layout.yaml: the orders marks count in
 MAX_CAPTION_CHARS = 60
 LANGUAGE_LINES, LANGUAGE_TABLES = 200, 5  # what the language of a document without metadata is read from
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -303,7 +301,7 @@ def _follows(mark: str, previous: str) -> bool:
         return int(number[0]) == int(before[0]) + 1
     return any(
         before[0] in numbering and numbering.find(number[0]) == numbering.find(before[0]) + 1
-        for numbering in _NUMBERINGS
+        for numbering in _NUMBERINGS.value()
     )
 
 
