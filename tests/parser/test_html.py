@@ -178,6 +178,17 @@ def test_the_next_item_of_a_numbering_is_a_sibling_of_the_heading_before_it(tmp_
     assert titles["T-tab5"] == ("(2) 提出会社の状況", "(1) 内訳")
 
 
+def test_the_network_audit_fee_table_is_not_under_the_audit_fee_heading(shared_data):
+    # UFO-2024 (EDINET XHTML): ⅰ is an h6, ⅱ a paragraph over its table; (ⅰ) an h4 and (ⅱ) an h5 in another report
+    ufo = shared_data / "ufo-2024" / "reports"
+    for doc, first, second in (("S100TU66", "tab86", "tab87"), ("S100TRA1", "tab271", "tab272")):
+        tables = {t.table_id: t for t in read_html(ufo / doc / "0104010.html").tables}
+        own, network = tables[f"{doc}-0104010-{first}"], tables[f"{doc}-0104010-{second}"]
+        assert "監査公認会計士等に対する報酬" in own.titles[-1]
+        assert "ネットワーク" in network.titles[-1]
+        assert own.titles[-1] not in network.titles
+
+
 def test_unreadable_files_are_input_errors(tmp_path):
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")
