@@ -61,7 +61,7 @@ from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.records import Answer, Evidence, Question
-from qa.statutes.compare import Alignment, Sentence, align, comparable, squeeze
+from qa.statutes.compare import CONTENT_WORD, Alignment, Sentence, align, comparable, squeeze
 from qa.statutes.law_refs import LawBook, Reference
 from qa.statutes.layouts import Layout, read_layout
 from search.backend import SearchQuery, TextIndex
@@ -88,7 +88,6 @@ _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegati
 _DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
-_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _QUOTED = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["quoted_term"]))
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
@@ -435,7 +434,7 @@ class ChoiceAnswerer:
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, _STATUTES["sentence_end"])
-        return set(_CONTENT.findall(asked))
+        return set(CONTENT_WORD.findall(asked))
 
     def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
         """The provision a which-article option cites: its reference, its article (None when not found), its text.
@@ -499,7 +498,7 @@ class ChoiceAnswerer:
             # an article the corpus lacks may set the asked value: above the articles found that state none
             unknown = VALUE_STEP if value and article is None else 0.0
             return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
-        said = set(_CONTENT.findall(squeeze(body)))
+        said = set(CONTENT_WORD.findall(squeeze(body)))
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
         mentioned = self.laws.references(body, article.doc_id)
