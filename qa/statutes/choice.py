@@ -118,9 +118,16 @@ class ChoiceSettings:
     model_law_chars: int = 300  # characters of the law sentence shown to the model
 
     def __post_init__(self):
-        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
+        if (
+            self.per_query < 1
+            or self.follow_depth < 0
+            or self.evidence < 1
+            or self.model_odds < 1
+            or self.model_weight < 0
+        ):
             raise ValueError(
-                "per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1"
+                "per_query and evidence must be at least 1, follow_depth and model_weight at least 0, "
+                "model_odds at least 1"
             )
 
 
