@@ -20,7 +20,8 @@ judge the statement against them with general operations of reading law, choose 
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision
-   to what its bracket takes out: （Xを除く。）), limits and conditions (のみ, 限り where the law limits
+   to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
+   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and conditions (のみ, 限り where the law limits
    nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
    (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
    weights. With a model loaded, the model also judges each statement against its sentence by the
@@ -358,6 +359,7 @@ class ChoiceAnswerer:
         else:
             choice, decided_by = self._decide_layout(layout, form == "negative", judged)
         paths = {c.kind for j in judged for c in j.alignment.changes} | {j.by for j in judged if j.by}
+        paths |= {p for j in judged for p in j.alignment.read}
         paths |= {_DECISION_PATHS[decided_by]} if decided_by in _DECISION_PATHS else set()
         return Decision(layout, form, found, judged, choice, decided_by, frozenset(paths))
 

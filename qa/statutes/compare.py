@@ -46,6 +46,7 @@ _LONGER = pattern_per_book(lambda: re.compile(_WORDS["longer"]))
 _ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
+_ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
 MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
 
@@ -97,6 +98,9 @@ class Alignment:
     sentence: Sentence | None
     similarity: float  # 0..1
     changes: tuple[Change, ...]
+    # operations that read the option against its sentence whatever they found (the rule census counts them):
+    # "proviso", when the option restates the sentence's exception
+    read: tuple[str, ...] = ()
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -124,7 +128,8 @@ def align(
             best, best_score = sentence, score
     if best is None:
         return Alignment(None, 0.0, ())
-    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)))
+    read = ("proviso",) if _restates_exception(comparable(option), best.text, change_words) else ()
+    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)), read)
 
 
 def window(option: str, sentence: str) -> str:
@@ -142,7 +147,14 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     law_text = window(squeezed, squeeze(sentence.text))
     replaced, added = _edits(squeezed, law_text)
     found = _number_changes(squeezed, sentence)
-    negation = _negation_changes(said, law_text, replaced + added, change_words)
+    if _restates_exception(said, sentence.text, change_words):
+        # the option restates the sentence's exception (ただし…この限りでない, …場合を除き), which the aligned window may
+        # leave out: polarity is read over the whole sentence (without its bracketed asides, 「…を除く。」 defines a term
+        # and negates nothing), and the exception's own negations are the law's
+        whole = squeeze(_without_asides(comparable(sentence.text)))
+        negation = _negation_changes(_without_asides(said), whole, [], change_words)
+    else:
+        negation = _negation_changes(said, law_text, replaced + added, change_words)
     found += negation
     if not negation:  # a negation already tells "may" from "may not"
         found += _modality_changes(squeezed, sentence, law_text, change_words)
@@ -176,6 +188,19 @@ def _negation_changes(
         None,
     )
     return [Change("negation", local[0], local[1])] if local else []
+
+
+def _without_asides(text: str) -> str:
+    """`comparable` text without its bracketed asides, nested ones included."""
+    while (shorter := _ASIDE.sub("", text)) != text:
+        text = shorter
+    return text
+
+
+def _restates_exception(said: str, law: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> bool:
+    """Whether the option and its law sentence both state an exception (rules/laws.yaml `change.proviso`)."""
+    patterns = change_words.get("proviso", ())
+    return any(p.search(said) for p in patterns) and any(p.search(law) for p in patterns)
 
 
 def _modality_changes(

@@ -74,6 +74,7 @@ LAWS_SCHEMA = {
                         "frame",
                         "quoted",
                         "excluded",
+                        "proviso",
                         "limited",
                         "limits",
                         "obligation",
