@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 
-from core.rulebook import per_book
-from core.vocabulary import vocabulary
+from core.rulebook import active, per_book
 
 ZH, JA, LATIN = "zh", "ja", "latin"
+# The languages the rule files write words and templates for: the keys of every per-language section
+# (answers.yaml templates, facts.yaml sentences, documents' metadata). Adding a language starts here;
+# the schemas then ask for its words in each file (docs/contributing.md).
+LANGUAGES = (ZH, JA)
 # Hiragana and katakana, with the middle dot ・ and their phonetic extensions.
 KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -29,7 +32,8 @@ KANA_SHARE = 0.03
 
 _KANA = re.compile(f"[{KANA}]")
 _HAN = re.compile(f"[{HAN}]")
-_JA_ONLY = per_book(lambda: frozenset(vocabulary("tokens")["ja_only_kanji"]))
+# read through the book, not core.vocabulary, whose schemas import LANGUAGES from here
+_JA_ONLY = per_book(lambda: frozenset(active().vocabulary("tokens")["ja_only_kanji"]))
 
 
 def language_of(text: str) -> str:
@@ -60,3 +64,13 @@ def without_spaces_in_cjk(text: str) -> str:
     '民國一一二年 and 2023'
     """
     return _SPACE_BETWEEN_CJK.sub("", text)
+
+
+def rule_language(language: str, fallback: str = ZH) -> str:
+    """The key of the per-language rule sections that serve `language`: itself, or `fallback` for a
+    language the rules write no words for (a question in Latin script is answered in Chinese).
+
+    >>> rule_language(JA), rule_language(LATIN), rule_language("", fallback=JA)
+    ('ja', 'zh', 'ja')
+    """
+    return language if language in LANGUAGES else fallback

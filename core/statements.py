@@ -25,11 +25,12 @@ from pathlib import Path
 
 from core.dates import date_digits
 from core.folding import nfkc
+from core.language import LANGUAGES
 from core.numerals import cjk_number
 from core.rulebook import active, cached_per_book
 from core.rulefile import RuleFile
 
-LANGUAGES = ("zh-Hans", "zh-Hant", "ja")
+SCRIPTS = ("zh-Hans", "zh-Hant", "ja")  # statement and scope words are written per script
 STATEMENTS = ("balance_sheet", "income_statement", "cash_flow", "equity_changes")  # the primary statements
 KINDS = (*STATEMENTS, "key_figures", "notes", "mdna")
 SCOPES = ("consolidated", "parent")
@@ -40,7 +41,7 @@ _BY_LANGUAGE = {
     "type": "object",
     "additionalProperties": False,
     "minProperties": 1,
-    "properties": {language: _WORDS for language in LANGUAGES},
+    "properties": {script: _WORDS for script in SCRIPTS},
 }
 SCHEMA = {
     "type": "object",
@@ -57,7 +58,7 @@ SCHEMA = {
             "propertyNames": {"enum": list(SCOPES)},
             "additionalProperties": _BY_LANGUAGE,
         },
-        "parent_when_bare": {"type": "array", "items": {"enum": ["zh", "ja"]}},
+        "parent_when_bare": {"type": "array", "items": {"enum": list(LANGUAGES)}},
         "periods": {
             "type": "object",
             "propertyNames": {"enum": list(PERIOD_KINDS)},
@@ -71,7 +72,7 @@ SCHEMA = {
             "additionalProperties": {
                 "type": "object",
                 "additionalProperties": False,
-                "properties": {"zh": _WORDS, "ja": _WORDS},
+                "properties": {language: _WORDS for language in LANGUAGES},
             },
         },
     },
@@ -114,7 +115,7 @@ class StatementRules:
 
         def by_language(section: str) -> tuple[tuple[str, re.Pattern], ...]:
             return tuple(
-                (name, compiled(section, [w for lang in LANGUAGES for w in words.get(lang, ())], name))
+                (name, compiled(section, [w for script in SCRIPTS for w in words.get(script, ())], name))
                 for name, words in data[section].items()
             )
 

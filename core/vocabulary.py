@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.language import LANGUAGES, LATIN
 from core.rulebook import active
 from core.rulefile import RuleFile
 
@@ -38,7 +39,6 @@ SCHEMAS: dict[str, dict] = {
     # Quotes, list and digit-group marks read in questions and cells.
     "punctuation": _section(
         quotes={"type": "array", "minItems": 1, "items": _PAIR},
-        quote_marks=WORDS,
         list_separators=WORDS,
         thousands_separators=WORDS,
         sentence_ends=TEXT,
@@ -51,7 +51,7 @@ SCHEMAS: dict[str, dict] = {
     ),
     # search/tokenize.py: stop words, Japanese-only kanji, dates and ordinals read before segmentation.
     "tokens": _section(
-        stop_words=_section(zh=WORDS, ja=WORDS, latin=WORDS),
+        stop_words=_section(**{language: WORDS for language in (*LANGUAGES, LATIN)}),
         ja_drop_pos=WORDS,
         ja_only_kanji=TEXT,
         long_vowel=TEXT,
@@ -91,7 +91,6 @@ SCHEMAS: dict[str, dict] = {
     ),
     # qa/data/cells.py: questions about one table cell (labels, context words, totals, evidence).
     "cells": _section(
-        quoted=PATTERN,
         separator=TEXT,
         year=PATTERN,
         individual=PATTERN,
@@ -129,7 +128,6 @@ SCHEMAS: dict[str, dict] = {
     # qa/understand/analyse.py, qa/io/questions.py, qa/text/answer.py: quoted words, value questions, option lines, lawqa_jp
     # keys, what-is questions and the sentences that answer them.
     "questions": _section(
-        quoted=PATTERN,
         asks_value=PATTERN,
         word_separators=PATTERN,
         choice_line=PATTERN,
@@ -195,7 +193,7 @@ SCHEMAS: dict[str, dict] = {
             actors=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
-        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT, quoted_term=PATTERN),
+        choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
         # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
         layouts=_section(statement=PATTERN, joiners=PATTERN, joined=TEXT, counting=PATTERN, counts=_COUNTS),
     ),
@@ -243,9 +241,9 @@ SCHEMAS: dict[str, dict] = {
         percent_units=WORDS,
         secondary_row=PATTERN,
         fiscal_year=PATTERN,
-        sentence=_section(ja=TEXT, zh=TEXT),
-        sentence_unperiod=_section(ja=TEXT),
-        sentence_joiner=_section(ja=TEXT, zh=TEXT),
+        sentence=_section(**{language: TEXT for language in LANGUAGES}),
+        sentence_unperiod=_section(ja=TEXT),  # Japanese words a fact without a period differently
+        sentence_joiner=_section(**{language: TEXT for language in LANGUAGES}),
         sentence_end=TEXT,
     ),
     # parser/tables.py: cells around a table's figures (periods, header words, remarks, unit captions).

@@ -32,7 +32,7 @@ from ingestion.pipeline import (
     default_workers,
 )
 from parser.settings import ParseSettings, TableLimits
-from search.settings import BACKENDS, IndexSettings, index_settings
+from search.settings import IndexSettings, add_index_options, index_settings
 
 LIMIT_OPTIONS = (  # ParseSettings field, type, what it limits
     ("max_pages", int, "a PDF with more pages fails"),
@@ -102,21 +102,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="INDEX_DIR",
         help="where the index goes (made if absent; only what changed is redone on the next run)",
     )
-    ap.add_argument(
-        "--backend",
-        default="embedded",
-        help=f"one of {', '.join(BACKENDS)} (default: embedded, files under INDEX_DIR)",
-    )
-    ap.add_argument(
-        "--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)"
-    )
-    ap.add_argument(
-        "--es-index",
-        metavar="NAME",
-        default="",
-        help="the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest "
-        "(default: the name recorded in INDEX_DIR, else CORPUS_DIR's folder name)",
-    )
+    add_index_options(ap, "the name recorded in INDEX_DIR, else CORPUS_DIR's folder name")
     ap.add_argument(
         "--delete",
         action="store_true",
@@ -139,6 +125,13 @@ def _parser() -> argparse.ArgumentParser:
         help="ingest only the I-th of N disjoint parts of the corpus (N processes or machines, one "
         "Elasticsearch corpus; default 1/1)",
     )
+    _add_limit_options(ap)
+    add_verbosity(ap)
+    return ap
+
+
+def _add_limit_options(ap: argparse.ArgumentParser) -> None:
+    """The limits a file must keep within (ParseSettings, TableLimits), with their defaults."""
     limits = ap.add_argument_group("limits per file (each hit is reported on its file)")
     for name, kind, help_ in LIMIT_OPTIONS:
         limits.add_argument(
@@ -152,8 +145,6 @@ def _parser() -> argparse.ArgumentParser:
         limits.add_argument(
             f"--{name.replace('_', '-')}", type=int, default=default, help=f"{help_} (default: {default:,})"
         )
-    add_verbosity(ap)
-    return ap
 
 
 def _ingest(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from core.dates import CURRENT_PERIOD, PRIOR_PERIOD, dated_year, explicit_year, iso_date
 from core.folding import nfkc
+from core.language import JA, rule_language
 from core.records import RECORD_KIND, Chunk, DocumentMeta, Fact, ParsedDocument, Table
 from core.rulebook import pattern_per_book, per_book
 from core.statements import shared_statement_rules
@@ -326,7 +327,7 @@ def table_facts(
     header_unit = _header_unit(value_cols)
     where = {"statement": table.statement, "scope": table.scope}
     row_pages = frame.attrs.get("row_pages")
-    language = "ja" if meta.language == "ja" else "zh"
+    language = rule_language(meta.language)
     bracketed_negative = parentheses_negative(
         language,
         (
@@ -467,7 +468,7 @@ def table_facts(
         facts.extend(row_facts)
         _close_heading(headings, clean_field(label))
         if sentences:
-            end = _WORDS["sentence_joiner"]["ja" if language == "ja" else "zh"]
+            end = _WORDS["sentence_joiner"][language]
             chunks.append(
                 Chunk(
                     chunk_id=f"{meta.doc_id}#r{table.table_id}-{i}",
@@ -589,7 +590,6 @@ def _mostly_text(frame, value_cols: list[_Column]) -> bool:
 
 
 def _sentence(language: str, field: str, period: str, value: str) -> str:
-    if language == "ja":
-        wording = _WORDS["sentence"]["ja"] if period else _WORDS["sentence_unperiod"]["ja"]
-        return wording.format(field=field, period=period, value=value)
-    return _WORDS["sentence"]["zh"].format(field=field, period=period, value=value)
+    if language == JA and not period:
+        return _WORDS["sentence_unperiod"][JA].format(field=field, value=value)
+    return _WORDS["sentence"][language].format(field=field, period=period, value=value)

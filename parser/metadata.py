@@ -32,7 +32,7 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.identity import IDENTITY_SCHEMA
-from core.language import cjk_language, without_spaces_in_cjk
+from core.language import LANGUAGES, ZH, cjk_language, without_spaces_in_cjk
 from core.numerals import cjk_number
 from core.records import DocumentMeta
 from core.rulebook import active
@@ -43,7 +43,6 @@ SIDECAR_NAME = "metadata.csv"
 FIELDS = ("company", "short_name", "code", "year", "title")
 GROUP_NAMES = frozenset(FIELDS) | {"era", "era_year"}
 SIDECAR_COLUMNS = ("doc_id", "file", "company", "short_name", "code", "year", "title", "language")
-LANGUAGES = ("zh", "ja")
 PRINTED_GROUP_BYTES = 1 << 20  # how much of a markup file is searched for the report id it prints
 
 _PATTERN = {
@@ -302,7 +301,7 @@ def _read_sidecar(path: Path, folder: str):
             if year is None or not 1900 <= year <= 2100:
                 raise InputError(f"year {values['year']!r} is not a year", str(path), line)
             values["year"] = year
-        if values.get("language", "zh") not in LANGUAGES:
+        if values.get("language", ZH) not in LANGUAGES:
             raise InputError(
                 f"language {values['language']!r} is not one of {', '.join(LANGUAGES)}", str(path), line
             )

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError, RuleError
+from core.language import LANGUAGES, rule_language
 from core.rulebook import active
 from core.rulefile import RuleFile
 from qa.records import Analysis
 
-LANGUAGES = ("zh", "ja")
 REQUIRED_KINDS = (
     "lookup",
     "lookup_text",
@@ -326,7 +326,7 @@ class AnswerTemplates:
         >>> AnswerTemplates.load().negative("negative_value", asked, company="聯發科", years=[2022], field="營業外收入")
         '抱歉，聯發科2022年第3季的财务报告中未找到營業外收入的数据。'
         """
-        lang = analysis.language if analysis.language in self.words else "zh"
+        lang = rule_language(analysis.language)
         words = self.words[lang]
         listed = words["list"].join(
             str(y) for y in (years if isinstance(years, (list, tuple)) else [years]) if y

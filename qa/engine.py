@@ -24,6 +24,7 @@ from pathlib import Path
 
 from core.errors import InputError, RuleError, StoreError
 from core.identity import IdentityBook
+from core.language import rule_language
 from core.rulebook import RuleBook, active, using, with_own_rules
 from qa.answers import AnswerTemplates
 from qa.data.answer import DataAnswerer
@@ -234,7 +235,7 @@ class Engine:
     def _answer(self, analysis: Analysis) -> Answer:
         if self.settings.mode == "retrieve":
             return self.text.retrieve(analysis)
-        words = self.templates.words[analysis.language if analysis.language in self.templates.words else "zh"]
+        words = self.templates.words[rule_language(analysis.language)]
         if analysis.impossible_period:  # 第五季度: no report has it, so no figure of another period stands in
             return Answer(
                 analysis.question.id,

@@ -51,7 +51,7 @@ from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
 from search.ingest_lock import ingest_in_progress
-from search.settings import BACKENDS, IndexSettings, index_settings
+from search.settings import IndexSettings, add_index_options, index_settings
 from search.stores import require_stores
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="answer over the bundled examples corpus (the default for the bundled questions file only)",
     )
+    _add_output_options(ap)
+    add_engine_options(ap, "the one INDEX_DIR records, else --docs's folder name")
+    _add_answering_options(ap)
+    add_verbosity(ap)
+    return ap
+
+
+def _add_output_options(ap: argparse.ArgumentParser) -> None:
+    """Where the answers go, and what happens to answers already there."""
     ap.add_argument(
         "-o",
         "--output",
@@ -109,7 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the answers OUT holds and answer only the question ids it lacks, appending",
     )
     again.add_argument("--overwrite", action="store_true", help="replace the answers OUT holds")
-    add_engine_options(ap, "the one INDEX_DIR records, else --docs's folder name")
+
+
+def _add_answering_options(ap: argparse.ArgumentParser) -> None:
+    """What is asked of each question, its time budget and the processes answering."""
     ap.add_argument(
         "--mode",
         choices=("answer", "retrieve"),
@@ -136,27 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="put the question's analysis (rule, years, company, fields, output) before each answer's trace",
     )
-    add_verbosity(ap)
-    return ap
 
 
 def add_engine_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
-    """The options every answering command shares (qa.run, serve): backend, server, corpus name, model."""
-    ap.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="embedded",
-        help="where the index is: embedded (files under --index, the default) or an Elasticsearch server",
-    )
-    ap.add_argument(
-        "--es-url", default="", help="Elasticsearch URL (default: $FINQA_ES_URL or http://127.0.0.1:9200)"
-    )
-    ap.add_argument(
-        "--es-index",
-        metavar="NAME",
-        default="",
-        help=f"the corpus's name on the server (default: {corpus_name_default})",
-    )
+    """The options every answering command shares (qa.run, serve): where the index is, and the model."""
+    add_index_options(ap, corpus_name_default)
     ap.add_argument(
         "--llm",
         default=os.environ.get("FINQA_LLM", "none"),
@@ -238,28 +234,7 @@ def answer_all(
     out: AnswerFile,
 ) -> int:
     index = index_settings(index_dir, args.backend, args.es_url, args.es_index, docs)
-    if docs is not None:
-        from ingestion.pipeline import (
-            default_workers,
-            ingest,
-        )  # the parsers load only when a corpus is ingested
-
-        if not docs.is_dir():
-            raise InputError("corpus directory not found", str(docs))
-        summary(
-            args,
-            ingest(
-                docs, index, workers=args.workers or default_workers(), progress=False if args.quiet else None
-            ).text(),
-        )
-    else:
-        check_is_index(index)
-        if ingest_in_progress(index.index_dir):
-            log.warning(
-                f"an ingest is writing {index.index_dir} now: answers may miss documents it has not "
-                "committed yet (ask again when it is done)"
-            )
-
+    _open_corpus(args, docs, index)
     started = time.perf_counter()
     failed = total = 0
     types: Counter[str] = Counter()
@@ -299,6 +274,30 @@ def answer_all(
         f"{'es' if batching.workers > 1 else ''}): {counts}",
     )
     return 1 if failed else 0
+
+
+def _open_corpus(args: argparse.Namespace, docs: Path | None, index: IndexSettings) -> None:
+    """Ingest `docs` into the index first when given; else check that the index is one, and warn when an
+    ingest is still writing it."""
+    if docs is not None:
+        from ingestion.pipeline import (
+            default_workers,
+            ingest,
+        )  # the parsers load only when a corpus is ingested
+
+        if not docs.is_dir():
+            raise InputError("corpus directory not found", str(docs))
+        progress = False if args.quiet else None
+        summary(
+            args, ingest(docs, index, workers=args.workers or default_workers(), progress=progress).text()
+        )
+        return
+    check_is_index(index)
+    if ingest_in_progress(index.index_dir):
+        log.warning(
+            f"an ingest is writing {index.index_dir} now: answers may miss documents it has not "
+            "committed yet (ask again when it is done)"
+        )
 
 
 def default_answer_workers() -> int:

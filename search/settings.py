@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import re
@@ -14,6 +15,25 @@ from core.workbook_layout import TABLES_FOLDER, document_file, workbook_file
 BACKENDS = ("embedded", "elasticsearch")
 DEFAULT_ES_URL = "http://127.0.0.1:9200"
 _NOT_INDEX_CHAR = re.compile(r"[^a-z0-9_-]+")
+
+
+def add_index_options(ap: argparse.ArgumentParser, corpus_name_default: str) -> None:
+    """The options that say where an index lives, shared by every command that reads or writes one
+    (parser.ingest, qa.run, serve). Their values are validated by `IndexSettings`, in one place."""
+    ap.add_argument(
+        "--backend",
+        default="embedded",
+        help=f"one of {', '.join(BACKENDS)}: files under the index folder (the default) or an Elasticsearch server",
+    )
+    ap.add_argument(
+        "--es-url", default="", help=f"Elasticsearch URL (default: $FINQA_ES_URL or {DEFAULT_ES_URL})"
+    )
+    ap.add_argument(
+        "--es-index",
+        metavar="NAME",
+        default="",
+        help=f"the corpus's name on the server: indices finqa-NAME-chunks/-facts/-manifest (default: {corpus_name_default})",
+    )
 
 
 def corpus_prefix(name: str) -> str:

@@ -82,18 +82,7 @@ def create_app(settings: EngineSettings) -> Starlette:
         return HTMLResponse(PAGE)
 
     async def ask(request: Request) -> JSONResponse:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MB")
-        try:
-            data = json.loads(body.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            raise HTTPException(400, f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno} column {exc.colno}"
-            raise HTTPException(400, f"invalid JSON at {where}: {exc.msg}") from None
-        except RecursionError:
-            raise HTTPException(400, "JSON nested too deeply (over about 1,000 levels)") from None
+        data = _json_body(await request.body())
         questions = [clean_question(q) for q in parse_questions(JsonFile(Path("request"), data))]
         answers = await answering.answer(questions)
         one = isinstance(data, dict) and isinstance(data.get("question"), str)
@@ -113,22 +102,7 @@ def create_app(settings: EngineSettings) -> Starlette:
         return HTMLResponse(await run_in_threadpool(library.table_html, doc, cell))
 
     async def failed(_request: Request, exc: Exception) -> JSONResponse:
-        status = (
-            exc.status_code
-            if isinstance(exc, HTTPException)
-            else 404
-            if isinstance(exc, NotFound)
-            else 500
-            if isinstance(exc, StoreError)  # the index's fault, not the request's: said as is
-            else 400
-            if isinstance(exc, (BadRequest, InputError))
-            else 500
-        )
-        reason = exc.detail if isinstance(exc, HTTPException) else str(exc)
-        if status == 500 and not isinstance(exc, StoreError):
-            log.error("unexpected %s: %s", type(exc).__name__, exc)
-            reason = f"internal error ({type(exc).__name__}); the server log has the details"
-        return JSONResponse({"error": " ".join(str(reason).split())}, status_code=status)
+        return _error_response(exc)
 
     routes = [
         Route("/", page),
@@ -139,3 +113,38 @@ def create_app(settings: EngineSettings) -> Starlette:
     ]
     handlers = {kind: failed for kind in (HTTPException, NotFound, BadRequest, InputError, Exception)}
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+
+
+def _json_body(body: bytes) -> object:
+    """The request's JSON; HTTPException 413 / 400 saying what is wrong with it and where."""
+    if len(body) > MAX_BODY_BYTES:
+        raise HTTPException(413, f"the request body is over {MAX_BODY_BYTES // (1024 * 1024)} MB")
+    try:
+        return json.loads(body.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise HTTPException(400, f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise HTTPException(400, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise HTTPException(400, "JSON nested too deeply (over about 1,000 levels)") from None
+
+
+def _error_response(exc: Exception) -> JSONResponse:
+    """An error as JSON with its status: the request's fault 4xx, the index's or a bug's 500 (a bug's
+    details go to the server log, not to the client)."""
+    status = (
+        exc.status_code
+        if isinstance(exc, HTTPException)
+        else 404
+        if isinstance(exc, NotFound)
+        else 500
+        if isinstance(exc, StoreError)  # the index's fault, not the request's: said as is
+        else 400
+        if isinstance(exc, (BadRequest, InputError))
+        else 500
+    )
+    reason = exc.detail if isinstance(exc, HTTPException) else str(exc)
+    if status == 500 and not isinstance(exc, StoreError):
+        log.error("unexpected %s: %s", type(exc).__name__, exc)
+        reason = f"internal error ({type(exc).__name__}); the server log has the details"
+    return JSONResponse({"error": " ".join(str(reason).split())}, status_code=status)

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 
 from core.fields import FieldDictionary
 from core.folding import fold_field
+from core.language import rule_language
+from core.quotes import find_quoted
 from core.rulebook import per_book
 from core.units import plain
 from core.vocabulary import vocabulary
@@ -49,7 +51,6 @@ if TYPE_CHECKING:  # the store's look-ups hand over DataFrames
     import pandas as pd
 
 _PUNCTUATION = per_book(lambda: vocabulary("punctuation"))  # rules/punctuation.yaml
-_QUOTES = per_book(lambda: tuple((opening, closing) for opening, closing in _PUNCTUATION["quotes"]))
 _LIST_SEPARATORS = per_book(lambda: "|".join(map(re.escape, _PUNCTUATION["list_separators"])))
 
 
@@ -252,20 +253,32 @@ class DataAnswerer:
         try:
             result = formula.evaluate({op: (f.number if f else None) for op, f in operands.items()})
         except FormulaError:  # operands are all there (checked above): a divisor is 0
-            return self._answer(
-                analysis,
-                self.templates.negative(
-                    "negative_value",
-                    analysis,
-                    company=shown_company,
-                    years=year,
-                    field=formula.name + self._aside(words["zero"]),
-                ),
-                "negative:formula_undefined",
-                None,
-                found,
+            field = formula.name + self._aside(words["zero"])
+            text = self.templates.negative(
+                "negative_value", analysis, company=shown_company, years=year, field=field
             )
-        output = analysis.output
+            return self._answer(analysis, text, "negative:formula_undefined", None, found)
+        style, value, shown = self._result(formula, result, analysis.output)
+        text = self.templates.render(
+            "formula",
+            lang,
+            company=shown_company,
+            year=year,
+            formula=formula.name,
+            expression=formula.right_side(words["prev"]),
+            operands=words["sep"].join(
+                op.label(words["prev"])
+                + (words["missing"] if f is None else f"{words['is']}{f.printed}{f.unit}")
+                for op, f in ((op, operands.get(op)) for op in formula.operands())
+            ),
+            result=shown,
+        )
+        return self._answer(
+            analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit
+        )
+
+    def _result(self, formula: Formula, result: float, output: OutputRequest) -> tuple[NumberStyle, str, str]:
+        """How a formula's result is printed: its style, the value, and the value shown with its unit."""
         percent = formula.percent if output.percent is None else output.percent
         style = NumberStyle(_digits(output, formula.precision), percent)
         value = style.format(result)
@@ -274,27 +287,7 @@ class DataAnswerer:
         # percentage annual reports print shares in (研发人员数量占公司总人数的比例（%）), since readers expect either.
         if output.percent is None and not style.percent and not formula.unit and output.share:
             shown += self._aside(NumberStyle(style.digits, percent=True).format(result))
-        parts = []
-        for op in formula.operands():
-            f = operands.get(op)
-            label = op.label(words["prev"])
-            if f is None:
-                parts.append(f"{label}{words['missing']}")
-            else:
-                parts.append(f"{label}{words['is']}{f.printed}{f.unit}")
-        text = self.templates.render(
-            "formula",
-            lang,
-            company=shown_company,
-            year=year,
-            formula=formula.name,
-            expression=formula.right_side(words["prev"]),
-            operands=words["sep"].join(parts),
-            result=shown,
-        )
-        return self._answer(
-            analysis, text, "formula:facts", value, found, unit="%" if style.percent else formula.unit
-        )
+        return style, value, shown
 
     def _operands(
         self, formula: Formula, company: str, year: int, asked: Asked = Asked()
@@ -495,11 +488,8 @@ class DataAnswerer:
         """Row labels the question quotes (「…」, “…”), up to the first 、 (「原材料及び貯蔵品、流動資産」:
         the label, then where it is). Questions quoting a label within given sources go to qa.data.cells."""
         text = analysis.question.text
-        labels = [
-            re.split(_LIST_SEPARATORS.value(), k)[0]
-            for k in analysis.keywords
-            if any(o + k + c in text for o, c in _QUOTES.value())
-        ]
+        quoted = {q.word for q in find_quoted(text)}
+        labels = [re.split(_LIST_SEPARATORS.value(), k)[0] for k in analysis.keywords if k in quoted]
         return [(label, label) for label in dict.fromkeys(labels) if label]
 
     def _is_text(self, found: _Found) -> bool:
@@ -558,7 +548,7 @@ class DataAnswerer:
 
     def _lang(self, analysis: Analysis) -> tuple[str, dict[str, str]]:
         """The answer's language and its joining words (rules/answers.yaml `words`); zh when not known."""
-        lang = analysis.language if analysis.language in self.templates.words else "zh"
+        lang = rule_language(analysis.language)
         return lang, self.templates.words[lang]
 
     def _aside(self, text: str) -> str:

@@ -38,6 +38,8 @@ from rapidfuzz import fuzz
 
 from core.errors import InputError
 from core.fields import FieldDictionary
+from core.language import JA, rule_language
+from core.quotes import find_quoted
 from core.records import Chunk
 from core.rulebook import active, cached_per_book, pattern_per_book, per_book
 from core.rulefile import RuleFile
@@ -52,9 +54,6 @@ from search.backend import FactStore, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
 _CELLS = per_book(lambda: vocabulary("cells"))  # rules/cells.yaml
-_QUOTED = pattern_per_book(
-    lambda: re.compile(_CELLS["quoted"])
-)  # greedy: the outer quotes win over any nested ones
 _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
 _YEAR = pattern_per_book(lambda: re.compile(_CELLS["year"]))
@@ -229,13 +228,14 @@ class CellQuestion:
         cls, text: str, years: tuple[int, ...] = (), members: MemberWords | None = None
     ) -> CellQuestion | None:
         """What the question asks; None when it quotes no label. `members` default: rules/members.yaml."""
-        quoted = _QUOTED.search(text)
+        # the outer quotes win over nested ones (「売上高、「セグメント」」)
+        quoted = next(iter(find_quoted(text, longest=200, outermost=True)), None)
         if quoted is None:
             return None
-        parts = [p.strip() for p in quoted.group(1).split(_SEPARATOR.value()) if p.strip()]
+        parts = [p.strip() for p in quoted.word.split(_SEPARATOR.value()) if p.strip()]
         if not parts:
             return None
-        outside = text[: quoted.start()]
+        outside = text[: quoted.start]
         year = years[0] if years else None
         if year is None:
             found = _YEAR.search(outside)
@@ -547,7 +547,7 @@ class CellAnswerer:
             value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
         if unit in _PERCENT_UNITS.value() and fact["number"] is not None:
             value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
-        lang = analysis.language if analysis.language in self.templates.words else "ja"
+        lang = rule_language(analysis.language, fallback=JA)
         # a cell of a document whose company is unknown is named as the document's company, never another's
         company = (
             analysis.company.name

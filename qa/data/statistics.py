@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from core.fields import FieldDictionary
+from core.language import rule_language
 from qa.answers import AnswerTemplates
 from qa.data.answer import frame_rows
 from qa.data.rounding import NumberStyle, fixed_point
@@ -81,7 +82,7 @@ class StatisticsAnswerer:
         request = analysis.statistics or StatisticsRequest(
             top_n=analysis.top_n, rank=analysis.rank, descending=analysis.descending, ordered=True
         )
-        lang = analysis.language if analysis.language in self.templates.statistics_words else "zh"
+        lang = rule_language(analysis.language)
         measure = self._measure(analysis, lang)
         years = sorted(set(analysis.years)) or ([self._latest_year()] if self._latest_year() else [])
         if measure is None or not years:

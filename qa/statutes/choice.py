@@ -58,6 +58,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from core.articles import ARTICLE_KIND, article_key, kanji_articles, provisions
+from core.quotes import find_quoted
 from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
@@ -89,7 +90,6 @@ _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegati
 _DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
-_QUOTED = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["quoted_term"]))
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
 VALUE_STEP = 2.0
@@ -217,7 +217,11 @@ class ArticleFinder:
         if not full:
             return found
         # a term a statement quotes (「不利益処分」とは…) is read as the law defines it
-        for term in dict.fromkeys(t for text in [question, *options.values()] for t in _QUOTED.findall(text)):
+        for term in dict.fromkeys(
+            t
+            for text in [question, *options.values()]
+            for t in (q.word for q in find_quoted(text, shortest=2, longest=20))
+        ):
             article = self.definition(term, tuple(named))
             if article is not None:
                 article.score = max(article.score, 1.0)

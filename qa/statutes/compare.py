@@ -23,6 +23,7 @@ from rapidfuzz import fuzz
 
 from core.articles import arabic_articles
 from core.numerals import cjk_number
+from core.quotes import find_quoted
 from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
@@ -161,7 +162,7 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
     found += [Change("swap", said_part, law_part) for said_part, law_part in swaps(replaced)]
     found += _opposite_changes(replaced, change_words)
     found += _condition_changes(said, sentence, change_words)
-    found += _quoted_changes(said, sentence.article, change_words)
+    found += _quoted_changes(said, sentence.article)
     found += _excluded_changes(squeezed, sentence, law_text, change_words)
     found += _word_changes(said, sentence)
     return found
@@ -256,14 +257,10 @@ def _condition_changes(
     return [Change("condition", unlimited[0], "")] if unlimited else []
 
 
-def _quoted_changes(said: str, article: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> list[Change]:
+def _quoted_changes(said: str, article: str) -> list[Change]:
     """Quoted labels the article does not write."""
-    found = []
-    for pattern in change_words.get("quoted", ()):
-        unquoted = [m.group(0) for m in pattern.finditer(said) if m.group(0) not in article]
-        if unquoted:
-            found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
-    return found
+    unquoted = [q.marked for q in find_quoted(said, longest=200) if q.marked not in article]
+    return [Change("quoted", _WORDS["list"].join(unquoted), "")] if unquoted else []
 
 
 def _excluded_changes(

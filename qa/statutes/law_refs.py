@@ -72,7 +72,6 @@ LAWS_SCHEMA = {
                         "negation",
                         "condition",
                         "frame",
-                        "quoted",
                         "excluded",
                         "proviso",
                         "limited",

@@ -47,7 +47,8 @@ from dataclasses import dataclass, replace
 
 from core.errors import InputError
 from core.fields import FieldDictionary
-from core.language import LATIN, language_of
+from core.language import LATIN, language_of, rule_language
+from core.quotes import find_quoted
 from core.records import RECORD_KIND, Chunk
 from core.rulebook import pattern_per_book, per_book
 from core.sentences import SENTENCE_END, SentenceSplitter
@@ -68,7 +69,6 @@ SMALL_KINDS = ("text", "table", RECORD_KIND)
 _CHUNK_NUMBER = re.compile(r"#t(\d+)\Z")
 # A clause or article named in a question (第十三條, 第5条, 第二十二條 契約內容的變更): matched verbatim.
 _CLAUSE = pattern_per_book(lambda: re.compile(vocabulary("numbers")["clause"]))
-_QUOTE_MARKS = per_book(lambda: tuple(vocabulary("punctuation")["quote_marks"]))
 _FOLD_SPACES = re.compile(r"\s+")
 # A name in Latin letters within a Chinese or Japanese question (BANDSPEED, LLC; ParkerVision): matched verbatim.
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]*(?:[ ,]+[A-Za-z][A-Za-z0-9.&'-]*)*")
@@ -276,9 +276,9 @@ class TextAnswerer:
         """Quoted terms, clause names and Latin-letter names of a CJK question, folded as passages are
         (no spaces, Simplified, lower case)."""
         text = analysis.question.text
-        quoted = [
-            k for k in analysis.keywords if k in text and any(q + k in text for q in _QUOTE_MARKS.value())
-        ]
+        # a key word that begins a quoted word (“营业收入增长率”: 营业收入)
+        quoted_words = [q.word for q in find_quoted(text)]
+        quoted = [k for k in analysis.keywords if any(w.startswith(k) for w in quoted_words)]
         clauses = [m.group() for m in _CLAUSE.finditer(text)]
         latin = (
             [m.group().strip(" ,") for m in _LATIN_NAME.finditer(text)] if language_of(text) != LATIN else []
@@ -695,7 +695,7 @@ class TextAnswerer:
 
     def _listed(self, lang: str, names: list[str]) -> str:
         """Names joined as a list in the answer's language (rules/answers.yaml `words`; zh when not known)."""
-        return self.templates.words.get(lang, self.templates.words["zh"])["list"].join(names)
+        return self.templates.words[rule_language(lang)]["list"].join(names)
 
     def _answer(
         self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]

@@ -25,21 +25,21 @@ from rapidfuzz import fuzz, process
 from core.errors import InputError
 from core.fields import FieldDictionary, FieldMatch, PhraseMatcher
 from core.folding import fold_field, fold_field_with_offsets
-from core.language import JA, ZH, language_of
+from core.language import language_of, rule_language
+from core.quotes import find_quoted
 from core.rulebook import RuleBook, active, pattern_per_book, per_book, using, with_own_rules
 from core.vocabulary import vocabulary
-from core.years import extract_years
+from core.years import YearMatch, extract_years
 from qa.fewshot import FewShot
 from qa.formulas import FIELD_PLACEHOLDER, FormulaBook
 from qa.records import Analysis, Company, Question
 from qa.topics import TopicBook, TopicMatch
-from qa.understand.classify import Entities, QuestionClassifier
+from qa.understand.classify import Entities, QuestionClassifier, TypeRule
 from qa.understand.companies import MARKS, CompanyMatch, CompanyRegister, name_shaped
 from qa.understand.output_request import output_request
-from qa.understand.statistics_request import StatisticsRules
+from qa.understand.statistics_request import StatisticsRequest, StatisticsRules
 
 _QUESTIONS = per_book(lambda: vocabulary("questions"))  # rules/questions.yaml
-_QUOTED = pattern_per_book(lambda: re.compile(_QUESTIONS["quoted"]))
 _WORDS = re.compile(r"[0-9a-zA-Z\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _ASKS_VALUE = pattern_per_book(lambda: re.compile(_QUESTIONS["asks_value"]))
 _PUNCT_SPLIT = pattern_per_book(lambda: re.compile(_QUESTIONS["word_separators"]))
@@ -158,19 +158,71 @@ class QuestionAnalyzer:
     # ------------------------------------------------------------------ steps
     def _analyse(self, question: Question, text: str) -> Analysis:
         trace: list[str] = []
-        # answers are written in the languages of rules/answers.yaml: a question in neither reads as zh
-        language = JA if language_of(text) == JA else ZH
         year_match = extract_years(text, self.config.reference_year)
-        trace.append(
-            f"years: {list(year_match.years)}"
-            + (f" quarter {year_match.quarter}" if year_match.quarter else "")
-            + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else "")
+        trace.append(_years_trace(year_match))
+        names = self._names(text, year_match, trace)
+        request = self._request(text, names)
+        rule = self._classify(text, question, names, len(year_match.years), request)
+        trace.insert(
+            0,
+            f"rule {rule.id} (line {rule.line}) -> {rule.type}"
+            if rule.line
+            else f"rule {rule.id} -> {rule.type}",
         )
+        years = year_match.years
+        if rule.type == "compare_years" and len(years) == 1:
+            years = (years[0] - 1, years[0])
+            trace.append(f"years: compared with the year before -> {list(years)}")
+        over_companies = rule.type in ("ranking", "statistics")
+        keywords, formula, fields = self._keywords(text, rule.type, names, year_match, trace)
+        output = output_request(text)
+        if output.digits is not None or output.percent is not None or output.unit or output.round_at:
+            trace.append(
+                f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}"
+            )
+        if over_companies and request is not None:
+            trace.append(f"statistics: {request}")
+        top_n, rank, descending = (
+            (request.top_n, request.rank, request.descending) if request else (0, 0, True)
+        )
+        company = names.company
+        return Analysis(
+            question=question,
+            type=rule.type,
+            rule_id=rule.id,
+            # answers are written in the languages of the rule files: a question in none of them reads as zh
+            language=rule_language(language_of(text)),
+            company=company.company,
+            candidates=company.candidates,
+            years=years,
+            fields=fields,
+            quarter=year_match.quarter,
+            period=year_match.period,
+            period_written=year_match.quarter_written,
+            impossible_period=year_match.impossible,
+            absent_companies=names.absent,
+            companies=tuple(
+                dict.fromkeys(
+                    ((company.company,) if company.company else ()) + company.candidates + company.others
+                )
+            ),
+            keywords=tuple(dict.fromkeys(k for k in keywords if k)),
+            formula=formula if rule.type == "formula" or over_companies else "",
+            top_n=top_n,
+            rank=rank,
+            descending=descending,
+            output=output,
+            statistics=request if over_companies else None,
+            asks=rule.asks,
+            trace=tuple(trace),
+            topic=names.topic.topic.name if names.topic else "",
+        )
+
+    def _names(self, text: str, year_match: YearMatch, trace: list[str]) -> _Names:
+        """The company, fields, topic, formula and quoted words the question names."""
         # A field name is no company's abbreviation (在建工程 does not abbreviate 建发合诚工程咨询).
         field_spans = [(m.start, m.end) for m in self.fields.find(text)]
         company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
-
-        quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
         unnamed = _blank(text, [(company.start, company.end)])
         field_matches = self.fields.find(unnamed)
@@ -193,8 +245,7 @@ class QuestionAnalyzer:
         ):
             field_matches = self.fields.find_fuzzy(_strip(text, company, year_match.written))
             how_fields = "fuzzy"
-        fields = tuple(dict.fromkeys(m.field for m in field_matches))
-        if fields:
+        if field_matches:
             trace.append(
                 f"fields ({how_fields}): "
                 + ", ".join(
@@ -202,108 +253,72 @@ class QuestionAnalyzer:
                     for m in field_matches
                 )
             )
+        quoted = [q.word for q in find_quoted(text)]
+        return _Names(company, absent, field_matches, topic, formula, growth_field, quoted)
+
+    def _request(self, text: str, names: _Names) -> StatisticsRequest | None:
+        """What a question over many companies asks (a ranking, a count, a statistic); None when it names one.
+
+        Such questions name no company (ranking and statistics rules say `absent: [company]`), or several: a
+        ranking among the companies named (rule ranking_named_companies)."""
+        if names.company_named and names.several < 2:
+            return None
         # Amount names are taken out (在职员工的数量合计 is no count); addresses stay (注册地址在杭州 is a place filter).
         amounts = [
-            (m.start, m.end) for m in field_matches if m.end and self.fields.fields[m.field].kind == "number"
+            (m.start, m.end)
+            for m in names.field_matches
+            if m.end and self.fields.fields[m.field].kind == "number"
         ]
-        named = company.company is not None or bool(company.candidates)
-        several = len({c.name for c in ((company.company,) if company.company else ()) + company.others})
-        # Questions over many companies name none (ranking and statistics rules say `absent: [company]`), or
-        # several: a ranking among the companies named (rule ranking_named_companies).
-        request = (
-            None
-            if named and several < 2
-            else self.statistics.read(_blank(text, [(company.start, company.end)] + amounts))
-        )
+        return self.statistics.read(_blank(text, [(names.company.start, names.company.end)] + amounts))
+
+    def _classify(
+        self, text: str, question: Question, names: _Names, years: int, request: StatisticsRequest | None
+    ) -> TypeRule:
         entities = Entities(
-            company=named,
-            companies=several,
-            years=len(year_match.years),
-            fields=len(fields),
-            formula=bool(formula) and not growth_field,
-            growth=bool(growth_field),
-            quoted=bool(quoted),
+            company=names.company_named,
+            companies=names.several,
+            years=years,
+            fields=len(names.fields),
+            formula=bool(names.formula) and not names.growth_field,
+            growth=bool(names.growth_field),
+            quoted=bool(names.quoted),
             sources=bool(question.sources),
             ranking=request is not None and request.is_ranking,
             statistics=request is not None and request.over_companies,
         )
         # Rules read the question with names taken out, so 公允价值变动收益 does not read as 变动.
+        company = names.company
         masked = _blank(
-            text, [(company.start, company.end)] + [(m.start, m.end) for m in field_matches if m.end]
+            text, [(company.start, company.end)] + [(m.start, m.end) for m in names.field_matches if m.end]
         )
-        rule = self.classifier.classify(masked, entities)
-        trace.insert(
-            0,
-            f"rule {rule.id} (line {rule.line}) -> {rule.type}"
-            if rule.line
-            else f"rule {rule.id} -> {rule.type}",
-        )
-        years = year_match.years
-        if rule.type == "compare_years" and len(years) == 1:
-            years = (years[0] - 1, years[0])
-            trace.append(f"years: compared with the year before -> {list(years)}")
+        return self.classifier.classify(masked, entities)
 
+    def _keywords(
+        self, text: str, question_type: str, names: _Names, year_match: YearMatch, trace: list[str]
+    ) -> tuple[list[str], str, tuple[str, ...]]:
+        """The key words searched for, the formula and the fields a question of this type asks for."""
+        topic, company, formula, fields = names.topic, names.company, names.formula, names.fields
         keywords = (
             ([topic.written] if topic else [])
-            + [m.written for m in field_matches if m.how == "dictionary"]
-            + quoted
+            + [m.written for m in names.field_matches if m.how == "dictionary"]
+            + names.quoted
         )
-        over_companies = rule.type in ("ranking", "statistics")
-        if rule.type == "formula" and not formula:
-            formula = self._formula_fuzzy(text, company, year_match.written, trace)
-        if rule.type == "formula":
-            fields = self._formula_fields(formula, growth_field, fields)
+        over_companies = question_type in ("ranking", "statistics")
+        if question_type == "formula":
+            formula = formula or self._formula_fuzzy(text, company, year_match.written, trace)
+            fields = self._formula_fields(formula, names.growth_field, fields)
             keywords = [formula or ""] + keywords if formula else keywords
             trace.append(f"formula: {formula or 'not named'}; operands: {', '.join(fields) or '-'}")
         elif formula:
             keywords.append(formula)
-        if rule.type in ("report_text", "open") or (over_companies and not fields and not formula):
+        if question_type in ("report_text", "open") or (over_companies and not fields and not formula):
             period = year_match.written + (
                 (year_match.quarter_written,) if year_match.quarter_written else ()
             )
             keywords += self._topic_phrases(text, company, period, keywords)
-        if not keywords and rule.type != "open":
+        if not keywords and question_type != "open":
             trace.append(self._llm_keywords(text, company, keywords))
-        output = output_request(text)
-        if output.digits is not None or output.percent is not None or output.unit or output.round_at:
-            trace.append(
-                f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}"
-            )
-        if over_companies and request is not None:
-            trace.append(f"statistics: {request}")
-        top_n, rank, descending = (
-            (request.top_n, request.rank, request.descending) if request else (0, 0, True)
-        )
-        return Analysis(
-            question=question,
-            type=rule.type,
-            rule_id=rule.id,
-            language=language,
-            company=company.company,
-            candidates=company.candidates,
-            years=years,
-            fields=fields,
-            quarter=year_match.quarter,
-            period=year_match.period,
-            period_written=year_match.quarter_written,
-            impossible_period=year_match.impossible,
-            absent_companies=absent,
-            companies=tuple(
-                dict.fromkeys(
-                    ((company.company,) if company.company else ()) + company.candidates + company.others
-                )
-            ),
-            keywords=tuple(dict.fromkeys(k for k in keywords if k)),
-            formula=formula if rule.type == "formula" or over_companies else "",
-            top_n=top_n,
-            rank=rank,
-            descending=descending,
-            output=output,
-            statistics=request if over_companies else None,
-            asks=rule.asks,
-            trace=tuple(trace),
-            topic=topic.topic.name if topic else "",
-        )
+        return keywords, formula, fields
 
     def _unregistered(
         self, text: str, company: CompanyMatch, years: tuple[str, ...], fields: list[FieldMatch]
@@ -451,6 +466,41 @@ class QuestionAnalyzer:
             return f"keywords: LLM fallback gave no usable answer ({type(exc).__name__}: {exc})"
         keywords += [w for w in words if w and w in text]
         return f"keywords: LLM fallback -> {keywords}"
+
+
+@dataclass(frozen=True)
+class _Names:
+    """What a question names, found before it is classified."""
+
+    company: CompanyMatch
+    absent: tuple[str, ...]
+    field_matches: list[FieldMatch]
+    topic: TopicMatch | None
+    formula: str
+    growth_field: str
+    quoted: list[str]
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.field for m in self.field_matches))
+
+    @property
+    def company_named(self) -> bool:
+        return self.company.company is not None or bool(self.company.candidates)
+
+    @property
+    def several(self) -> int:
+        """How many companies the question names: the one it is about and the others beside it."""
+        named = ((self.company.company,) if self.company.company else ()) + self.company.others
+        return len({c.name for c in named})
+
+
+def _years_trace(year_match: YearMatch) -> str:
+    return (
+        f"years: {list(year_match.years)}"
+        + (f" quarter {year_match.quarter}" if year_match.quarter else "")
+        + (f" (unresolved: {', '.join(year_match.unresolved)})" if year_match.unresolved else "")
+    )
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:

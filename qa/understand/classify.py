@@ -170,56 +170,12 @@ def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputErro
     }
     rules, errors, seen = [], [], {}
     for i, item in enumerate(rules_file.data["rules"]):
-        if item["type"] not in types:
-            errors.append(
-                rules_file.error(
-                    f"rule {item['id']} has type {item['type']!r}, which `types` does not "
-                    f"declare ({', '.join(types)})",
-                    "rules",
-                    i,
-                    "type",
-                )
-            )
-            continue
-        if item["id"] in seen:
-            errors.append(
-                rules_file.error(
-                    f"duplicate rule id {item['id']!r} (first at line {seen[item['id']]})", "rules", i, "id"
-                )
-            )
+        misplaced = _misplaced(rules_file, i, item, types, seen)
+        if misplaced is not None:
+            errors.append(misplaced)
             continue
         seen[item["id"]] = rules_file.line("rules", i, "id")
-        compiled = {}
-        for kind in ("any", "all", "none"):
-            compiled[kind] = []
-            for j, pattern in enumerate(item.get("patterns", {}).get(kind, [])):
-                try:
-                    compiled[kind].append(re.compile(pattern, re.IGNORECASE))
-                except re.error as exc:
-                    errors.append(
-                        rules_file.error(
-                            f"bad regex {pattern!r} in rule {item['id']}: {exc}",
-                            "rules",
-                            i,
-                            "patterns",
-                            kind,
-                            j,
-                        )
-                    )
-                    continue
-                nested = backtracking_risk(pattern)
-                if nested:  # `re` cannot be interrupted: such a pattern can hang every run on one question
-                    errors.append(
-                        rules_file.error(
-                            f"regex {pattern!r} in rule {item['id']} can backtrack without "
-                            f"end: {nested}; rewrite it",
-                            "rules",
-                            i,
-                            "patterns",
-                            kind,
-                            j,
-                        )
-                    )
+        compiled = _compiled_patterns(rules_file, i, item, errors)
         rules.append(
             TypeRule(
                 item["id"],
@@ -243,6 +199,55 @@ def load_type_rules(path: Path | None = None) -> tuple[TypeRules, list[InputErro
             )
         )
     return TypeRules(types, rules, list(rules_file.data.get("boilerplate", ()))), errors
+
+
+def _misplaced(
+    rules_file: RuleFile, i: int, item: dict, types: dict[str, QuestionType], seen: dict[str, int]
+) -> InputError | None:
+    """Why rule `i` cannot be used: a type `types` does not declare, or an id used before."""
+    if item["type"] not in types:
+        return rules_file.error(
+            f"rule {item['id']} has type {item['type']!r}, which `types` does not declare ({', '.join(types)})",
+            "rules",
+            i,
+            "type",
+        )
+    if item["id"] in seen:
+        return rules_file.error(
+            f"duplicate rule id {item['id']!r} (first at line {seen[item['id']]})", "rules", i, "id"
+        )
+    return None
+
+
+def _compiled_patterns(rules_file: RuleFile, i: int, item: dict, errors: list[InputError]) -> dict[str, list]:
+    """Rule `i`'s `any`, `all` and `none` patterns compiled. A pattern that is no regex is left out; it, and
+    one that can backtrack without end, add their file:line error to `errors`."""
+    compiled: dict[str, list[re.Pattern]] = {}
+    for kind in ("any", "all", "none"):
+        compiled[kind] = []
+        for j, pattern in enumerate(item.get("patterns", {}).get(kind, [])):
+            try:
+                compiled[kind].append(re.compile(pattern, re.IGNORECASE))
+            except re.error as exc:
+                errors.append(
+                    rules_file.error(
+                        f"bad regex {pattern!r} in rule {item['id']}: {exc}", "rules", i, "patterns", kind, j
+                    )
+                )
+                continue
+            nested = backtracking_risk(pattern)
+            if nested:  # `re` cannot be interrupted: such a pattern can hang every run on one question
+                errors.append(
+                    rules_file.error(
+                        f"regex {pattern!r} in rule {item['id']} can backtrack without end: {nested}; rewrite it",
+                        "rules",
+                        i,
+                        "patterns",
+                        kind,
+                        j,
+                    )
+                )
+    return compiled
 
 
 def _joined(patterns: list[re.Pattern]) -> re.Pattern | None:

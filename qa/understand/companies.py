@@ -238,60 +238,75 @@ class CompanyRegister:
             for lead in [_SPAN_LEAD.match(m.group())]
             if m.end() - m.start() - len(lead.group()) >= 6
         ]
+        found = self._find_name(text, folded, offsets, spans, years)
+        if found is None:
+            found = self._find_code(text, folded, offsets, years)
+        if found is None and not spans:  # a written full name is matched fuzzily, not abbreviated
+            found = self._find_short_name(text, folded, offsets, reserved, years)
+        return found if found is not None else self._find_fuzzy(text, folded, offsets, spans, years)
+
+    def _find_name(
+        self, text: str, folded: str, offsets: list[int], spans: list[tuple[int, int]], years: Iterable[int]
+    ) -> CompanyMatch | None:
+        """The longest name or alias of the register the text writes, unless it lies inside a longer
+        written full name (which then names another company); the other names it writes are `others`."""
         matches = self._matcher.find(folded)
-        if matches:
-            best = max(matches, key=lambda m: (m.end - m.start, -m.start))
-            longer = [
-                s
-                for s in spans
-                if s[0] <= best.start and best.end <= s[1] and s[1] - s[0] > best.end - best.start
-            ]
-            if not longer:
-                names = self._narrow(best.values, years)
-                others = tuple(
-                    dict.fromkeys(
-                        self._entries[n].company
-                        for m in matches
-                        if m is not best
-                        for n in m.values
-                        if n not in best.values
-                    )
-                )
-                how = "exact" if best.text in self._exact else "alias"
-                return self._result(names, text, offsets, best.start, best.end, how, 100, others)
+        if not matches:
+            return None
+        best = max(matches, key=lambda m: (m.end - m.start, -m.start))
+        if any(
+            s[0] <= best.start and best.end <= s[1] and s[1] - s[0] > best.end - best.start for s in spans
+        ):
+            return None
+        names = self._narrow(best.values, years)
+        others = tuple(
+            dict.fromkeys(
+                self._entries[n].company
+                for m in matches
+                if m is not best
+                for n in m.values
+                if n not in best.values
+            )
+        )
+        how = "exact" if best.text in self._exact else "alias"
+        return self._result(names, text, offsets, best.start, best.end, how, 100, others)
+
+    def _find_code(
+        self, text: str, folded: str, offsets: list[int], years: Iterable[int]
+    ) -> CompanyMatch | None:
+        """A securities code of the register the text writes (a four-digit year is no code)."""
         for m in _CODE.finditer(folded):
             code = m.group()
             if code in self._codes and not (len(code) == 4 and 1900 <= int(code) <= 2100):
-                return self._result(
-                    self._narrow(tuple(self._codes[code]), years),
-                    text,
-                    offsets,
-                    m.start(),
-                    m.end(),
-                    "code",
-                    100,
-                )
+                names = self._narrow(tuple(self._codes[code]), years)
+                return self._result(names, text, offsets, m.start(), m.end(), "code", 100)
+        return None
+
+    def _find_short_name(
+        self,
+        text: str,
+        folded: str,
+        offsets: list[int],
+        reserved: Iterable[tuple[int, int]],
+        years: Iterable[int],
+    ) -> CompanyMatch | None:
+        """A company's abbreviation the text writes outside the `reserved` spans."""
         taken = {at for start, end in reserved for at in range(start, end)}
-        abbreviated = (
-            None
-            if spans
-            else self._find_abbreviation(  # a written full name is matched fuzzily
-                folded, {i for i, at in enumerate(offsets[: len(folded)]) if at in taken}
-            )
+        abbreviated = self._find_abbreviation(
+            folded, {i for i, at in enumerate(offsets[: len(folded)]) if at in taken}
         )
+        if abbreviated is None:
+            return None
+        start, end, names = abbreviated
         # Two characters that fit several companies' names apart (新和 in 新希望六和 and 新疆众和) are a coincidence,
         # not an abbreviation; two that start them all (長榮 of 長榮海運 and 長榮航空) name the group: candidates.
-        if abbreviated and (
-            abbreviated[1] - abbreviated[0] > 2
-            or len(abbreviated[2]) == 1
-            or all(
-                self._core_of.get(name, "").startswith(folded[abbreviated[0] : abbreviated[1]])
-                for name in abbreviated[2]
-            )
+        if (
+            end - start > 2
+            or len(names) == 1
+            or all(self._core_of.get(n, "").startswith(folded[start:end]) for n in names)
         ):
-            start, end, names = abbreviated
             return self._result(self._narrow(names, years), text, offsets, start, end, "abbreviation", 90)
-        return self._find_fuzzy(text, folded, offsets, spans, years)
+        return None
 
     def _find_abbreviation(self, folded: str, reserved: set[int]) -> tuple[int, int, tuple[str, ...]] | None:
         """The longest span whose characters stand in order in a core name, starting with its first
