@@ -1,8 +1,8 @@
 """What the multiple-choice benches on statutes share (lawqa, gyosei): answering, baseline, rule census.
 
 The census counts, for each judging path of qa/statutes/choice.py (each kind of change an alignment finds, and the
-paths that judge or decide otherwise: a value asked for, the model), the questions it fires on and how
-many of those are answered right.
+paths that judge or decide otherwise: a restated proviso read against the whole sentence, a value asked for,
+the model), the questions it fires on and how many of those are answered right.
 With `--census FILE` a bench adds its rows to FILE (JSON, one entry per source) and prints the census over
 every source in it, so that lawqa and gyosei runs count together.
 """
