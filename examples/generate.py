@@ -214,25 +214,38 @@ class Styles:
 
 
 def annual_report(company: dict, year: int) -> list:
+    """The report's story: cover, company profile, management discussion and financial statements."""
     s = Styles("STSong-Light")
     cur, prev = statements(company["years"][year]), company["years"].get(year - 1)
     prev = statements(prev) if prev else None
-    name, short = company["name"], company["short"]
-    story = [
+    return [
+        *_cover(company, year, s),
+        *_company_profile(company, year, cur, prev, s),
+        *_management_discussion(company, year, cur, s),
+        *_financial_statements(year, cur, prev, s),
+    ]
+
+
+def _cover(company: dict, year: int, s: Styles) -> list:
+    return [
         Spacer(1, 120),
-        Paragraph(f"{name}", s.h1),
+        Paragraph(f"{company['name']}", s.h1),
         Paragraph(f"{year}年年度报告", s.h1),
-        Paragraph(f"股票代码：{company['code']}　　股票简称：{short}", s.h2),
+        Paragraph(f"股票代码：{company['code']}　　股票简称：{company['short']}", s.h2),
         PageBreak(),
     ]
-    story += [
+
+
+def _company_profile(company: dict, year: int, cur: dict, prev: dict | None, s: Styles) -> list:
+    """第二节: the company's particulars and its key figures against the year before."""
+    story = [
         Paragraph("第二节 公司简介和主要财务指标", s.h1),
         Paragraph("一、公司信息", s.h2),
         s.table(
             [
-                ["股票简称", short],
+                ["股票简称", company["short"]],
                 ["股票代码", company["code"]],
-                ["公司的中文名称", name],
+                ["公司的中文名称", company["name"]],
                 ["公司的法定代表人", company["legal"]],
                 ["注册地址", company["address"]],
                 ["电子信箱", company["email"]],
@@ -250,8 +263,13 @@ def annual_report(company: dict, year: int) -> list:
     ):
         change = f"{(cur[key] - prev[key]) / prev[key] * 100:.2f}%" if prev else ""
         key_rows.append([label, money(cur[key]), money(prev[key]) if prev else "", change])
-    story += [s.table(key_rows, [170, 100, 100, 80]), PageBreak()]
-    story += [
+    return story + [s.table(key_rows, [170, 100, 100, 80]), PageBreak()]
+
+
+def _management_discussion(company: dict, year: int, cur: dict, s: Styles) -> list:
+    """第三节: the narrative sections the text questions are written against."""
+    short = company["short"]
+    return [
         Paragraph("第三节 管理层讨论与分析", s.h1),
         Paragraph("一、报告期内公司所处行业情况", s.h2),
         Paragraph(
@@ -295,8 +313,12 @@ def annual_report(company: dict, year: int) -> list:
         ),
         PageBreak(),
     ]
+
+
+def _financial_statements(year: int, cur: dict, prev: dict | None, s: Styles) -> list:
+    """第十节: balance sheet, income statement and cash flow, with last year's column when there is one."""
     header = ["项目", f"{year}年12月31日", f"{year - 1}年12月31日"] if prev else ["项目", f"{year}年12月31日"]
-    story += [
+    story = [
         Paragraph("第十节 财务报告", s.h1),
         Paragraph("合并资产负债表", s.h2),
         Paragraph("单位：元　币种：人民币", s.small),
@@ -312,7 +334,7 @@ def annual_report(company: dict, year: int) -> list:
     header = ["项目", f"{year}年度", f"{year - 1}年度"] if prev else ["项目", f"{year}年度"]
     income = [[label, money(cur[k])] + ([money(prev[k])] if prev else []) for label, k in INCOME_ROWS]
     income.append(["基本每股收益（元/股）", f"{cur['eps']:.4f}"] + ([f"{prev['eps']:.4f}"] if prev else []))
-    story += [
+    return story + [
         s.table([header] + income, [170, 120, 120]),
         Paragraph("合并现金流量表", s.h2),
         Paragraph("单位：元　币种：人民币", s.small),
@@ -325,7 +347,6 @@ def annual_report(company: dict, year: int) -> list:
             [170, 120, 120],
         ),
     ]
-    return story
 
 
 INSURANCE_CLAUSES = [

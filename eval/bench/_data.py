@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 import tempfile
@@ -40,6 +41,11 @@ def shared_data(*parts: str) -> Path | None:
         )
         return None
     return path
+
+
+def json_lines(path: Path) -> list[dict]:
+    """The records of a JSON-lines file of the development data (blank lines skipped)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 
 from core.command_names import command_name
-from eval.bench._data import fixed_halves, ingest_and_answer, shared_data, work_dir
+from eval.bench._data import fixed_halves, ingest_and_answer, json_lines, shared_data, work_dir
 from qa.records import Answer, Question
 
 TARGET = 0.95
@@ -101,25 +101,11 @@ def _flat(text: str) -> str:
 
 
 def run(root: Path, work: Path, json_out: Path | None) -> int:
-    rows = [
-        json.loads(line)
-        for line in (root / "questions_dev.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    gold = {
-        g["id"]: g
-        for g in (
-            json.loads(line)
-            for line in (root / "gold_dev.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        )
-    }
-    questions = [Question(id=r["id"], text=r["question"]) for r in rows]
+    gold = {g["id"]: g for g in json_lines(root / "gold_dev.jsonl")}
+    questions = [Question(id=r["id"], text=r["question"]) for r in json_lines(root / "questions_dev.jsonl")]
     reports = sorted((root / "reports").glob("*.pdf"))
     done = ingest_and_answer(reports, work, questions)
-    answers, analyse_seconds, answer_seconds = done.answers, done.analyse_seconds, done.answer_seconds
-
-    results = [(q, a, gold[q.id], judge(gold[q.id], a)) for q, a in zip(questions, answers)]
+    results = [(q, a, gold[q.id], judge(gold[q.id], a)) for q, a in zip(questions, done.answers)]
     by_type: dict[str, list[bool]] = defaultdict(list)
     for _, _, expected, ok in results:
         by_type[expected["type"]].append(ok)
@@ -127,48 +113,70 @@ def run(root: Path, work: Path, json_out: Path | None) -> int:
     lines = [
         f"annual: {n} questions on {len(reports)} reports, index built in {done.ingest_seconds:.1f}s",
         f"accuracy {right / n:.3f} ({right}/{n})",
+        *_type_lines(by_type),
+        *_half_lines(results),
+        f"throughput: answering {n / done.answer_seconds:.1f} q/s; analysis alone {n / done.analyse_seconds:.1f} q/s",
+        "answers (ok | id type | value vs gold | evidence statement / scope / period):",
+        *map(_answer_line, results),
     ]
+    print("\n".join(lines))
+    if json_out:
+        _write_json(json_out, results, by_type)
+    return 0
+
+
+def _type_lines(by_type: dict[str, list[bool]]) -> list[str]:
+    """Accuracy per question type against the target."""
+    lines = []
     for kind, oks in sorted(by_type.items()):
         accuracy = sum(oks) / len(oks)
         lines.append(
             f"  {kind:14} {accuracy:.3f} ({sum(oks)}/{len(oks)})  target >= {TARGET:.2f} "
             f"{'MET' if accuracy >= TARGET else 'NOT MET'}"
         )
-    tune, check = fixed_halves(q.id for q in questions)
+    return lines
+
+
+def _half_lines(results: list) -> list[str]:
+    """Accuracy on the two fixed halves of the questions (tune, check)."""
+    tune, check = fixed_halves(q.id for q, *_ in results)
+    lines = []
     for name, half in (("tune", tune), ("check", check)):
         oks = [ok for q, _, _, ok in results if q.id in half]
         lines.append(f"half {name:5} ({len(oks)} q): accuracy {sum(oks) / len(oks):.3f}")
-    lines.append(
-        f"throughput: answering {n / answer_seconds:.1f} q/s; analysis alone {n / analyse_seconds:.1f} q/s"
+    return lines
+
+
+def _answer_line(result: tuple[Question, Answer, dict, bool]) -> str:
+    """One answer judged, with the statement, scope, period and page of its first evidence."""
+    question, answer, expected, ok = result
+    evidence = answer.evidence[0] if answer.evidence else None
+    where = (
+        f"{evidence.statement or '-'} / {evidence.scope or '-'} / {evidence.period or '-'} p{evidence.page}"
+        if evidence
+        else "no evidence"
     )
-    lines.append("answers (ok | id type | value vs gold | evidence statement / scope / period):")
-    for question, answer, expected, ok in results:
-        evidence = answer.evidence[0] if answer.evidence else None
-        where = (
-            f"{evidence.statement or '-'} / {evidence.scope or '-'} / {evidence.period or '-'} p{evidence.page}"
-            if evidence
-            else "no evidence"
+    return (
+        f"  {'ok ' if ok else 'BAD'} {question.id} {expected['type']:13} "
+        f"{str(answer.value)[:24]:24} vs {str(expected['value'])[:24]:24} | {where}"
+    )
+
+
+def _write_json(json_out: Path, results: list, by_type: dict[str, list[bool]]) -> None:
+    n, right = len(results), sum(ok for *_, ok in results)
+    json_out.write_text(
+        json.dumps(
+            {
+                "questions": n,
+                "accuracy": right / n,
+                "by_type": {k: sum(v) / len(v) for k, v in by_type.items()},
+                "answers": [
+                    {**a.to_json(), "ok": ok, "gold": expected["value"]} for _, a, expected, ok in results
+                ],
+            },
+            ensure_ascii=False,
+            indent=1,
         )
-        lines.append(
-            f"  {'ok ' if ok else 'BAD'} {question.id} {expected['type']:13} "
-            f"{str(answer.value)[:24]:24} vs {str(expected['value'])[:24]:24} | {where}"
-        )
-    print("\n".join(lines))
-    if json_out:
-        json_out.write_text(
-            json.dumps(
-                {
-                    "questions": n,
-                    "accuracy": right / n,
-                    "by_type": {k: sum(v) / len(v) for k, v in by_type.items()},
-                    "answers": [
-                        {**a.to_json(), "ok": ok, "gold": expected["value"]} for _, a, expected, ok in results
-                    ],
-                },
-                ensure_ascii=False,
-                indent=1,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
-    return 0
+        + "\n",
+        encoding="utf-8",
+    )

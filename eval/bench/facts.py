@@ -89,20 +89,7 @@ def _run(args, backends: list[str], work: Path) -> int:
     print(f"{args.facts:,} generated facts, {args.queries} lookups and rankings per backend")
     results = {}
     for backend in backends:
-        common = [
-            "--facts",
-            str(args.facts),
-            "--queries",
-            str(args.queries),
-            "--backend",
-            backend,
-            "--work",
-            str(work),
-            "--es-url",
-            args.es_url,
-            "--es-prefix",
-            args.es_prefix,
-        ]
+        common = _worker_options(args, backend, work)
         if not args.reuse:
             built = _worker("build", common)
             print(
@@ -111,43 +98,66 @@ def _run(args, backends: list[str], work: Path) -> int:
             )
         queried = _worker("query", common)
         results[backend] = queried
-        for kind in ("lookup", "ranking", "count"):
-            ms = queried[kind]
-            target = TARGETS_P95_MS.get(kind)
-            verdict = (
-                ""
-                if target is None
-                else f"  (target p95 < {target} ms: {'met' if ms['p95'] < target else 'MISSED'})"
-            )
-            print(
-                f"[{backend}] {kind:<7} p50 {ms['p50']:.2f} ms  p95 {ms['p95']:.2f} ms  ({ms['n']} queries, "
-                f"{ms['rows']:.1f} rows each on average){verdict}"
-            )
-        print(
-            f"[{backend}] query process peak RSS {queried['peak_mb']:.0f} MB "
-            f"(of which {queried['start_mb']:.0f} MB after imports, before opening the store)"
-            + (
-                f"; server JVM heap used {queried['server_heap_mb']:.0f} MB"
-                if "server_heap_mb" in queried
-                else ""
-            )
-        )
-        if "scan" in queried:
-            scan, rank_all = queried["scan"], queried["rank_all"]
-            print(
-                f"[{backend}] baseline: the same lookup without its index (full scan) p50 {scan['p50']:.0f} ms "
-                f"-> the index is {scan['p50'] / queried['lookup']['p50']:,.0f}x faster"
-            )
-            print(
-                f"[{backend}] baseline: ranking every company's preferred fact (window function) p50 "
-                f"{rank_all['p50']:.0f} ms -> reading from the top is {rank_all['p50'] / queried['ranking']['p50']:,.0f}x "
-                "faster"
-            )
+        _print_queries(backend, queried)
     if {"embedded", "elasticsearch"} <= results.keys():
         for kind in ("lookup", "ranking", "count"):
             ratio = results["elasticsearch"][kind]["p50"] / results["embedded"][kind]["p50"]
             print(f"elasticsearch / embedded {kind} p50: {ratio:.1f}x")
     return 0
+
+
+def _worker_options(args, backend: str, work: Path) -> list[str]:
+    """The options a build or query worker process is started with for `backend`."""
+    return [
+        "--facts",
+        str(args.facts),
+        "--queries",
+        str(args.queries),
+        "--backend",
+        backend,
+        "--work",
+        str(work),
+        "--es-url",
+        args.es_url,
+        "--es-prefix",
+        args.es_prefix,
+    ]
+
+
+def _print_queries(backend: str, queried: dict) -> None:
+    """One backend's latencies against their targets, its memory, and (embedded) its baselines."""
+    for kind in ("lookup", "ranking", "count"):
+        ms = queried[kind]
+        target = TARGETS_P95_MS.get(kind)
+        verdict = (
+            ""
+            if target is None
+            else f"  (target p95 < {target} ms: {'met' if ms['p95'] < target else 'MISSED'})"
+        )
+        print(
+            f"[{backend}] {kind:<7} p50 {ms['p50']:.2f} ms  p95 {ms['p95']:.2f} ms  ({ms['n']} queries, "
+            f"{ms['rows']:.1f} rows each on average){verdict}"
+        )
+    print(
+        f"[{backend}] query process peak RSS {queried['peak_mb']:.0f} MB "
+        f"(of which {queried['start_mb']:.0f} MB after imports, before opening the store)"
+        + (
+            f"; server JVM heap used {queried['server_heap_mb']:.0f} MB"
+            if "server_heap_mb" in queried
+            else ""
+        )
+    )
+    if "scan" in queried:
+        scan, rank_all = queried["scan"], queried["rank_all"]
+        print(
+            f"[{backend}] baseline: the same lookup without its index (full scan) p50 {scan['p50']:.0f} ms "
+            f"-> the index is {scan['p50'] / queried['lookup']['p50']:,.0f}x faster"
+        )
+        print(
+            f"[{backend}] baseline: ranking every company's preferred fact (window function) p50 "
+            f"{rank_all['p50']:.0f} ms -> reading from the top is {rank_all['p50'] / queried['ranking']['p50']:,.0f}x "
+            "faster"
+        )
 
 
 def _worker(stage: str, common: list[str]) -> dict:

@@ -25,13 +25,14 @@ from __future__ import annotations
 import argparse
 import collections
 import gc
-import json
 import os
 import re
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from core.command_names import command_name
-from eval.bench._data import shared_data
+from eval.bench._data import json_lines, shared_data
 from qa.records import Analysis, Question
 from qa.understand.analyse import AnalyzerConfig, QuestionAnalyzer
 from qa.understand.companies import CompanyRegister, read_reports_list
@@ -90,7 +91,55 @@ def baseline_run(analyzer: QuestionAnalyzer, loop, question: Question) -> tuple[
     return name, analyzer.run(question).type
 
 
+@dataclass
+class Scores:
+    """The routing of the dev list against its gold: types, rules, companies, years and key words."""
+
+    confusion: collections.Counter = field(default_factory=collections.Counter)  # (gold, routed) -> questions
+    by_rule: dict[str, list[int]] = field(default_factory=lambda: collections.defaultdict(lambda: [0, 0]))
+    wrong_by_rule: dict[str, list[str]] = field(default_factory=lambda: collections.defaultdict(list))
+    right: collections.Counter = field(default_factory=collections.Counter)
+    keyword_total: int = 0
+    keyword_found: int = 0
+    unregistered: int = 0  # questions naming a company the register does not hold
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Questions per CPU-second: the analyzer (best of its passes) and the regex-loop baseline."""
+
+    best: float
+    baseline: float
+    loop_regexes: int
+    sample: int
+
+
 def main(argv: list[str]) -> int:
+    args = _arguments(argv)
+    finglm = shared_data("finglm")
+    if finglm is None:
+        return 0
+    rows = json_lines(finglm / "A-list-answer.jsonl")
+    questions = [Question(str(r["id"]), r["question"]) for r in rows]
+    register, analyzer = _analyzer(finglm)
+    scores = score(rows, [analyzer.run(q) for q in questions], analyzer)
+    n = len(rows)
+    figures = {
+        "type": scores.right["type"] / n,
+        "company": scores.right["company"] / n,
+        "year": scores.right["year"] / n,
+        "keywords": scores.keyword_found / max(scores.keyword_total, 1),
+    }
+    speed = measure_throughput(analyzer, register, questions, args.repeat, args.baseline_questions)
+    figures["throughput"] = speed.best
+    print(f"\nFinGLM dev: {n} questions, {scores.keyword_total} gold key words, no language model\n")
+    print_confusion(scores)
+    print_rules(scores, args.show)
+    print_figures(figures, scores, n, speed, args.repeat)
+    return 0 if targets_met(figures) else 1
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"{command_name('eval.bench')} routing", description=__doc__.splitlines()[0]
     )
@@ -101,17 +150,11 @@ def main(argv: list[str]) -> int:
         "--baseline-questions", type=int, default=300, help="questions timed for the slow baseline"
     )
     parser.add_argument("--show", type=int, default=3, help="wrong questions shown per worst rule")
-    args = parser.parse_args(argv)
-    finglm = shared_data("finglm")
-    if finglm is None:
-        return 0
-    rows = [
-        json.loads(line)
-        for line in (finglm / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    questions = [Question(str(r["id"]), r["question"]) for r in rows]
+    return parser.parse_args(argv)
 
+
+def _analyzer(finglm: Path) -> tuple[CompanyRegister, QuestionAnalyzer]:
+    """The analyzer over the full FinGLM reports list plus the A-list, with the register it reads."""
     started = time.perf_counter()
     entries = read_reports_list(finglm / "reports_list.csv") + read_reports_list(
         finglm / "A-list-txt-name.txt"
@@ -123,25 +166,22 @@ def main(argv: list[str]) -> int:
         f"reports + the A-list; analyzer ready in {time.perf_counter() - started:.2f}s"
     )
     gc.freeze()  # the register is long-lived: keep the cyclic collector from re-walking it
+    return register, analyzer
 
-    analyses = [analyzer.run(q) for q in questions]
-    confusion: dict[tuple[str, str], int] = collections.Counter()
-    by_rule: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
-    wrong_by_rule: dict[str, list[str]] = collections.defaultdict(list)
-    right = collections.Counter()
-    keyword_total = keyword_found = 0
-    unregistered = 0
+
+def score(rows: list[dict], analyses: list[Analysis], analyzer: QuestionAnalyzer) -> Scores:
+    scores = Scores()
     fields = analyzer.fields
     for row, analysis in zip(rows, analyses):
         gold_type, got_type = row["type"], finglm_type(analysis)
-        confusion[(gold_type, got_type)] += 1
-        by_rule[analysis.rule_id][0] += 1
+        scores.confusion[(gold_type, got_type)] += 1
+        scores.by_rule[analysis.rule_id][0] += 1
         if gold_type == got_type:
-            right["type"] += 1
+            scores.right["type"] += 1
         else:
-            by_rule[analysis.rule_id][1] += 1
-            wrong_by_rule[analysis.rule_id].append(f"{gold_type}->{got_type} {row['question']}")
-        right["literal"] += LITERAL[gold_type] == analysis.type
+            scores.by_rule[analysis.rule_id][1] += 1
+            scores.wrong_by_rule[analysis.rule_id].append(f"{gold_type}->{got_type} {row['question']}")
+        scores.right["literal"] += LITERAL[gold_type] == analysis.type
 
         prompt = row["prompt"]
         gold_names = {prompt.get("ent_name"), prompt.get("ent_short_name")} - {None, ""}
@@ -149,74 +189,87 @@ def main(argv: list[str]) -> int:
         if (not gold_names and got is None and not analysis.candidates) or (
             got and gold_names & {got.name, got.short_name}
         ):
-            right["company"] += 1
-        unregistered += any(t.startswith("company: unregistered") for t in analysis.trace)
-        right["year"] += set(analysis.years) == gold_years(row)
+            scores.right["company"] += 1
+        scores.unregistered += any(t.startswith("company: unregistered") for t in analysis.trace)
+        scores.right["year"] += set(analysis.years) == gold_years(row)
 
         found = set(analysis.fields) | {fields.canonical(k) or k for k in analysis.keywords}
         for word in gold_keywords(row):
-            keyword_total += 1
-            keyword_found += (fields.canonical(word) or word) in found
+            scores.keyword_total += 1
+            scores.keyword_found += (fields.canonical(word) or word) in found
+    return scores
 
-    n = len(rows)
-    figures = {
-        "type": right["type"] / n,
-        "company": right["company"] / n,
-        "year": right["year"] / n,
-        "keywords": keyword_found / max(keyword_total, 1),
-    }
 
-    # Throughput: the analyzer against the regex loop, questions per CPU-second (the machine is shared).
+def measure_throughput(
+    analyzer: QuestionAnalyzer,
+    register: CompanyRegister,
+    questions: list[Question],
+    repeat: int,
+    baseline_questions: int,
+) -> Throughput:
+    """The analyzer against the regex loop, questions per CPU-second (the machine is shared)."""
     best = 0.0
-    for _ in range(max(args.repeat, 1)):
+    for _ in range(max(repeat, 1)):
         t0 = time.process_time()
         for q in questions:
             analyzer.run(q)
         best = max(best, len(questions) / max(time.process_time() - t0, 1e-9))
     loop = regex_loop_companies(register)
-    sample = questions[: args.baseline_questions]
+    sample = questions[:baseline_questions]
     t0 = time.process_time()
     for q in sample:
         baseline_run(analyzer, loop, q)
     baseline = len(sample) / max(time.process_time() - t0, 1e-9)
-    figures["throughput"] = best
+    return Throughput(best, baseline, len(loop), len(sample))
 
-    print(f"\nFinGLM dev: {n} questions, {keyword_total} gold key words, no language model\n")
+
+def print_confusion(scores: Scores) -> None:
     print("confusion (rows: gold FinGLM type, columns: routed as)")
     print("gold  " + "".join(f"{t:>7}" for t in FINGLM_TYPES) + "   total")
     for g in FINGLM_TYPES:
-        cells = [confusion[(g, t)] for t in FINGLM_TYPES]
+        cells = [scores.confusion[(g, t)] for t in FINGLM_TYPES]
         print(f"{g:<6}" + "".join(f"{c:>7}" for c in cells) + f"{sum(cells):>8}")
+
+
+def print_rules(scores: Scores, show: int) -> None:
+    """The rules that decided, worst first, each with up to `show` of its wrong questions."""
     print("\nrules that decided (questions, wrong), worst first")
-    for rule_id, (count, wrong) in sorted(by_rule.items(), key=lambda kv: (-kv[1][1], -kv[1][0])):
+    for rule_id, (count, wrong) in sorted(scores.by_rule.items(), key=lambda kv: (-kv[1][1], -kv[1][0])):
         print(f"  {rule_id:<28}{count:>6}{wrong:>6}")
-        for example in wrong_by_rule[rule_id][: args.show]:
+        for example in scores.wrong_by_rule[rule_id][:show]:
             print(f"      {example}")
+
+
+def print_figures(figures: dict[str, float], scores: Scores, n: int, speed: Throughput, repeat: int) -> None:
     print(f"\ntype accuracy (FinGLM types)          {figures['type']:.4f}   target >= {TARGETS['type']}")
     print(
-        f"type accuracy (literal 1-2 -> ranking)  {right['literal'] / n:.4f}   (no 1-2 dev question is a ranking)"
+        f"type accuracy (literal 1-2 -> ranking)  {scores.right['literal'] / n:.4f}   (no 1-2 dev question is a ranking)"
     )
     print(
         f"company accuracy                        {figures['company']:.4f}   target >= {TARGETS['company']}"
-        f"   ({unregistered} named companies missing from the register, taken as written)"
+        f"   ({scores.unregistered} named companies missing from the register, taken as written)"
     )
     print(f"year accuracy                           {figures['year']:.4f}   target >= {TARGETS['year']}")
     print(
         f"key-word recall                         {figures['keywords']:.4f}   target >= {TARGETS['keywords']}"
     )
     print(
-        f"throughput (classification + extraction, CPU time, best of {args.repeat}): {best:,.0f} q/s   "
+        f"throughput (classification + extraction, CPU time, best of {repeat}): {speed.best:,.0f} q/s   "
         f"target >= {TARGETS['throughput']:,.0f}"
     )
     print(f"machine load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(
-        f"regex-loop baseline ({len(loop)} per-company regexes, {len(sample)} questions): {baseline:,.0f} q/s   "
-        f"ratio {best / baseline:.1f}x"
+        f"regex-loop baseline ({speed.loop_regexes} per-company regexes, {speed.sample} questions): "
+        f"{speed.baseline:,.0f} q/s   ratio {speed.best / speed.baseline:.1f}x"
     )
+
+
+def targets_met(figures: dict[str, float]) -> bool:
+    """Prints whether every figure meets its target, naming those that do not."""
     met = all(figures[k] >= v for k, v in TARGETS.items())
     print(
         "all targets met"
         if met
         else "targets NOT met: " + ", ".join(k for k, v in TARGETS.items() if figures[k] < v)
     )
-    return 0 if met else 1
+    return met

@@ -98,6 +98,34 @@ class BackendRun:
 
 
 def main(argv: list[str]) -> int:
+    args = _arguments(argv)
+    root = shared_data("aicup")
+    if root is None:
+        return 0
+    questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))["questions"]
+    gold = {
+        g["qid"]: g["retrieve"]
+        for g in json.loads((root / "ground_truths_dev.json").read_text(encoding="utf-8"))["ground_truths"]
+    }
+    chunks, source = cached_chunks(root / "reference", args)
+    real = len(chunks)
+    chunks = chunks + generated_chunks(chunks, args.generated)
+    print(f"chunks: {real} from {source} + {args.generated} generated; questions: {len(questions)}")
+
+    tokenizer = Tokenizer()
+    rate = tokenize_rate(tokenizer, chunks)
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="finqa-bench-") as tmp:
+        from search.embedded import EmbeddedIndex
+
+        with EmbeddedIndex(IndexSettings(Path(tmp)), tokenizer) as index:
+            runs.append(run_backend("embedded", index, chunks, questions, gold, args.repeat, args.warmup))
+        runs += elastic_run(Path(tmp), tokenizer, chunks, questions, gold, args)
+    print_table(runs, rate)
+    return 0
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog=f"{command_name('eval.bench')} search", description=__doc__.splitlines()[0]
     )
@@ -134,73 +162,66 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.warmup < 0:
         parser.error("--repeat must be at least 1 and --warmup not negative")
+    return args
 
-    root = shared_data("aicup")
-    if root is None:
-        return 0
-    questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))["questions"]
-    gold = {
-        g["qid"]: g["retrieve"]
-        for g in json.loads((root / "ground_truths_dev.json").read_text(encoding="utf-8"))["ground_truths"]
-    }
+
+def cached_chunks(reference: Path, args: argparse.Namespace) -> tuple[list[Chunk], str]:
+    """The chunks from --chunks-cache when that file exists, else parsed (and saved there when it is given)."""
     if args.chunks_cache and args.chunks_cache.is_file():
         with args.chunks_cache.open("rb") as cache:
             chunks, source = pickle.load(cache)  # a file this benchmark wrote itself
-        source += f", cached in {args.chunks_cache}"
-    else:
-        chunks, source = load_chunks(root / "reference", args.chunks, ocr=not args.no_ocr)
-        if args.chunks_cache:
-            with args.chunks_cache.open("wb") as cache:
-                pickle.dump((chunks, source), cache)
-    real = len(chunks)
-    chunks = chunks + generated_chunks(chunks, args.generated)
-    print(f"chunks: {real} from {source} + {args.generated} generated; questions: {len(questions)}")
+        return chunks, source + f", cached in {args.chunks_cache}"
+    chunks, source = load_chunks(reference, args.chunks, ocr=not args.no_ocr)
+    if args.chunks_cache:
+        with args.chunks_cache.open("wb") as cache:
+            pickle.dump((chunks, source), cache)
+    return chunks, source
 
-    tokenizer = Tokenizer()
-    for chunk in chunks[
-        :: max(1, len(chunks) // 50)
-    ]:  # load jieba's and Sudachi's dictionaries before timing
+
+def tokenize_rate(tokenizer: Tokenizer, chunks: list[Chunk]) -> float:
+    """Chunks/s of tokenizing alone (the indexing baseline), after loading jieba's and Sudachi's dictionaries."""
+    for chunk in chunks[:: max(1, len(chunks) // 50)]:
         tokenizer.tokens(chunk.text)
     start = time.perf_counter()
     for chunk in chunks:
         tokenizer.tokens(chunk.text)
-    tokenize_rate = len(chunks) / (time.perf_counter() - start)
+    return len(chunks) / (time.perf_counter() - start)
 
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="finqa-bench-") as tmp:
-        from search.embedded import EmbeddedIndex
 
-        with EmbeddedIndex(IndexSettings(Path(tmp)), tokenizer) as index:
-            runs.append(run_backend("embedded", index, chunks, questions, gold, args.repeat, args.warmup))
-        es_url = os.environ.get("FINQA_ES_URL")
-        if not es_url:
-            print(
-                "elasticsearch: skipped, FINQA_ES_URL is not set "
-                "(run `bash docker/elasticsearch.sh run python -m eval.bench search`)"
-            )
-        else:
-            from search.elastic import ElasticIndex
+def elastic_run(
+    tmp: Path,
+    tokenizer: Tokenizer,
+    chunks: list[Chunk],
+    questions: list[dict],
+    gold: dict,
+    args: argparse.Namespace,
+) -> list[BackendRun]:
+    """The Elasticsearch run, in an index of its own deleted afterwards; none (said why) without a server."""
+    es_url = os.environ.get("FINQA_ES_URL")
+    if not es_url:
+        print(
+            "elasticsearch: skipped, FINQA_ES_URL is not set "
+            "(run `bash docker/elasticsearch.sh run python -m eval.bench search`)"
+        )
+        return []
+    from search.elastic import ElasticIndex
 
-            settings = IndexSettings(
-                Path(tmp),
-                backend="elasticsearch",
-                es_url=es_url,
-                es_prefix=f"finqa-bench-{uuid.uuid4().hex[:8]}",
-            )
-            try:
-                index = ElasticIndex(settings, tokenizer)
-            except InputError as exc:
-                print(f"elasticsearch: skipped, {exc}")
-            else:
-                try:
-                    runs.append(
-                        run_backend("elasticsearch", index, chunks, questions, gold, args.repeat, args.warmup)
-                    )
-                finally:
-                    index.client.options(ignore_status=404).indices.delete(index=index.name)
-                    index.close()
-    print_table(runs, tokenize_rate)
-    return 0
+    settings = IndexSettings(
+        tmp,
+        backend="elasticsearch",
+        es_url=es_url,
+        es_prefix=f"finqa-bench-{uuid.uuid4().hex[:8]}",
+    )
+    try:
+        index = ElasticIndex(settings, tokenizer)
+    except InputError as exc:
+        print(f"elasticsearch: skipped, {exc}")
+        return []
+    try:
+        return [run_backend("elasticsearch", index, chunks, questions, gold, args.repeat, args.warmup)]
+    finally:
+        index.client.options(ignore_status=404).indices.delete(index=index.name)
+        index.close()
 
 
 def load_chunks(reference: Path, mode: str, ocr: bool) -> tuple[list[Chunk], str]:

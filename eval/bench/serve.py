@@ -28,11 +28,16 @@ import time
 import urllib.request
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.command_names import command_name
-from eval.bench._data import shared_data, work_dir
+from eval.bench._data import json_lines, shared_data, work_dir
 from eval.bench.finglm_oracle import oracle_facts, read_reports_list, write_workbook
 from qa.records import Question
+from search.settings import IndexSettings
+
+if TYPE_CHECKING:
+    from qa.engine import EngineSettings
 
 LIST = 64  # questions per POST /ask: one of qa.run's batches
 TARGET = 0.5  # POST /ask's rate over qa.run's
@@ -53,25 +58,11 @@ def main(argv: list[str]) -> int:
 
 
 def run(data: Path, work: Path, lists: int) -> int:
-    from ingestion.pipeline import ingest
-    from qa.engine import Engine, EngineSettings
-    from search.settings import IndexSettings
+    from qa.engine import EngineSettings
 
-    lines = (data / "A-list-answer.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines if line.strip()]
-    corpus = work / "corpus"
-    corpus.mkdir(exist_ok=True)
-    reports = read_reports_list(data / "A-list-txt-name.txt")
-    write_workbook(corpus / "finglm_oracle_facts.xlsx", oracle_facts(rows, reports), reports)
-    settings = IndexSettings(work / "index")
-    print(ingest(corpus, settings, progress=False).text(), file=sys.stderr)
-    engine_settings = EngineSettings(index=settings)
-    with Engine(engine_settings) as engine:
-        lookups = [
-            q
-            for q in (Question(str(r["id"]), r["question"]) for r in rows)
-            if engine.analyze(q).type == "lookup"
-        ]
+    rows = json_lines(data / "A-list-answer.jsonl")
+    engine_settings = EngineSettings(index=oracle_index(data, rows, work))
+    lookups = lookup_questions(engine_settings, rows)
     questions = (lookups * (1 + (lists + 1) * LIST // max(len(lookups), 1)))[: (lists + 1) * LIST]
     questions = [Question(f"{i}-{q.id}", q.text) for i, q in enumerate(questions)]  # ids unique when repeated
     # the last list warms each side up, untimed: the dictionaries and caches a process loads at first
@@ -82,7 +73,49 @@ def run(data: Path, work: Path, lists: int) -> int:
     # in a fresh process, as the server's: this one analysed every question already, which warms caches
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         baseline, in_process = pool.submit(answer_as_qa_run, engine_settings, warm_up, batches).result()
+    command_rate = _command_rate(engine_settings.index.index_dir, work, questions)
+    served, served_rate = _serve(engine_settings.index.index_dir, warm_up, batches)
+    same = sum(all(served[q.id][k] == baseline[q.id][k] for k in ("value", "answer")) for q in questions)
+    ratio = served_rate / in_process
+    print(
+        f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a "
+        f"command (start-up included)"
+    )
+    print(
+        f"POST /ask, lists of {LIST}: {served_rate:,.1f} q/s = {ratio:.2f}x qa.run's one-process rate "
+        f"(target >= {TARGET}), {served_rate / command_rate:.2f}x the command's; "
+        f"same answers {same}/{len(questions)}"
+    )
+    return 0 if ratio >= TARGET and same == len(questions) else 1
 
+
+def oracle_index(data: Path, rows: list[dict], work: Path) -> IndexSettings:
+    """The index of the FinGLM oracle facts workbook made from the dev list's prompts (work/index)."""
+    from ingestion.pipeline import ingest
+
+    corpus = work / "corpus"
+    corpus.mkdir(exist_ok=True)
+    reports = read_reports_list(data / "A-list-txt-name.txt")
+    write_workbook(corpus / "finglm_oracle_facts.xlsx", oracle_facts(rows, reports), reports)
+    settings = IndexSettings(work / "index")
+    print(ingest(corpus, settings, progress=False).text(), file=sys.stderr)
+    return settings
+
+
+def lookup_questions(engine_settings: EngineSettings, rows: list[dict]) -> list[Question]:
+    """The dev list's questions the rules route as `lookup`."""
+    from qa.engine import Engine
+
+    with Engine(engine_settings) as engine:
+        return [
+            q
+            for q in (Question(str(r["id"]), r["question"]) for r in rows)
+            if engine.analyze(q).type == "lookup"
+        ]
+
+
+def _command_rate(index: Path, work: Path, questions: list[Question]) -> float:
+    """Questions/s of `python -m qa.run QUESTIONS --workers 1` in a process of its own, start-up included."""
     path = work / "questions.jsonl"
     path.write_text(
         "".join(json.dumps({"id": q.id, "question": q.text}, ensure_ascii=False) + "\n" for q in questions),
@@ -96,30 +129,17 @@ def run(data: Path, work: Path, lists: int) -> int:
             "qa.run",
             str(path),
             "--index",
-            str(settings.index_dir),
+            str(index),
             "--workers",
             "1",
             "-q",
             "-o",
             str(work / "qa-run.jsonl"),
+            "--overwrite",  # a kept work folder holds the last run's answers
         ],
         check=True,
     )
-    command_rate = len(questions) / (time.perf_counter() - started)
-
-    served, served_rate = _serve(settings.index_dir, warm_up, batches)
-    same = sum(all(served[q.id][k] == baseline[q.id][k] for k in ("value", "answer")) for q in questions)
-    ratio = served_rate / in_process
-    print(
-        f"qa.run --workers 1: {in_process:,.1f} q/s answering (engine open), {command_rate:,.1f} q/s as a "
-        f"command (start-up included)"
-    )
-    print(
-        f"POST /ask, lists of {LIST}: {served_rate:,.1f} q/s = {ratio:.2f}x qa.run's one-process rate "
-        f"(target >= {TARGET}), {served_rate / command_rate:.2f}x the command's; "
-        f"same answers {same}/{len(questions)}"
-    )
-    return 0 if ratio >= TARGET and same == len(questions) else 1
+    return len(questions) / (time.perf_counter() - started)
 
 
 def answer_as_qa_run(settings, warm_up: list[Question], batches: list[list[Question]]) -> tuple[dict, float]:

@@ -26,6 +26,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
@@ -64,17 +65,17 @@ def run(code: Path, args: list[str], env: dict) -> float:
     return seconds
 
 
+@dataclass(frozen=True)
+class Version:
+    """A version of the code ready to time: its tree, the index it ingested, and its environment."""
+
+    code: Path
+    index: Path
+    env: dict
+
+
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(
-        prog=f"{command_name('eval.bench')} startup", description=__doc__.split("\n\n")[0]
-    )
-    ap.add_argument(
-        "--baseline-ref",
-        default=DEFAULT_BASELINE,
-        help=f"git ref of the baseline (default {DEFAULT_BASELINE})",
-    )
-    ap.add_argument("--repeat", type=int, default=5, help="timed runs per version and question (default 5)")
-    args = ap.parse_args(argv)
+    args = _arguments(argv)
     with tempfile.TemporaryDirectory(prefix="finqa-bench-startup-") as temp:
         temp = Path(temp)
         try:
@@ -85,46 +86,78 @@ def main(argv: list[str]) -> int:
             )
             return 0
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "FINQA_LLM")}
-        versions = {f"baseline {args.baseline_ref}": baseline, "this checkout": PROJECT_ROOT}
-        times: dict[tuple[str, str], list[float]] = {}
-        files = {}
-        for kind, text in QUESTIONS.items():
-            files[kind] = temp / f"{kind}.json"
-            files[kind].write_text(
-                json.dumps([{"id": kind, "question": text}], ensure_ascii=False), encoding="utf-8"
-            )
-        for name, code in versions.items():
-            env_v = {**env, "PYTHONPYCACHEPREFIX": str(temp / "pycache" / name.replace(" ", "-"))}
-            index = temp / "index" / name.replace(" ", "-")
-            run(
-                code,
-                [
-                    "-m",
-                    "parser.ingest",
-                    str(code / "examples" / "corpus"),
-                    "--index",
-                    str(index),
-                    "--workers",
-                    "1",
-                ],
-                env_v,
-            )
-            versions[name] = (code, index, env_v)
-            for kind in QUESTIONS:  # untimed: writes the bytecode cache
-                run(code, ["-m", "qa.run", str(files[kind]), "--index", str(index)], env_v)
-        for _ in range(args.repeat):
-            for kind in QUESTIONS:
-                for name, (code, index, env_v) in versions.items():
-                    seconds = run(code, ["-m", "qa.run", str(files[kind]), "--index", str(index)], env_v)
-                    times.setdefault((name, kind), []).append(seconds)
-        print(
-            f"one question from a cold start (new process, `python -m qa.run Q --index INDEX`), {args.repeat} runs each:"
-        )
-        names = list(versions)
-        for kind in QUESTIONS:
-            for name in names:
-                t = times[(name, kind)]
-                print(f"  {kind:<12} {name:<22} median {statistics.median(t):.2f} s, best {min(t):.2f} s")
-            before, after = (statistics.median(times[(n, kind)]) for n in names)
-            print(f"  {kind:<12} baseline / this checkout: {before / after:.2f}x")
+        files = question_files(temp)
+        versions = {
+            name: prepare(name, code, temp, files, env)
+            for name, code in ((f"baseline {args.baseline_ref}", baseline), ("this checkout", PROJECT_ROOT))
+        }
+        print_times(time_questions(versions, files, args.repeat), list(versions), args.repeat)
     return 0
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} startup", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument(
+        "--baseline-ref",
+        default=DEFAULT_BASELINE,
+        help=f"git ref of the baseline (default {DEFAULT_BASELINE})",
+    )
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs per version and question (default 5)")
+    return ap.parse_args(argv)
+
+
+def question_files(temp: Path) -> dict[str, Path]:
+    """Each question of QUESTIONS in a questions file of its own, by kind."""
+    files = {}
+    for kind, text in QUESTIONS.items():
+        files[kind] = temp / f"{kind}.json"
+        files[kind].write_text(
+            json.dumps([{"id": kind, "question": text}], ensure_ascii=False), encoding="utf-8"
+        )
+    return files
+
+
+def prepare(name: str, code: Path, temp: Path, files: dict[str, Path], env: dict) -> Version:
+    """`code` with its own bytecode cache and its own index of the examples corpus, warmed by one untimed
+    run of each question (which writes the bytecode cache)."""
+    env = {**env, "PYTHONPYCACHEPREFIX": str(temp / "pycache" / name.replace(" ", "-"))}
+    index = temp / "index" / name.replace(" ", "-")
+    run(
+        code,
+        ["-m", "parser.ingest", str(code / "examples" / "corpus"), "--index", str(index), "--workers", "1"],
+        env,
+    )
+    for kind in QUESTIONS:
+        run(code, ["-m", "qa.run", str(files[kind]), "--index", str(index)], env)
+    return Version(code, index, env)
+
+
+def time_questions(
+    versions: dict[str, Version], files: dict[str, Path], repeat: int
+) -> dict[tuple[str, str], list[float]]:
+    """Seconds of each run by (version, question kind), the versions alternating so the load hits both alike."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for _ in range(repeat):
+        for kind in QUESTIONS:
+            for name, version in versions.items():
+                seconds = run(
+                    version.code,
+                    ["-m", "qa.run", str(files[kind]), "--index", str(version.index)],
+                    version.env,
+                )
+                times.setdefault((name, kind), []).append(seconds)
+    return times
+
+
+def print_times(times: dict[tuple[str, str], list[float]], names: list[str], repeat: int) -> None:
+    print(
+        f"one question from a cold start (new process, `python -m qa.run Q --index INDEX`), {repeat} runs each:"
+    )
+    for kind in QUESTIONS:
+        for name in names:
+            t = times[(name, kind)]
+            print(f"  {kind:<12} {name:<22} median {statistics.median(t):.2f} s, best {min(t):.2f} s")
+        before, after = (statistics.median(times[(n, kind)]) for n in names)
+        print(f"  {kind:<12} baseline / this checkout: {before / after:.2f}x")

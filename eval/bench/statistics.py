@@ -498,6 +498,43 @@ def make_cases(corpus: Corpus, per_form: int, rng: random.Random) -> list[Case]:
     return cases
 
 
+@dataclass
+class _Asked:
+    """One question being made: the oracle, the field and year it asks about, and its wording's placeholders
+    (`fill`, completed by the form's answer)."""
+
+    o: Oracle
+    form: str
+    wording: str
+    field: str
+    year: int
+    fill: dict
+    rng: random.Random
+
+    def value(self, year: int | None = None, field: str | None = None) -> Callable[[str], Decimal]:
+        """A company's value of `field` in `year` (the question's own by default), as a ranking measure."""
+        year, field = year or self.year, field or self.field
+        return lambda name: self.o.value(name, field, year)
+
+    @property
+    def descending(self) -> bool:
+        return not any(w in self.wording for w in ("最低", "最少", "最小", "倒数", "后", "从低到高"))
+
+
+_RANKED = (
+    "highest",
+    "lowest",
+    "nth",
+    "nth_low",
+    "top_n",
+    "bottom_n",
+    "top_n_ties",
+    "growth_rank",
+    "ratio_rank",
+)
+_FILTERED = ("count", "count_below", "count_place", "list", "place_rank", "sum")
+
+
 def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) -> Case:
     # Growth rates of figures that can be negative (净利润) depend on a convention: not asked.
     field, written, _ = rng.choice([f for f in FIELDS if f[0] != "净利润" or not form.startswith("growth")])
@@ -505,85 +542,112 @@ def _case(o: Oracle, form: str, style: str, wording: str, rng: random.Random) ->
     year = rng.choice(REPORT_YEARS)
     n = rng.randrange(2, 11)
     fill = {"year": year, "field": shown, "n": n, "cn": cn_number(n), "first": 2019, "last": 2021}
-    value = lambda y=year, f=field: lambda name: o.value(name, f, y)  # noqa: E731
-    descending = not any(w in wording for w in ("最低", "最少", "最小", "倒数", "后", "从低到高"))
+    asked = _Asked(o, form, wording, field, year, fill, rng)
+    if form in _RANKED:
+        expected, kind = _ranked(asked, n), "names"
+    elif form in ("every_year_top", "consecutive"):
+        expected, kind = _over_years(asked), "names"
+    elif form in _FILTERED:
+        expected, kind = _filtered(asked)
+    elif form == "growth_count":
+        expected, kind = _growth_count(asked), "number"
+    else:
+        expected, kind = _aggregate(asked), "number"
+    return Case(form, style, wording.format(**fill), expected, kind)
+
+
+def _ranked(asked: _Asked, n: int) -> str:
+    """The company or companies at a place of one year's ranking, by value, growth or debt ratio."""
+    o, form, descending = asked.o, asked.form, asked.descending
     if form in ("highest", "lowest"):
-        return Case(form, style, wording.format(**fill), _joined(o.top(value(), descending, 1)), "names")
+        return _joined(o.top(asked.value(), descending, 1))
     if form in ("nth", "nth_low"):
-        return Case(form, style, wording.format(**fill), _joined(o.nth(value(), form == "nth", n)), "names")
+        return _joined(o.nth(asked.value(), form == "nth", n))
     if form in ("top_n", "bottom_n"):
-        return Case(form, style, wording.format(**fill), _joined(o.top(value(), form == "top_n", n)), "names")
+        return _joined(o.top(asked.value(), form == "top_n", n))
     if form == "top_n_ties":
-        ranked = o.ranked(value(f="销售费用"), True)
+        ranked = o.ranked(asked.value(field="销售费用"), True)
         tie = next(p for p, (a, b) in enumerate(zip(ranked, ranked[1:]), start=1) if a[2] == b[2])
-        fill.update(n=tie, cn=cn_number(tie))
-        return Case(
-            form, style, wording.format(**fill), _joined(o.top(value(f="销售费用"), True, tie)), "names"
-        )
+        asked.fill.update(n=tie, cn=cn_number(tie))
+        return _joined(o.top(asked.value(field="销售费用"), True, tie))
+    field, year = asked.field, asked.year
     if form == "growth_rank":
-        high = descending
-        growth = lambda name: o.growth(name, field, year)  # noqa: E731
-        return Case(form, style, wording.format(**fill), _joined(o.top(growth, high, 1)), "names")
-    if form == "ratio_rank":
-        high = descending
-        ratio = lambda name: o.value(name, "负债合计", year) / o.value(name, "资产总计", year)  # noqa: E731
-        return Case(form, style, wording.format(**fill), _joined(o.top(ratio, high, 1)), "names")
-    if form == "every_year_top":
-        n = rng.randrange(8, 16)
-        fill.update(n=n, cn=cn_number(n))
-        kept = set.intersection(*[set(o.top(value(y), True, n)) for y in (2019, 2020, 2021)])
-        return Case(form, style, wording.format(**fill), _joined(sorted(kept)), "names")
-    if form == "consecutive":
-        names = [
-            c
-            for c in o.companies()
-            if all(o.value(c, field, y) > o.value(c, field, y - 1) for y in (2019, 2020, 2021))
-        ]
-        return Case(form, style, wording.format(**fill), _joined(names), "names")
-    if form in ("count", "count_below", "count_place", "list", "place_rank", "sum"):
-        place = ""
-        names = o.companies()
-        if "{place}" in wording:
-            province, city = rng.choice(CITIES)
-            place = rng.choice((province[:-1], city[:-1])) if province.endswith("省") else province[:-1]
-            names = o.companies(place)
-            fill["place"] = place
-        if form == "place_rank":
-            high = descending
-            return Case(form, style, wording.format(**fill), _joined(o.top(value(), high, 1, names)), "names")
-        if form == "sum":
-            total = sum((o.value(c, field, year) for c in names), Decimal(0))
-            return Case(form, style, wording.format(**fill), _rounded(total), "number")
-        amount = _threshold([o.value(c, field, year) for c in o.companies()], rng)
-        fill["amount"] = _amount_text(amount, rng)
-        inclusive = any(w in wording for w in ("不少于", "以上"))
-        below = form == "count_below"
-        meets = [
-            c
-            for c in names
-            if (
-                o.value(c, field, year) < amount
-                if below
-                else o.value(c, field, year) >= amount
-                if inclusive
-                else o.value(c, field, year) > amount
-            )
-        ]
-        if form == "list":
-            return Case(form, style, wording.format(**fill), _joined(meets), "names")
-        return Case(form, style, wording.format(**fill), str(len(meets)), "number")
-    if form == "growth_count":
-        percent = rng.choice((5, 10, 15, 20, 25))
-        fill["percent"] = f"{percent}%" if rng.random() < 0.7 else f"百分之{cn_number(percent)}"
-        count = sum(
+        return _joined(o.top(lambda name: o.growth(name, field, year), descending, 1))
+    ratio = lambda name: o.value(name, "负债合计", year) / o.value(name, "资产总计", year)  # noqa: E731
+    return _joined(o.top(ratio, descending, 1))
+
+
+def _over_years(asked: _Asked) -> str:
+    """The companies in the top N every year, or growing three years in a row."""
+    o, field = asked.o, asked.field
+    if asked.form == "every_year_top":
+        n = asked.rng.randrange(8, 16)
+        asked.fill.update(n=n, cn=cn_number(n))
+        return _joined(
+            sorted(set.intersection(*[set(o.top(asked.value(y), True, n)) for y in (2019, 2020, 2021)]))
+        )
+    names = [
+        c
+        for c in o.companies()
+        if all(o.value(c, field, y) > o.value(c, field, y - 1) for y in (2019, 2020, 2021))
+    ]
+    return _joined(names)
+
+
+def _filtered(asked: _Asked) -> tuple[str, str]:
+    """Questions over the companies registered in a place (when the wording names one) or over a threshold:
+    the best of a place, a place's sum, and the count or list of companies over (or under) an amount."""
+    o, form, field, year, fill = asked.o, asked.form, asked.field, asked.year, asked.fill
+    names = o.companies()
+    if "{place}" in asked.wording:
+        province, city = asked.rng.choice(CITIES)
+        place = asked.rng.choice((province[:-1], city[:-1])) if province.endswith("省") else province[:-1]
+        names = o.companies(place)
+        fill["place"] = place
+    if form == "place_rank":
+        return _joined(o.top(asked.value(), asked.descending, 1, names)), "names"
+    if form == "sum":
+        return _rounded(sum((o.value(c, field, year) for c in names), Decimal(0))), "number"
+    amount = _threshold([o.value(c, field, year) for c in o.companies()], asked.rng)
+    fill["amount"] = _amount_text(amount, asked.rng)
+    inclusive = any(w in asked.wording for w in ("不少于", "以上"))
+    below = form == "count_below"
+    meets = [
+        c
+        for c in names
+        if (
+            o.value(c, field, year) < amount
+            if below
+            else o.value(c, field, year) >= amount
+            if inclusive
+            else o.value(c, field, year) > amount
+        )
+    ]
+    if form == "list":
+        return _joined(meets), "names"
+    return str(len(meets)), "number"
+
+
+def _growth_count(asked: _Asked) -> str:
+    """How many companies' growth in the year is over a percentage."""
+    o = asked.o
+    percent = asked.rng.choice((5, 10, 15, 20, 25))
+    asked.fill["percent"] = f"{percent}%" if asked.rng.random() < 0.7 else f"百分之{cn_number(percent)}"
+    return str(
+        sum(
             1
             for c in o.companies()
-            if (g := o.growth(c, field, year)) is not None and g > Decimal(percent) / 100
+            if (g := o.growth(c, asked.field, asked.year)) is not None and g > Decimal(percent) / 100
         )
-        return Case(form, style, wording.format(**fill), str(count), "number")
-    numbers = [o.value(c, field, year) for c in o.companies()]
-    result = sum(numbers, Decimal(0)) / len(numbers) if form == "average" else Decimal(stats.median(numbers))
-    return Case(form, style, wording.format(**fill), _rounded(result), "number")
+    )
+
+
+def _aggregate(asked: _Asked) -> str:
+    """The average or median over every company."""
+    numbers = [asked.o.value(c, asked.field, asked.year) for c in asked.o.companies()]
+    if asked.form == "average":
+        return _rounded(sum(numbers, Decimal(0)) / len(numbers))
+    return _rounded(Decimal(stats.median(numbers)))
 
 
 def _rounded(number: Decimal) -> str:
@@ -615,20 +679,8 @@ def _drop_indexes(settings) -> None:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(
-        prog=f"{command_name('eval.bench')} statistics", description=__doc__.split("\n\n")[0]
-    )
-    ap.add_argument("--companies", type=int, default=150)
-    ap.add_argument("--per-form", type=int, default=12, help="questions per form and wording set")
-    ap.add_argument("--seed", type=int, default=20241010)
-    ap.add_argument("--backend", default="embedded", choices=("embedded", "elasticsearch"))
-    ap.add_argument("--es-url", default=os.environ.get("FINQA_ES_URL", ""))
-    ap.add_argument("--keep", type=Path, help="keep the corpus and index here")
-    ap.add_argument("--show-errors", type=int, default=5, help="wrong answers to print per wording set")
-    args = ap.parse_args(argv)
+    args = _arguments(argv)
     from ingestion.pipeline import ingest
-    from qa.engine import Engine, EngineSettings
-    from qa.records import Question
     from search.settings import IndexSettings
 
     rng = random.Random(args.seed)
@@ -644,19 +696,50 @@ def main(argv: list[str]) -> int:
             f"{args.companies} companies, {len(REPORT_YEARS)} report years, {len(FIELDS)} amounts each, "
             f"{summary.total('facts')} facts ({args.backend}); {len(cases)} questions"
         )
-        started = time.perf_counter()
-        results = collections.defaultdict(list)
-        errors = collections.defaultdict(list)
-        with Engine(EngineSettings(settings)) as engine:
-            for i, case in enumerate(cases):
-                answer = engine.answer(Question(str(i), case.question))
-                ok = correct(case, answer.value)
-                results[(case.form, case.style)].append(ok)
-                if not ok:
-                    errors[case.style].append((case, answer))
-        seconds = time.perf_counter() - started
+        results, errors, seconds = answer_cases(settings, cases)
         if args.backend == "elasticsearch" and args.keep is None:
             _drop_indexes(settings)
+    print_accuracy(results)
+    print(f"{len(cases) / seconds:.1f} questions/s")
+    print_errors(errors, args.show_errors)
+    return 0
+
+
+def _arguments(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog=f"{command_name('eval.bench')} statistics", description=__doc__.split("\n\n")[0]
+    )
+    ap.add_argument("--companies", type=int, default=150)
+    ap.add_argument("--per-form", type=int, default=12, help="questions per form and wording set")
+    ap.add_argument("--seed", type=int, default=20241010)
+    ap.add_argument("--backend", default="embedded", choices=("embedded", "elasticsearch"))
+    ap.add_argument("--es-url", default=os.environ.get("FINQA_ES_URL", ""))
+    ap.add_argument("--keep", type=Path, help="keep the corpus and index here")
+    ap.add_argument("--show-errors", type=int, default=5, help="wrong answers to print per wording set")
+    return ap.parse_args(argv)
+
+
+def answer_cases(settings, cases: list[Case]) -> tuple[dict, dict, float]:
+    """Every case answered through the Engine: right or wrong by (form, style), the wrong ones (case, answer)
+    by style, and the seconds answering took."""
+    from qa.engine import Engine, EngineSettings
+    from qa.records import Question
+
+    started = time.perf_counter()
+    results = collections.defaultdict(list)
+    errors = collections.defaultdict(list)
+    with Engine(EngineSettings(settings)) as engine:
+        for i, case in enumerate(cases):
+            answer = engine.answer(Question(str(i), case.question))
+            ok = correct(case, answer.value)
+            results[(case.form, case.style)].append(ok)
+            if not ok:
+                errors[case.style].append((case, answer))
+    return results, errors, time.perf_counter() - started
+
+
+def print_accuracy(results: dict) -> None:
+    """Accuracy per form for both wording sets, then per wording set."""
     print(f"{'form':<16} {'tuned':>7} {'held-out':>9}")
     totals = collections.defaultdict(list)
     for form in WORDINGS:
@@ -669,11 +752,12 @@ def main(argv: list[str]) -> int:
     for style in ("tuned", "held_out"):
         oks = totals[style]
         print(f"{style}: {sum(oks) / len(oks):.3f} of {len(oks)} (target {TARGET})")
-    print(f"{len(cases) / seconds:.1f} questions/s")
+
+
+def print_errors(errors: dict, show: int) -> None:
     for style in ("tuned", "held_out"):
-        for case, answer in errors[style][: args.show_errors]:
+        for case, answer in errors[style][:show]:
             print(
                 f"[{style} {case.form}] {case.question}\n  expected {case.expected[:120]}\n  got {answer.value!s:.120} "
                 f"({answer.type}, {answer.route}) {answer.answer[:160]}"
             )
-    return 0

@@ -27,6 +27,7 @@ import json
 import re
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -44,6 +45,42 @@ TARGET = 0.98
 KINDS = ("no table", "header", "no fact", "sign", "scale", "value")
 
 
+@dataclass
+class Parsed:
+    """What the parser made of the reports: facts and body cells by cell id, and the tables it read."""
+
+    facts: dict[str, Fact] = field(default_factory=dict)
+    cells: dict[str, str] = field(default_factory=dict)  # cell id -> text, for cells inside a table's body
+    tables: set[str] = field(default_factory=set)
+    fact_count: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Fidelity:
+    """The gold cells against the facts: right, the baseline's right, the failures by kind, year agreement."""
+
+    total: int
+    correct: int = 0
+    baseline_correct: int = 0  # gold cells whose printed text, normalised, is the gold value
+    kinds: Counter = field(default_factory=Counter)
+    failures: list[dict] = field(default_factory=list)
+    years_agree: int = 0
+    years_asked: int = 0
+
+    @property
+    def fidelity(self) -> float:
+        return self.correct / self.total if self.total else 0.0
+
+    @property
+    def baseline(self) -> float:
+        return self.baseline_correct / self.total if self.total else 0.0
+
+    @property
+    def year_agreement(self) -> float | None:
+        return self.years_agree / self.years_asked if self.years_asked else None
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog=f"{command_name('eval.bench')} tables", description=__doc__.splitlines()[0]
@@ -57,64 +94,75 @@ def main(argv: list[str]) -> int:
     gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
     questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))
     paths = {str(p.relative_to(root).with_suffix("")): p for p in sorted((root / "reports").glob("*/*.html"))}
-    finder = MetadataFinder.for_corpus(root, paths)
+    parsed = parse_reports(root, paths)
+    scored = score(gold, questions, parsed)
+    print_report(scored, parsed, len(paths), args.show)
+    if args.json:
+        _write_json(args.json, scored, parsed.seconds)
+    return 0
 
+
+def parse_reports(root: Path, paths: dict[str, Path]) -> Parsed:
+    """Every report's tables read by parser.html and parser.facts, timed."""
+    finder = MetadataFinder.for_corpus(root, paths)
+    parsed = Parsed()
     started = time.perf_counter()
-    facts: dict[str, Fact] = {}
-    cells: dict[str, str] = {}  # cell id -> text, for cells inside a table's body
-    tables: set[str] = set()
-    fact_count = 0
     for doc_id, path in tqdm(paths.items(), desc="reports", unit="file"):
         meta = finder.find(doc_id)
-        parsed = read_html(path).tables
-        year = current_year(parsed)
-        for table in parsed:
-            tables.add(table.table_id)
+        tables = read_html(path).tables
+        year = current_year(tables)
+        for table in tables:
+            parsed.tables.add(table.table_id)
             table_facts_, _ = table_facts(table, meta, year)
-            fact_count += len(table_facts_)
-            facts.update((f.cell_id, f) for f in table_facts_ if f.cell_id)
+            parsed.fact_count += len(table_facts_)
+            parsed.facts.update((f.cell_id, f) for f in table_facts_ if f.cell_id)
             if table.cell_ids is not None:
                 for i in range(len(table.frame)):
                     for j in range(len(table.frame.columns)):
-                        cells[str(table.cell_ids.iat[i, j])] = str(table.frame.iat[i, j])
-    seconds = time.perf_counter() - started
+                        parsed.cells[str(table.cell_ids.iat[i, j])] = str(table.frame.iat[i, j])
+    parsed.seconds = time.perf_counter() - started
+    return parsed
 
-    correct = baseline = 0
-    kinds: Counter = Counter()
-    failures = []
-    years_agree = years_asked = 0
+
+def score(gold: dict, questions: dict, parsed: Parsed) -> Fidelity:
+    """Each gold answer against the fact of its cell (and the cell's printed text, the baseline)."""
+    scored = Fidelity(total=len(gold))
     for qid, answer in gold.items():
         cell_id, want = answer["cell_id"], answer["value"]
-        fact = facts.get(cell_id)
-        baseline += ntcir_value(cells.get(cell_id, "")) == ntcir_value(want)
+        fact = parsed.facts.get(cell_id)
+        scored.baseline_correct += ntcir_value(parsed.cells.get(cell_id, "")) == ntcir_value(want)
         got = _compared(fact) if fact else ""
         if fact and got == ntcir_value(want):
-            correct += 1
+            scored.correct += 1
             asked = re.search(r"((?:19|20)\d{2})年", questions.get(qid, {}).get("question", ""))
             if asked:
-                years_asked += 1
-                years_agree += int(asked.group(1)) == fact.year
+                scored.years_asked += 1
+                scored.years_agree += int(asked.group(1)) == fact.year
             continue
-        kind = _kind(cell_id, fact, want, tables, cells)
-        kinds[kind] += 1
-        failures.append(
+        kind = _kind(cell_id, fact, want, parsed.tables, parsed.cells)
+        scored.kinds[kind] += 1
+        scored.failures.append(
             {
                 "id": qid,
                 "kind": kind,
                 "cell_id": cell_id,
                 "gold": want,
                 "fact": fact.value if fact else None,
-                "raw": fact.raw if fact else cells.get(cell_id),
+                "raw": fact.raw if fact else parsed.cells.get(cell_id),
                 "field": fact.field if fact else None,
                 "period": fact.period if fact else None,
             }
         )
+    return scored
 
-    total = len(gold)
-    fidelity = correct / total if total else 0.0
-    base = baseline / total if total else 0.0
+
+def print_report(scored: Fidelity, parsed: Parsed, files: int, show: int) -> None:
+    fidelity, base = scored.fidelity, scored.baseline
+    correct, total = scored.correct, scored.total
+    years_agree, years_asked, kinds = scored.years_agree, scored.years_asked, scored.kinds
     print(
-        f"NTCIR-18 U4 dev: {len(paths)} HTML files, {len(tables)} tables, {fact_count} facts in {seconds:.1f}s"
+        f"NTCIR-18 U4 dev: {files} HTML files, {len(parsed.tables)} tables, {parsed.fact_count} facts "
+        f"in {parsed.seconds:.1f}s"
     )
     print(
         f"table fidelity  {fidelity:.4f}  ({correct}/{total} gold cells as facts with the gold value; "
@@ -125,34 +173,35 @@ def main(argv: list[str]) -> int:
         f"  ratio {fidelity / base if base else float('inf'):.2f}x"
     )
     print(
-        f"year agreement  {years_agree / years_asked if years_asked else 0:.4f}  "
+        f"year agreement  {scored.year_agreement or 0:.4f}  "
         f"({years_agree}/{years_asked} correct facts whose year is the question's)"
     )
     print("failure kinds   " + (", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]) or "none"))
-    for failure in failures[: args.show]:
+    for failure in scored.failures[:show]:
         print(
             f"  [{failure['kind']}] {failure['cell_id']}: gold {failure['gold']!r}, fact {failure['fact']!r} "
             f"(raw {failure['raw']!r}, field {failure['field']!r}, period {failure['period']!r})"
         )
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "fidelity": fidelity,
-                    "baseline": base,
-                    "correct": correct,
-                    "total": total,
-                    "year_agreement": years_agree / years_asked if years_asked else None,
-                    "kinds": dict(kinds),
-                    "failures": failures,
-                    "seconds": seconds,
-                },
-                ensure_ascii=False,
-                indent=1,
-            ),
-            encoding="utf-8",
-        )
-    return 0
+
+
+def _write_json(path: Path, scored: Fidelity, seconds: float) -> None:
+    path.write_text(
+        json.dumps(
+            {
+                "fidelity": scored.fidelity,
+                "baseline": scored.baseline,
+                "correct": scored.correct,
+                "total": scored.total,
+                "year_agreement": scored.year_agreement,
+                "kinds": dict(scored.kinds),
+                "failures": scored.failures,
+                "seconds": seconds,
+            },
+            ensure_ascii=False,
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
 
 
 def _compared(fact: Fact) -> str:

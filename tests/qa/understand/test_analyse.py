@@ -267,6 +267,16 @@ def test_a_name_the_register_lacks_is_refused_by_name_never_a_place_filter(analy
         assert f"company: unregistered '{name}'" in " ".join(a.trace)
 
 
+def test_a_request_verb_or_question_word_where_a_name_would_stand_is_no_company(analyzer):
+    for text in (
+        "请找出2019年销售费用最少的那家上市公司。",
+        "谁是2020年营业成本最多的公司？",
+        "请给出2021年营收最多的公司",
+    ):
+        a = ask(analyzer, text)
+        assert (a.type, a.company, a.absent_companies) == ("ranking", None, ()), (text, a.trace)
+
+
 def test_each_company_asked_about_that_the_register_lacks_is_named(analyzer):
     a = ask(analyzer, "2020年综艺股份和宁德时代的营业收入分别是多少元?")
     assert (a.company.name, a.absent_companies) == ("江苏综艺股份有限公司", ("宁德时代",))
