@@ -28,7 +28,7 @@ judge the statement against them with general operations of reading law, choose 
    log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
    log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
    (`model_weight` 0): measured with Qwen2.5-0.5B (transformers, then llama.cpp), every weight that won a
-   gyosei question lost one to five lawqa questions, at about 16-17 CPU s a question under load; the model
+   gyosei question lost one to four lawqa questions, at a median 17-18 CPU s a question under load; the model
    then only breaks the ties the rules leave.
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
@@ -112,8 +112,8 @@ class ChoiceSettings:
     )
     # goodness per nat of the model's log-odds that a statement is right; 0 (the default) leaves statements to the
     # rules: Qwen2.5-0.5B judging every statement cost 3 of 12 lawqa questions at ~41 CPU s per question
-    # (transformers, float32); on llama.cpp, 1-5 of 14 lawqa questions for 0-1 of 13 gyosei ones, 16-17 CPU s
-    # per question under load (docs/benchmarks.md)
+    # (transformers, float32); on llama.cpp, weights above 0.02 lost 1-4 of 20 lawqa questions for at most one of
+    # 24 gyosei ones, at a median 17-18 CPU s per question under load (docs/benchmarks.md)
     model_weight: float = 0.0
     model_cap: float = (
         5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
