@@ -44,10 +44,10 @@ from core.units import (
 from core.vocabulary import vocabulary
 from core.workbook_layout import workbook_cell
 from parser.limits import TableBudget
-from parser.prose_tables import prose_rows
+from parser.prose_tables import HEADINGS_ROW, open_point, prose_rows
 from parser.records import record_rows, record_text
 from parser.settings import TableLimits
-from parser.tables import column_period
+from parser.tables import column_period, runs_on
 
 _WORDS = per_book(lambda: vocabulary("facts"))  # rules/facts.yaml
 _CHANGE = pattern_per_book(lambda: re.compile(_WORDS["change"]))
@@ -278,7 +278,7 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
     doc.warnings += budget.warnings
     report_year = current_year(tables)
     rules = shared_statement_rules()
-    for table in tables:
+    for i, table in enumerate(tables):
         kind = rules.classify(
             tuple(table.titles) + (table.title,),
             _first_rows(table),
@@ -287,7 +287,7 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
         )
         table.statement, table.scope = kind.statement, kind.scope
         try:
-            facts, chunks = table_facts(table, doc.meta, report_year)
+            facts, chunks = table_facts(table, doc.meta, report_year, _continued_point(tables, i))
         except Exception as exc:  # noqa: BLE001 - the document's other tables still count
             doc.warnings.append(
                 f"page {table.page}: no facts from table {table.table_id} ({type(exc).__name__}: {exc})"
@@ -299,6 +299,15 @@ def add_tables(doc: ParsedDocument, tables: list[Table], limits: TableLimits | N
     doc.table_list = tables  # ingest writes these to the tables workbook
 
 
+def _continued_point(tables: list[Table], i: int) -> str:
+    """The point a prose table left open at the foot of the page before (its name row, its passages on this
+    page), when tables[i] is the first on its page and may run on from the last table of that page."""
+    if i == 0 or tables[i - 1].page == tables[i].page or tables[i].cell_ids is not None:
+        return ""
+    before = tables[i - 1]
+    return open_point(before.frame) if runs_on(before, tables[i]) else ""
+
+
 def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
     """The table's first rows as text (a statement may print its own name there)."""
     frame = table.frame
@@ -306,12 +315,13 @@ def _first_rows(table: Table, rows: int = 2) -> tuple[str, ...]:
 
 
 def table_facts(
-    table: Table, meta: DocumentMeta, report_year: int | None = None
+    table: Table, meta: DocumentMeta, report_year: int | None = None, continues: str = ""
 ) -> tuple[list[Fact], list[Chunk]]:
     """Long-form facts of every value cell, and one search chunk of sentences per row that has values.
 
     `report_year` (default meta.year) is the year 本期/当期/期末 columns stand for. Every fact carries the
-    table's statement kind and scope (as add_tables sets them) and its column's period kind.
+    table's statement kind and scope (as add_tables sets them) and its column's period kind. `continues`: the
+    point a prose table on the page before left open (parser/prose_tables.py `open_point`).
     """
     frame = table.frame
     if frame.empty:
@@ -487,22 +497,25 @@ def table_facts(
     # passage to passage, each under the point its table names above it. A key-value table: its records replace
     # the row sentences, which misread labels as periods. Tables with cell ids (HTML reports) keep their rows: the
     # table-cell route answers from them, cell by cell.
-    prose = prose_rows(frame, chunk_titles) if table.cell_ids is None else []
+    prose = prose_rows(frame, chunk_titles, continues=continues) if table.cell_ids is None else []
     records = record_rows(frame) if table.cell_ids is None and not prose else []
     if prose:
+        pages = [
+            table.page if row.row == HEADINGS_ROW or not row_pages else row_pages[row.row] for row in prose
+        ]
         chunks = [
             Chunk(
-                chunk_id=f"{meta.doc_id}#r{table.table_id}-{row.row}",
+                chunk_id=f"{meta.doc_id}#r{table.table_id}-{'h' if row.row == HEADINGS_ROW else row.row}",
                 doc_id=meta.doc_id,
                 text=row.text,
                 titles=row.titles,
-                page_start=row_pages[row.row] if row_pages else table.page,
-                page_end=row_pages[row.row] if row_pages else table.page,
+                page_start=page,
+                page_end=page,
                 company=meta.company,
                 year=meta.year,
                 kind="table",
             )
-            for row in prose
+            for row, page in zip(prose, pages)
         ]
     if records:
         pages = [row_pages[0] if row_pages else table.page] * len(records)

@@ -34,10 +34,11 @@ from core.sentences import SENTENCE_END, join_text
 from core.units import parse_quantity
 from core.vocabulary import vocabulary
 from parser.headings import HeadingRules, HeadingStack
-from parser.tables import clean_cell
+from parser.tables import clean_cell, column_period
 
 # A passage: at least this many characters, with a sentence or clause mark (a name or a label has neither).
 PROSE_CHARS = 40
+HEADINGS_ROW = -1  # ProseRow.row of a first row of passages that was read as the table's column headings
 _MARKS = per_book(lambda: SENTENCE_END.value() + vocabulary("punctuation")["inner_marks"])
 
 
@@ -50,19 +51,32 @@ class ProseRow:
     text: str
 
 
-def prose_rows(frame, titles: tuple[str, ...], rules: HeadingRules | None = None) -> list[ProseRow]:
-    """The rows of passages of a prose table, each with its heading path; [] when the table is not prose."""
-    rows = [_distinct(frame.iat[i, j] for j in range(len(frame.columns))) for i in range(len(frame))]
-    passages = [cell for cells in rows for cell in cells if _is_passage(cell)]
-    others = [cell for cells in rows if len(cells) > 1 for cell in cells if not _is_passage(cell)]
-    named = [i for i, cells in enumerate(rows) if _names_point(cells)]
-    last_passage = max((i for i, cells in enumerate(rows) if any(map(_is_passage, cells))), default=-1)
-    if len(passages) < 2 or len(passages) < len(others) or not named or named[0] > last_passage:
+def prose_rows(
+    frame, titles: tuple[str, ...], rules: HeadingRules | None = None, continues: str = ""
+) -> list[ProseRow]:
+    """The rows of passages of a prose table, each with its heading path; [] when the table is not prose.
+
+    `continues` is the point the part of the table on the page before named last, with its passages left for
+    this page (`open_point`): the passages before this part's first named point are under it. Such a part has
+    no column headings: its first row of passages, read as headings, is its first row (`HEADINGS_ROW`)."""
+    rows = [(i, _distinct(frame.iat[i, j] for j in range(len(frame.columns)))) for i in range(len(frame))]
+    headings = _distinct(column_period(str(label)) for label in frame.columns)
+    if any(map(_is_passage, headings)):
+        rows.insert(0, (HEADINGS_ROW, headings))
+    passages = [cell for _, cells in rows for cell in cells if _is_passage(cell)]
+    others = [cell for _, cells in rows if len(cells) > 1 for cell in cells if not _is_passage(cell)]
+    named = [k for k, (_, cells) in enumerate(rows) if _names_point(cells)]
+    last_passage = max((k for k, (_, cells) in enumerate(rows) if any(map(_is_passage, cells))), default=-1)
+    if len(passages) < 2 or len(passages) < len(others) or not (named or continues):
         return []
+    if named and named[0] > last_passage and not continues:
+        return []  # names after every passage: a list with notes, not points over passages
     rules = rules or HeadingRules.shared()
     stack, below = _stack(titles, rules)
+    if continues:
+        stack.push(rules.level(continues) or below, continues)
     out = []
-    for i, cells in enumerate(rows):
+    for i, cells in rows:
         if _names_point(cells):
             stack.push(rules.level(cells[0]) or below, cells[0])
             continue
@@ -73,6 +87,16 @@ def prose_rows(frame, titles: tuple[str, ...], rules: HeadingRules | None = None
             text = join_text(text, cell)
         out.append(ProseRow(i, stack.path, text))
     return out
+
+
+def open_point(frame) -> str:
+    """The point a table's last filled row names, when no passage follows it (its passages run on to the next
+    page), else ""."""
+    for i in range(len(frame) - 1, -1, -1):
+        cells = _distinct(frame.iat[i, j] for j in range(len(frame.columns)))
+        if cells:
+            return cells[0] if _names_point(cells) else ""
+    return ""
 
 
 def _stack(titles: tuple[str, ...], rules: HeadingRules) -> tuple[HeadingStack, int]:

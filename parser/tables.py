@@ -608,21 +608,26 @@ def merge_continued(tables: list[Table]) -> list[Table]:
 
 
 def _continues(before: Table, after: Table) -> bool:
+    if not runs_on(before, after) or len(before.frame.columns) != len(after.frame.columns):
+        return False
+    no_header = after.frame.attrs.get("header_rows", 0) == 0
+    return no_header or list(after.frame.columns) == list(before.frame.columns)
+
+
+def runs_on(before: Table, after: Table) -> bool:
+    """Whether `after` may go on with `before` over a page break by where they stand: it is on the page after
+    `before`'s last one, starts near its top, and `before` ends near the bottom of its page (the caller knows
+    they are each the last and first table of their pages)."""
     attrs_b, attrs_a = before.frame.attrs, after.frame.attrs
     end_page = attrs_b.get("end_page", before.page)
     if after.page != end_page + 1 or "bbox" not in attrs_a or "bbox" not in attrs_b:
-        return False
-    if len(before.frame.columns) != len(after.frame.columns):
         return False
     height_a = attrs_a.get("page_height") or 0
     height_b = attrs_b.get("page_height") or 0
     end_bottom = attrs_b.get("end_bottom", attrs_b["bbox"][3])
     if not height_a or not height_b:
         return False
-    if attrs_a["bbox"][1] > CONTINUED_TOP * height_a or end_bottom < CONTINUED_BOTTOM * height_b:
-        return False
-    no_header = attrs_a.get("header_rows", 0) == 0
-    return no_header or list(after.frame.columns) == list(before.frame.columns)
+    return attrs_a["bbox"][1] <= CONTINUED_TOP * height_a and end_bottom >= CONTINUED_BOTTOM * height_b
 
 
 def _join(before: Table, after: Table) -> Table:

@@ -181,10 +181,30 @@ def main(argv: list[str]) -> int:
     if path is None:
         return 0
 
-    from qa.llm.llama import available
     from qa.llm.model import LLMSettings
 
     print(f"model: {path} ({path.stat().st_size / 2**20:.0f} MB)")
+    backends = compare_backends(path)
+    llm = LocalLLM.load(path, LLMSettings(backend=backends[0]))
+    print(f"the figures below use {backends[0]} (what --llm {path.name} runs on)")
+    print_questions(measure_questions(path))
+    finglm = shared_data("finglm")
+    if finglm is not None:
+        print_keywords(measure_keywords(finglm, llm, args.sample, args.seed), args.seed)
+    stats = llm.stats
+    print(
+        f"\nall generations: {stats.calls} calls, {stats.new_tokens} new tokens, {stats.prompt_tokens} prompt tokens, "
+        f"{stats.seconds:.0f} s, {stats.timeouts} timeouts"
+    )
+    return 0
+
+
+def compare_backends(path: Path) -> tuple[str, ...]:
+    """Load time and tokens/s of the same greedy reply on each backend that can run `path`, printed with their
+    ratio; the backends, the one `--llm` runs on first."""
+    from qa.llm.llama import available
+    from qa.llm.model import LLMSettings, LocalLLM
+
     backends = ("llama.cpp", "transformers") if available() and path.is_file() else ("transformers",)
     if len(backends) == 1:
         print(
@@ -213,10 +233,10 @@ def main(argv: list[str]) -> int:
         )
     if len(rates) == 2:
         print(f"llama.cpp / transformers tokens/s: {rates['llama.cpp'] / rates['transformers']:.1f}x")
-    llm = LocalLLM.load(path, LLMSettings(backend=backends[0]))
-    print(f"the figures below use {backends[0]} (what --llm {path.name} runs on)")
+    return backends
 
-    rows = measure_questions(path)
+
+def print_questions(rows: list[tuple[str, float, float, str, str]]) -> None:
     print("\nexample questions (report_text/open), seconds with the model vs without:")
     for qid, seconds, plain, route, answer in rows:
         print(f"  {qid:<8} {seconds:6.1f} s  (without: {plain:.2f} s)  {route:<26} {answer[:90]}")
@@ -226,27 +246,18 @@ def main(argv: list[str]) -> int:
             f"{sum(r[2] for r in rows) / len(rows):.2f} s without"
         )
 
-    finglm = shared_data("finglm")
-    if finglm is not None:
-        counts = measure_keywords(finglm, llm, args.sample, args.seed)
-        n, k = counts["questions"], counts["sample"]
-        calls = counts["asked"] + k
-        print(
-            f"\nkey words, FinGLM dev list: {n} questions with key words (types {', '.join(KEYWORD_TYPES)}):"
-        )
-        print(f"  rules alone:            {counts['rules'] / n:.3f}")
-        print(
-            f"  rules + model fallback: {counts['fallback'] / n:.3f}  (the rules found no key word for {counts['asked']}"
-            f" questions; the model got {counts['asked_ok']} of them)"
-        )
-        print(
-            f"  seeded sample of {k} (seed {args.seed}): rules alone {counts['sample_rules'] / k:.3f}, "
-            f"model alone {counts['sample_model'] / k:.3f}"
-        )
-        print(f"  model: {counts['model_seconds'] / max(calls, 1):.1f} s per question ({calls} questions)")
-    stats = llm.stats
+
+def print_keywords(counts: dict, seed: int) -> None:
+    n, k = counts["questions"], counts["sample"]
+    calls = counts["asked"] + k
+    print(f"\nkey words, FinGLM dev list: {n} questions with key words (types {', '.join(KEYWORD_TYPES)}):")
+    print(f"  rules alone:            {counts['rules'] / n:.3f}")
     print(
-        f"\nall generations: {stats.calls} calls, {stats.new_tokens} new tokens, {stats.prompt_tokens} prompt tokens, "
-        f"{stats.seconds:.0f} s, {stats.timeouts} timeouts"
+        f"  rules + model fallback: {counts['fallback'] / n:.3f}  (the rules found no key word for {counts['asked']}"
+        f" questions; the model got {counts['asked_ok']} of them)"
     )
-    return 0
+    print(
+        f"  seeded sample of {k} (seed {seed}): rules alone {counts['sample_rules'] / k:.3f}, "
+        f"model alone {counts['sample_model'] / k:.3f}"
+    )
+    print(f"  model: {counts['model_seconds'] / max(calls, 1):.1f} s per question ({calls} questions)")

@@ -10,8 +10,8 @@ Figures: accuracy overall and on two fixed halves (sorted ids, alternating: the 
 second only checked), the routes taken and seconds per question. With --llm (a .gguf file or model
 folder) the same questions are answered again with the model writing the sentence: its accuracy,
 seconds per question (as a ratio to the run without it, measured in the same process), and the
-share of the model's sentences that the evidence check rejected (a number or name that is not in
-the evidence: the extract stands). Target: >= 0.90 on each half without a model; with it no lower.
+share of the model's sentences that the check rejected (a number or name that is not the extract's,
+or most of the extract's words left out: the extract stands). Target: >= 0.90 on each half without a model; with it no lower.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def run(root: Path, work: Path, llm: str, json_out: Path | None) -> int:
             f"tune {halves['tune']:.3f}, check {halves['check']:.3f} (target >= {TARGET:.2f} each: "
             f"{'MET' if met else 'NOT MET'}); {seconds:.2f} s/question ({seconds / base_seconds:.1f}x)"
             + (
-                f"; model sentences {len(written)}, rejected by the evidence check {share:.3f}"
+                f"; model sentences {len(written)}, rejected by the check {share:.3f}"
                 if name != "without a model"
                 else ""
             )

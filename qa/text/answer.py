@@ -30,9 +30,11 @@ Find with small pieces, answer with larger context:
    company and year (they no longer tell passages apart) and the best are widened to their
    whole section (a "section" chunk) or to their neighbours (#t{n-1},
    #t{n+1}) within `context_chars`;
-5. without a model the answer is the best sentences of those passages with
-   the document and page; with one, the model words it from them with
-   citations, and an unusable reply falls back to the extractive answer.
+5. without a model the answer is the best sentences of those passages (or
+   the record's label and value) with the document and page; with one, the
+   model rewords that extract as one sentence with its citation, which stands
+   only when its numbers and names are the extract's and it keeps most of the
+   extract's words (qa/text/rewording.py), else the extract does.
 
 >>> answerer = TextAnswerer(index, tokenizer, AnswerTemplates.load())
 >>> answerer.retrieve(analysis).documents[:1]
@@ -44,6 +46,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from core.errors import InputError
 from core.fields import FieldDictionary
@@ -58,6 +61,7 @@ from core.years import extract_years
 from qa.answers import AnswerTemplates
 from qa.records import Analysis, Answer, Evidence
 from qa.text.document_identity import IdentityMatcher
+from qa.text.rewording import drops_extract
 from qa.text.stated_values import stated_value
 from qa.topics import TopicBook, folded
 from search.backend import Hit, SearchQuery, TextIndex
@@ -116,12 +120,17 @@ class TextSettings:
     topic_bonus: float = (
         2.0  # sentence score per key word written whole in the sentence or its section's headings
     )
+    # Share of the extract's words the model's sentence must keep (qa/text/rewording.py), set on the text bench's
+    # tune half: its wrong model sentences kept 11-51% of them, its right ones 25-100%.
+    model_keeps: float = 0.6
 
     def __post_init__(self):
         if self.doc_score not in DOC_SCORES:
             raise InputError(f"doc_score must be one of {', '.join(DOC_SCORES)}, got {self.doc_score!r}")
         if min(self.chunk_hits, self.documents, self.answer_sentences, self.evidence) < 1:
             raise InputError("chunk_hits, documents, answer_sentences and evidence must be at least 1")
+        if not 0 <= self.model_keeps <= 1:
+            raise InputError(f"model_keeps must be a share from 0 to 1, got {self.model_keeps}")
         if self.context_chars < 100:
             raise InputError(f"context_chars must be at least 100, got {self.context_chars}")
         if self.title_boost <= 0 or self.phrase_boost <= 0:
@@ -336,67 +345,81 @@ class TextAnswerer:
         field (the auditor's name): a question asking more about it (审计意见是什么?由哪家会计师事务所出具?) is
         answered by the sentences that write that value, which the field's own table rows outscore in the search."""
         documents, hits = self.search(analysis)
-        lang = analysis.language
         if analysis.type == "open":
-            if self.llm is None:
-                text = self.templates.render("open_no_model", lang)
-                return self._answer(
-                    analysis, text, "open:template", documents, hits[: self.settings.evidence]
-                )
-            return self._answer(
-                analysis,
-                self.llm.answer_open(analysis.question.text),
-                "open:llm",
-                documents,
-                hits[: self.settings.evidence],
-            )
+            return self._open(analysis, documents, hits)
         if not hits:
             text = self.templates.negative(
                 "negative_value",
                 analysis,
                 company=_company(analysis),
                 years=analysis.years[:1],
-                field=self._listed(lang, analysis.keywords) or analysis.question.text,
+                field=self._listed(analysis.language, analysis.keywords) or analysis.question.text,
             )
             return self._answer(analysis, text, f"{analysis.type}:no_hits", documents, [])
-        said = self.says(analysis, documents[0])
-        naming = self.naming(documents[0], named or said) if named or said else []
+        extract = self.extract(analysis, documents[0], hits, named)
+        text = self._extract(analysis, documents[0], extract.passages[0].chunk.page_start, extract.quoted)
+        if self.llm is None:
+            return self._answer(analysis, text, extract.route, documents, extract.passages)
+        return self._reworded(analysis, documents, extract, text)
+
+    def _open(self, analysis: Analysis, documents: list[str], hits: list[Hit]) -> Answer:
+        """An open question: the model explains it, else the template says a model is needed."""
+        if self.llm is None:
+            text, route = self.templates.render("open_no_model", analysis.language), "open:template"
+        else:
+            text, route = self.llm.answer_open(analysis.question.text), "open:llm"
+        return self._answer(analysis, text, route, documents, hits[: self.settings.evidence])
+
+    def extract(self, analysis: Analysis, doc_id: str, hits: list[Hit], named: str = "") -> Extract:
+        """What the document says to the question: the record's label and value that answer, else its best
+        sentences, from the passages that write `named` or the topic's word, else from its best passages."""
+        naming, named, said = self._naming_passages(analysis, doc_id, named)
+        passages = naming or self.widen(
+            self.passages(analysis, doc_id)
+            or [h for h in hits if h.chunk.doc_id == doc_id][: self.settings.evidence]
+        )
+        record = None if naming else self.record_answer(analysis, doc_id)
+        if record is not None:  # the cell that answers, with its label, is the evidence
+            hit, pair = record
+            cell = Hit(replace(hit.chunk, text=pair), hit.score)
+            passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)]
+            value = pair.partition(RECORD_SEPARATOR.value())[2]
+            return Extract(pair, value, f"{analysis.type}:record", passages[: self.settings.evidence])
+        sentences = self.best_sentences(analysis, passages, named if naming else "", said)
+        if naming:  # the passages that hold the sentences chosen, best first
+            passages = [h for h in naming if any(s in h.chunk.text for s in sentences)] or naming
+        quoted = "".join(sentences)
+        return Extract(quoted, quoted, f"{analysis.type}:extractive", passages[: self.settings.evidence])
+
+    def _naming_passages(self, analysis: Analysis, doc_id: str, named: str) -> tuple[list[Hit], str, str]:
+        """(the passages that write `named`, else the topic's `says` word, in the topic's sections first; the
+        word they write; the topic's word the document writes or "")."""
+        said = self.says(analysis, doc_id)
+        naming = self.naming(doc_id, named or said) if named or said else []
         if said and not named:  # the sentences that write the topic's word, in the topic's sections first
             keyed = [(self.topics.section(analysis.topic, h.chunk.titles), h) for h in naming]
             naming = [
                 h for key, h in sorted((k for k in keyed if k[0] is not None), key=lambda k: k[0])
             ] or naming
             named = said
-        passages = naming or self.widen(
-            self.passages(analysis, documents[0])
-            or [h for h in hits if h.chunk.doc_id == documents[0]][: self.settings.evidence]
+        return naming, named, said
+
+    def _reworded(self, analysis: Analysis, documents: list[str], extract: Extract, text: str) -> Answer:
+        """The model's one sentence rewording the extract (quoted to it as its passage, cited at the extract's
+        page), when it keeps what the extract says; else the extract stands and the trace says why."""
+        first = extract.passages[0]
+        written = self.llm.answer_from_passages(
+            analysis, [Hit(replace(first.chunk, text=extract.quoted), first.score)]
         )
-        record = None if naming else self.record_answer(analysis, documents[0])
-        if record is not None:  # the cell that answers, with its label, is the evidence
-            hit, pair = record
-            cell = Hit(replace(hit.chunk, text=pair), hit.score)
-            passages = [cell, *(p for p in passages if p.chunk.chunk_id != hit.chunk.chunk_id)][
-                : self.settings.evidence
-            ]
-            quoted, route = pair, f"{analysis.type}:record"
-        else:
-            sentences = self.best_sentences(analysis, passages, named if naming else "", said)
-            if naming:  # the passages that hold the sentences chosen, best first
-                passages = ([h for h in naming if any(s in h.chunk.text for s in sentences)] or naming)[
-                    : self.settings.evidence
-                ]
-            quoted, route = "".join(sentences), f"{analysis.type}:extractive"
-        text = self._extract(analysis, documents[0], passages[0].chunk.page_start, quoted)
-        if self.llm is None:
-            return self._answer(analysis, text, route, documents, passages)
-        written = self.llm.answer_from_passages(analysis, passages)
-        if not written.rejected:
-            return self._answer(analysis, written.text, f"{analysis.type}:llm", documents, passages)
-        # The extract stands; the trace says what the model wrote and why it was not used.
-        answer = self._answer(analysis, text, f"{route} (model sentence rejected)", documents, passages)
-        answer.trace = [
-            f"model sentence rejected: {written.rejected}" + (f": {written.text}" if written.text else "")
-        ]
+        why = written.rejected or drops_extract(
+            written.text, extract.kept, analysis.question.text, self.tokenizer, self.settings.model_keeps
+        )
+        if not why:
+            return self._answer(analysis, written.text, f"{analysis.type}:llm", documents, extract.passages)
+        answer = self._answer(
+            analysis, text, f"{extract.route} (model sentence rejected)", documents, extract.passages
+        )
+        answer.trace = [f"model sentence rejected: {why}" + (f": {written.text}" if written.text else "")]
         return answer
 
     def _extract(self, analysis: Analysis, doc: str, page: int, quoted: str) -> str:
@@ -633,6 +656,24 @@ class TextAnswerer:
         while notes elsewhere share only some of its words. The first sentence that says what the topic is
         (公司主营业务是…), when the question asks that, or that writes `word` (the topic's word that answers it,
         rules/topics.yaml `says`: 标准无保留意见 for 审计意见, also when a name is asked with it), comes first."""
+        candidates = self._candidates(analysis, passages, named, word)
+        if not candidates:  # nothing shares a term: the start of the best passage
+            return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
+        ordered = sorted(candidates, key=lambda c: -c.score)
+        # A section about the topic states it first: the lead sentence of each such section comes first; then
+        # each passage's best sentence (an answer listing several points, 核心竞争力有哪些, finds them in several
+        # sections); then the best of the rest.
+        leads = [
+            c for c in candidates if c.titled and c.pos == min(d.pos for d in candidates if d.rank == c.rank)
+        ]
+        firsts = sorted({c.rank: c for c in reversed(ordered)}.values(), key=lambda c: -c.score)
+        said = [c for c in candidates if c.says][:1]
+        best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
+        return list(dict.fromkeys(c.sentence for c in sorted(best, key=lambda c: (c.rank, c.pos))))
+
+    def _candidates(self, analysis: Analysis, passages: list[Hit], named: str, word: str) -> list[_Candidate]:
+        """Every sentence of the passages that shares a question term or stands under the topic's heading, scored
+        (see `best_sentences`); each statement once, only those that write `named` (of no other year) when given."""
         defining = _defining(analysis)
         keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
         phrases = [folded(k) for k in analysis.keywords if len(k) >= 2]
@@ -648,13 +689,7 @@ class TextAnswerer:
             )
             # Under the topic's heading, a subsection's own heading (1、研发平台优势) names the point its sentences make.
             point = self._point(analysis, hit.chunk.titles, phrases) if titled else ""
-            # A record's sentences are its label：value lines; a table row's are its cells (；-joined, no clauses).
-            lines = _sentences(_CHECKBOXES.sub(" ", hit.chunk.text))
-            if hit.chunk.kind == RECORD_KIND:
-                lines = hit.chunk.text.splitlines()
-            elif hit.chunk.kind != "table":
-                lines = _whole_sentences(lines)
-            for pos, sentence in enumerate(lines):
+            for pos, sentence in enumerate(_passage_sentences(hit.chunk)):
                 sentence = sentence.strip()
                 if len(sentence) < 4 or (named and folded(named) not in folded(sentence)):
                     continue
@@ -669,20 +704,9 @@ class TextAnswerer:
                 says = bool(defining and defining.search(folded(sentence))) or bool(word and word in sentence)
                 sentence = f"{point} {sentence}" if point and pos == 0 else sentence
                 if overlap or titled:
-                    candidates.append(
-                        (overlap + whole + titled - rank / 10, rank, pos, sentence, bool(titled), says)
-                    )
-        if not candidates:  # nothing shares a term: the start of the best passage
-            return _sentences(passages[0].chunk.text)[: self.settings.answer_sentences] if passages else []
-        ordered = sorted(candidates, key=lambda c: -c[0])
-        # A section about the topic states it first: the lead sentence of each such section comes first; then
-        # each passage's best sentence (an answer listing several points, 核心竞争力有哪些, finds them in several
-        # sections); then the best of the rest.
-        leads = [c for c in candidates if c[4] and c[2] == min(d[2] for d in candidates if d[1] == c[1])]
-        firsts = sorted({c[1]: c for c in reversed(ordered)}.values(), key=lambda c: -c[0])
-        said = [c for c in candidates if c[5]][:1]
-        best = list(dict.fromkeys(said + leads + firsts + ordered))[: self.settings.answer_sentences]
-        return list(dict.fromkeys(c[3] for c in sorted(best, key=lambda c: (c[1], c[2]))))
+                    score = overlap + whole + titled - rank / 10
+                    candidates.append(_Candidate(score, rank, pos, sentence, bool(titled), says))
+        return candidates
 
     def _point(self, analysis: Analysis, titles: tuple[str, ...], phrases: list[str]) -> str:
         """The heading right below the deepest one that names the topic or a key word ((一)收入确认的准确性 under
@@ -720,6 +744,27 @@ class TextAnswerer:
             ],
             score=round(hits[0].score, 4) if hits else None,
         )
+
+
+class _Candidate(NamedTuple):
+    """A sentence that may answer, with its score and where it stands."""
+
+    score: float
+    rank: int  # of its passage, best first
+    pos: int  # of the sentence in its passage
+    sentence: str  # with its point's heading before it when it leads a subsection
+    titled: bool  # under the topic's heading, or a heading writing a key word
+    says: bool  # says what the topic is, or writes the topic's answering word
+
+
+@dataclass(frozen=True)
+class Extract:
+    """What the extractive answer quotes, and from where."""
+
+    quoted: str  # the sentences, or the record's label：value
+    kept: str  # what a model's rewording must keep: the sentences, or the record's value
+    route: str  # report_text:extractive or report_text:record
+    passages: list[Hit]  # the evidence, the one the quote starts in first
 
 
 @dataclass(frozen=True)
@@ -777,6 +822,15 @@ def record_pairs(text: str) -> list[tuple[str, str]]:
         (label, value)
         for label, _, value in (line.partition(RECORD_SEPARATOR.value()) for line in text.splitlines())
     ]
+
+
+def _passage_sentences(chunk: Chunk) -> list[str]:
+    """A record's sentences are its label：value lines; a table row's are its cells (；-joined, no clauses); a
+    text's are its sentences with the clauses of one enumerating sentence joined (form checkboxes dropped)."""
+    if chunk.kind == RECORD_KIND:
+        return chunk.text.splitlines()
+    lines = _sentences(_CHECKBOXES.sub(" ", chunk.text))
+    return lines if chunk.kind == "table" else _whole_sentences(lines)
 
 
 def _sentences(text: str) -> list[str]:

@@ -12,12 +12,12 @@ from parser.records import record_rows
 from parser.settings import ParseSettings
 
 
-def page_of(shared_data, code: str, year: str, page: int, tmp_path: Path) -> Path:
-    """One page of an annual report of ../shared/data/annual-cn as a PDF of its own."""
+def page_of(shared_data, code: str, year: str, page: int, tmp_path: Path, pages: int = 1) -> Path:
+    """One page (or `pages` pages from it) of an annual report of ../shared/data/annual-cn as a PDF of its own."""
     [report] = (shared_data / "annual-cn" / "reports").glob(f"*__{code}__*__{year}年__*.pdf")
     source, single = pdfium.PdfDocument(report), pdfium.PdfDocument.new()
-    single.import_pages(source, [page - 1])
-    out = tmp_path / f"{code}-{page}.pdf"
+    single.import_pages(source, list(range(page - 1, page - 1 + pages)))
+    out = tmp_path / f"{code}-{page}-{pages}.pdf"
     single.save(out)
     return out
 

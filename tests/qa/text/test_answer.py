@@ -175,6 +175,8 @@ def test_settings_reject_unknown_doc_score_and_tiny_budgets():
         TextSettings(context_chars=10)
     with pytest.raises(InputError):
         TextSettings(evidence=0)
+    with pytest.raises(InputError):
+        TextSettings(model_keeps=1.5)
 
 
 def test_query_puts_entities_in_filters_and_words_in_clauses(answerer):
@@ -425,10 +427,8 @@ def test_a_question_asking_what_its_topic_is_gets_the_sentence_that_says_it_firs
     assert answer.answer.split("：", 1)[1].startswith("公司主营业务是冷冻设备的研发、生产和销售。")
 
 
-def test_a_dividend_plan_is_answered_by_the_sentence_stating_the_amount_per_10_shares(answerer):
-    # The policy sentence names 利润分配预案 and outscores the plan's own sentence, which the tokenizer cuts
-    # (每 / 10 / 股派 / 发现): rules/topics.yaml `says` finds the chunk that writes 每10股 all the same.
-    analysis = replace(
+def _dividend_plan_question() -> Analysis:
+    return replace(
         _analysis(
             "分红测试银行2024年度的利润分配预案是什么?",
             company="分红测试银行",
@@ -437,9 +437,24 @@ def test_a_dividend_plan_is_answered_by_the_sentence_stating_the_amount_per_10_s
         ),
         topic="利润分配预案",
     )
+
+
+def test_a_dividend_plan_is_answered_by_the_sentence_stating_the_amount_per_10_shares(answerer):
+    # The policy sentence names 利润分配预案 and outscores the plan's own sentence, which the tokenizer cuts
+    # (每 / 10 / 股派 / 发现): rules/topics.yaml `says` finds the chunk that writes 每10股 all the same.
+    analysis = _dividend_plan_question()
     answer = answerer.run(analysis)
     assert answer.documents[0] == "annual/dividend-2024"
     assert "6.08元" in answer.answer and "股东回报规划" not in answer.answer
+
+
+def test_the_extract_a_model_rewords_is_what_the_extractive_answer_quotes(answerer):
+    analysis = _dividend_plan_question()
+    documents, hits = answerer.search(analysis)
+    extract = answerer.extract(analysis, documents[0], hits)
+    assert extract.route == "report_text:extractive" and "6.08元" in extract.quoted
+    assert extract.kept == extract.quoted and extract.quoted in answerer.run(analysis).answer
+    assert extract.passages[0].chunk.doc_id == "annual/dividend-2024"
 
 
 def test_the_clauses_of_one_enumerating_sentence_are_quoted_together(answerer):
