@@ -237,6 +237,22 @@ class _Period:
     label: str
 
 
+@dataclass
+class _Clues:
+    """What the rules read on a document's pages, before the best of each is chosen."""
+
+    companies: dict[str, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    codes: dict[str, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    short_names: dict[str, list[Finding]] = field(default_factory=lambda: defaultdict(list))
+    periods: list[tuple[float, _Period, str]] = field(default_factory=list)
+    dates: list[tuple[float, _Period, str, bool]] = field(default_factory=list)  # and: is the date its line?
+    kind_words: Counter[str] = field(default_factory=Counter)
+
+    def of(self, group: str) -> dict[str, list[Finding]]:
+        """The findings of a company rule's named group (company, code, short_name)."""
+        return {"company": self.companies, "code": self.codes, "short_name": self.short_names}[group]
+
+
 class IdentityFinder:
     """Reads a document's identity from its pages' text."""
 
@@ -244,64 +260,59 @@ class IdentityFinder:
         self.rules = rules
 
     def find(self, pages: list[str]) -> Identity:
-        companies: dict[str, list[Finding]] = defaultdict(list)
-        codes: dict[str, list[Finding]] = defaultdict(list)
-        short_names: dict[str, list[Finding]] = defaultdict(list)
-        periods: list[tuple[float, _Period, str]] = []
-        dates: list[
-            tuple[float, _Period, str, bool]
-        ] = []  # and whether the date is its line (a title's date)
-        kind_words: Counter[str] = Counter()
+        clues = _Clues()
         for number, page in enumerate(pages[: self.rules.pages], start=1):
             page = normalise_dates(page)
             lines = [line.strip() for line in page.splitlines() if line.strip()]
             for position, line in enumerate(lines):
                 where = f"p{number}: {line[:80]}"
-                for rule in self.rules.company:
-                    if not rule.applies(lines, position):
-                        continue
-                    for match in rule.regex.finditer(line):
-                        groups = {k: v.strip() for k, v in match.groupdict().items() if v and v.strip()}
-                        if "company" in groups:
-                            companies[groups["company"]].append(
-                                Finding(groups["company"], rule.confidence, where)
-                            )
-                        if "code" in groups:
-                            codes[groups["code"]].append(Finding(groups["code"], rule.confidence, where))
-                        if "short_name" in groups:
-                            short_names[groups["short_name"]].append(
-                                Finding(groups["short_name"], rule.confidence, where)
-                            )
-                for rule in self.rules.period:
-                    if not rule.applies(lines, position):
-                        continue
-                    for match in rule.regex.finditer(line):
-                        period = self._period(match, rule)
-                        if period is None:
-                            continue
-                        if rule.date:
-                            dates.append((rule.confidence, period, where, match.group() == line))
-                        else:
-                            periods.append((rule.confidence, period, where))
+                self._read_company(clues, lines, position, where)
+                self._read_period(clues, lines, position, where)
             for kind, words in self.rules.kinds.items():
-                kind_words.update(kind for word in words if word in page)
-        findings: dict[str, Finding] = {}
-        company = _best(companies)
-        if company:
-            findings["company"] = company
-        code = _best(codes)
-        if code:
-            findings["code"] = code
-        short = _best(short_names)
-        if short:
-            findings["short_name"] = short
-        period = self._choose_period(periods, dates)
+                clues.kind_words.update(kind for word in words if word in page)
+        return self._identity(clues)
+
+    def _read_company(self, clues: _Clues, lines: list[str], position: int, where: str) -> None:
+        """The company, code and short name the company rules read on one line."""
+        for rule in self.rules.company:
+            if not rule.applies(lines, position):
+                continue
+            for match in rule.regex.finditer(lines[position]):
+                for group, value in match.groupdict().items():
+                    if group in _COMPANY_GROUPS and value and value.strip():
+                        clues.of(group)[value.strip()].append(Finding(value.strip(), rule.confidence, where))
+
+    def _read_period(self, clues: _Clues, lines: list[str], position: int, where: str) -> None:
+        """The periods and period-end dates the period rules read on one line."""
+        line = lines[position]
+        for rule in self.rules.period:
+            if not rule.applies(lines, position):
+                continue
+            for match in rule.regex.finditer(line):
+                period = self._period(match, rule)
+                if period is None:
+                    continue
+                if rule.date:
+                    clues.dates.append((rule.confidence, period, where, match.group() == line))
+                else:
+                    clues.periods.append((rule.confidence, period, where))
+
+    def _identity(self, clues: _Clues) -> Identity:
+        """The best of each kind of finding, as the document's identity."""
+        best = {
+            "company": _best(clues.companies),
+            "code": _best(clues.codes),
+            "short_name": _best(clues.short_names),
+        }
+        findings: dict[str, Finding] = {name: found for name, found in best.items() if found}
+        period = self._choose_period(clues.periods, clues.dates)
         if period:
             findings["period"] = period[1]
-        kind = self._kind(kind_words)
+        kind = self._kind(clues.kind_words)
         if kind:
             findings["kind"] = kind
         chosen = period[0] if period else None
+        company, code, short = best["company"], best["code"], best["short_name"]
         return Identity(
             company=str(company.value) if company else "",
             short_name=str(short.value) if short else "",

@@ -138,7 +138,12 @@ SCHEMAS: dict[str, dict] = {
     ),
     # parser/pdf.py, parser/html.py, parser/headings.py: page numbers, caption headings, spaced ordinals.
     "layout": _section(
-        page_number=PATTERN, caption_heading=PATTERN, spaced_ordinal=PATTERN, ordinal_mark=TEXT
+        page_number=PATTERN,
+        caption_heading=PATTERN,
+        item_mark=PATTERN,
+        numberings=WORDS,
+        spaced_ordinal=PATTERN,
+        ordinal_mark=TEXT,
     ),
     # parser/statutes.py: how Japanese statutes number and word their articles, paragraphs and items.
     "statutes": _section(

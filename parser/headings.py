@@ -197,3 +197,8 @@ class HeadingStack:
     @property
     def path(self) -> tuple[str, ...]:
         return tuple(text for _, text in self._open)
+
+    @property
+    def innermost(self) -> tuple[int, str] | None:
+        """(level, text) of the innermost open heading, None when none is open."""
+        return self._open[-1] if self._open else None

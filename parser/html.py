@@ -1,7 +1,10 @@
 """HTML reports (Japanese securities reports, 有価証券報告書) -> text chunks, tables and facts.
 
 Headings come from the markup (h1-h6; EDINET's h6.style_lv7 is level 7), so
-the chunker gets `Line.heading_level` set. Each <table> becomes a Table with
+the chunker gets `Line.heading_level` set. A heading or a table's caption that
+opens the next item of the innermost heading's numbering (ⅱ after ⅰ, ロ after
+イ, (3) after (2): rules/layout.yaml `item_mark`, `numberings`) is that
+heading's sibling, however the markup nests it or leaves it a paragraph. Each <table> becomes a Table with
 its `table-id` attribute as id and the `cell-id` attribute of every cell in
 `Table.cell_ids` (NTCIR-18 U4 annotates EDINET reports that way:
 "S100IXUZ-0105010-tab89" / "S100IXUZ-0105010-tab89-r25c9"); tables without
@@ -27,12 +30,12 @@ import lxml.html
 from core.errors import InputError
 from core.language import cjk_language
 from core.records import DocumentMeta, Line, ParsedDocument, Table
-from core.rulebook import pattern_per_book
+from core.rulebook import pattern_per_book, per_book
 from core.units import find_unit, is_unit_statement
 from core.vocabulary import vocabulary
 from parser.chunking import Chunker
 from parser.facts import add_tables
-from parser.headings import HeadingRules, HeadingStack
+from parser.headings import HeadingRules, HeadingStack, fold_width
 from parser.settings import ParseSettings, TableLimits
 from parser.tables import GridCell, build_table, clean_cell
 
@@ -45,6 +48,11 @@ _PARSER_DEPTH = 256  # libxml2 stops building the tree there (lxml without huge_
 _CAPTION_HEADING = pattern_per_book(
     lambda: re.compile(vocabulary("layout")["caption_heading"])
 )  # rules/layout.yaml
+_ITEM_MARK = pattern_per_book(lambda: re.compile(vocabulary("layout")["item_mark"]))
+_MARK_NUMBER = re.compile(r"[0-9]+|[^\s().]")  # the number within an item mark: "2" of "(2)", "ⅱ" of "(ⅱ)"
+_NUMBERINGS = per_book(
+    lambda: vocabulary("layout")["numberings"]
+)  # rules/layout.yaml: the orders marks count in
 MAX_CAPTION_CHARS = 60
 LANGUAGE_LINES, LANGUAGE_TABLES = 200, 5  # what the language of a document without metadata is read from
 _CHARSET = re.compile(rb"""charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -191,13 +199,30 @@ class _Walker:
             self.lines.append(Line(text))
             self.captions.append(text)
 
+    def _next_item(self, text: str) -> int | None:
+        """The level of the innermost heading when a heading or a table's caption opens the next item of its kind (ⅱ
+        after a heading ⅰ …): the report numbers it as a sibling of that heading, though the markup may nest it or
+        mark up only the first as a heading, so what follows is under it, not under both."""
+        innermost = self.headings.innermost
+        if innermost is None or len(text) > MAX_CAPTION_CHARS:
+            return None
+        mark = _item_mark(text)
+        if mark is None:
+            return None
+        level, heading = innermost
+        previous = _item_mark(heading)
+        return level if previous is not None and _follows(mark, previous) else None
+
     def _heading(self, element, tag: str, text: str = "") -> None:
         text = text or _text(element)
         if not text:
             return
         if tag in _HEADINGS:
-            level = 7 if "style_lv7" in (element.get("class") or "") else _HEADINGS[tag]
-            self.tag_level = level
+            # The next item of the innermost heading's numbering is its sibling, though the markup may nest it
+            # (an EDINET file tags (ⅰ) h4 and (ⅱ) h5).
+            sibling = self._next_item(text)
+            tagged = 7 if "style_lv7" in (element.get("class") or "") else _HEADINGS[tag]
+            level = self.tag_level = sibling if sibling is not None and sibling < tagged else tagged
         else:  # a 【…】 caption in a paragraph sits one level below the last marked-up heading
             level = self.tag_level + 1
         self.lines.append(Line(text, heading_level=level))
@@ -213,6 +238,9 @@ class _Walker:
             (c for c in reversed(self.captions) if len(c) <= MAX_CAPTION_CHARS and not is_unit_statement(c)),
             "",
         )
+        sibling = self._next_item(caption) if caption else None
+        if sibling is not None:
+            self.headings.push(sibling, caption)
         path = self.headings.path
         table_id = element.get("table-id") or element.get("id") or f"t{len(self.tables) + 1}"
         grid = self._grid(element, table_id)
@@ -255,6 +283,26 @@ class _Walker:
             return _grid(element)
         self.warnings.append(f"table {table_id}: skipped, {why}")
         return None
+
+
+def _item_mark(text: str) -> str | None:
+    """The mark a numbered item opens with ("(ⅱ)" of "(ⅱ)監査公認会計士等と同一の…"), width-folded, or None."""
+    found = _ITEM_MARK.match(fold_width(text))
+    return found["mark"].replace(" ", "") if found else None
+
+
+def _follows(mark: str, previous: str) -> bool:
+    """Whether item mark `mark` is the next after `previous` in one numbering, written alike ("(ⅱ)" after "(ⅰ)",
+    "ロ" after "イ", "(3)" after "(2)"; not "(1)" after "(3)", which opens a list of its own)."""
+    number, before = _MARK_NUMBER.search(mark), _MARK_NUMBER.search(previous)
+    if number is None or before is None or mark.replace(number[0], "#") != previous.replace(before[0], "#"):
+        return False
+    if number[0].isascii() and number[0].isdigit() and before[0].isascii() and before[0].isdigit():
+        return int(number[0]) == int(before[0]) + 1
+    return any(
+        before[0] in numbering and numbering.find(number[0]) == numbering.find(before[0]) + 1
+        for numbering in _NUMBERINGS.value()
+    )
 
 
 def _hidden(element) -> bool:

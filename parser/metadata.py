@@ -82,6 +82,33 @@ SCHEMA = {
 }
 
 
+def _compile_pattern(
+    rule_file: RuleFile, item: dict, eras: dict, at: tuple, allowed, need: tuple[str, ...]
+) -> _Pattern:
+    """One pattern of the rule file, checked: a valid regex, only the allowed group names, the needed ones, an era
+    that is listed; InputError pointing to file:line (`at`: the keys down to the item) otherwise."""
+    try:
+        regex = re.compile(item["pattern"])
+    except re.error as exc:
+        raise rule_file.error(f"bad regex: {exc}", *at, "pattern") from None
+    unknown = set(regex.groupindex) - set(allowed)
+    if unknown:
+        raise rule_file.error(
+            f"unknown group name(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}",
+            *at,
+            "pattern",
+        )
+    missing = [n for n in need if n not in regex.groupindex]
+    if missing:
+        raise rule_file.error(f"pattern needs the group(s) {', '.join(missing)}", *at, "pattern")
+    era = item.get("era", "")
+    if era and era not in eras:
+        raise rule_file.error(f"era {era!r} is not listed under eras", *at, "era")
+    if "era_year" in regex.groupindex and not era and "era" not in regex.groupindex:
+        raise rule_file.error("a pattern with era_year needs an era group or an era: key", *at, "pattern")
+    return _Pattern(regex, era)
+
+
 @dataclass(frozen=True)
 class _Pattern:
     regex: re.Pattern
@@ -112,34 +139,10 @@ class DocumentRules:
         eras = dict(data.get("eras") or {})
 
         def compile_list(items, *at, allowed=GROUP_NAMES, need=()) -> tuple[_Pattern, ...]:
-            out = []
-            for i, item in enumerate(items or []):
-                try:
-                    regex = re.compile(item["pattern"])
-                except re.error as exc:
-                    raise rule_file.error(f"bad regex: {exc}", *at, i, "pattern") from None
-                unknown = set(regex.groupindex) - set(allowed)
-                if unknown:
-                    raise rule_file.error(
-                        f"unknown group name(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed))}",
-                        *at,
-                        i,
-                        "pattern",
-                    )
-                missing = [n for n in need if n not in regex.groupindex]
-                if missing:
-                    raise rule_file.error(
-                        f"pattern needs the group(s) {', '.join(missing)}", *at, i, "pattern"
-                    )
-                era = item.get("era", "")
-                if era and era not in eras:
-                    raise rule_file.error(f"era {era!r} is not listed under eras", *at, i, "era")
-                if "era_year" in regex.groupindex and not era and "era" not in regex.groupindex:
-                    raise rule_file.error(
-                        "a pattern with era_year needs an era group or an era: key", *at, i, "pattern"
-                    )
-                out.append(_Pattern(regex, era))
-            return tuple(out)
+            return tuple(
+                _compile_pattern(rule_file, item, eras, (*at, i), allowed, need)
+                for i, item in enumerate(items or [])
+            )
 
         cover = data["cover"]
         fields = {

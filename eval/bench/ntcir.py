@@ -48,7 +48,7 @@ import json
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import lxml.html
@@ -141,103 +141,149 @@ def lxml_seconds(files: list[Path]) -> float:
     return time.perf_counter() - started
 
 
-def run(root: Path, work: Path, show: int, json_out: Path | None, dev: DevSet = SETS["ntcir"]) -> int:
-    questions = load_questions(root / "questions_dev.json")
-    gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
-    reports = sorted((root / "reports").iterdir())
-    files = sorted(p for report in reports for p in report.rglob("*.htm*"))
-    megabytes = sum(p.stat().st_size for p in files) / 2**20
-    done = ingest_and_answer(reports, work, questions)
-    parse_seconds = lxml_seconds(files)
-    answers, ingest_seconds = done.answers, done.ingest_seconds
-    analyse_seconds, answer_seconds = done.analyse_seconds, done.answer_seconds
-    workers = default_answer_workers()
-    pooled_seconds, pooled = answer_in_workers(done.settings, questions, workers)
-    same = sum(a.to_json() == b.to_json() for a, b in zip(answers, pooled))
+@dataclass
+class Tally:
+    """The answers of a set scored against the gold cells: right values and cells, routes, mistakes by kind."""
 
-    kinds: Counter = Counter()
-    routes: Counter = Counter()
-    wrong: dict[str, list[dict]] = {k: [] for k in KINDS}
-    value_right = cell_right = 0
-    by_report: dict[str, list[int]] = {}
-    for question, answer in zip(questions, answers):
-        expected = gold[question.id]
+    questions: int = 0
+    value_right: int = 0
+    cell_right: int = 0
+    kinds: Counter = field(default_factory=Counter)
+    routes: Counter = field(default_factory=Counter)
+    wrong: dict[str, list[dict]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    by_report: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def value_accuracy(self) -> float:
+        return self.value_right / self.questions if self.questions else 0.0
+
+    @property
+    def cell_accuracy(self) -> float:
+        return self.cell_right / self.questions if self.questions else 0.0
+
+    def add(self, question, answer, expected: dict) -> None:
+        """Score one answer against its gold cell and value."""
+        self.questions += 1
         cell = answer.evidence[0].cell_id if answer.evidence else ""
         answered = answer.value is not None
         value_ok = answered and ntcir_value(answer.value) == ntcir_value(expected["value"])
-        value_right += value_ok
-        by_report.setdefault(_report_of(question), []).append(int(value_ok))
-        cell_right += cell == expected["cell_id"]
-        routes[
-            answer.route.split(":")[0] + ":" + answer.route.split(":")[-1]
-            if ":" in answer.route
-            else answer.route
-        ] += 1
+        self.value_right += value_ok
+        self.by_report.setdefault(_report_of(question), []).append(int(value_ok))
+        self.cell_right += cell == expected["cell_id"]
+        route = answer.route
+        self.routes[route.split(":")[0] + ":" + route.split(":")[-1] if ":" in route else route] += 1
         kind = error_kind(expected["cell_id"], cell, value_ok, answered)
         if kind:
-            kinds[kind] += 1
-            wrong[kind].append(
+            self.kinds[kind] += 1
+            self.wrong[kind].append(
                 {
                     "id": question.id,
                     "question": question.text,
                     "gold": expected,
                     "value": answer.value,
                     "cell_id": cell,
-                    "route": answer.route,
+                    "route": route,
                 }
             )
-    n = len(questions)
-    value_acc, cell_acc = value_right / n, cell_right / n
+
+
+@dataclass
+class Timings:
+    """What the run measured besides accuracy: the reports' size, and the seconds each step took."""
+
+    megabytes: float
+    files: int
+    reports: int
+    ingest: float
+    parse: float  # the baseline: a plain lxml parse of the same files
+    analyse: float  # the baseline: question analysis alone
+    answer: float  # one process, one question after another
+    pooled: float  # as qa.run answers, its workers' start-up included
+    workers: int
+    same: int  # answers the pooled run gave alike
+
+
+def run(root: Path, work: Path, show: int, json_out: Path | None, dev: DevSet = SETS["ntcir"]) -> int:
+    questions = load_questions(root / "questions_dev.json")
+    gold = json.loads((root / "gold_dev.json").read_text(encoding="utf-8"))
+    reports = sorted((root / "reports").iterdir())
+    files = sorted(p for report in reports for p in report.rglob("*.htm*"))
+    done = ingest_and_answer(reports, work, questions)
+    parse_seconds = lxml_seconds(files)
+    workers = default_answer_workers()
+    pooled_seconds, pooled = answer_in_workers(done.settings, questions, workers)
+    timings = Timings(
+        megabytes=sum(p.stat().st_size for p in files) / 2**20,
+        files=len(files),
+        reports=len(reports),
+        ingest=done.ingest_seconds,
+        parse=parse_seconds,
+        analyse=done.analyse_seconds,
+        answer=done.answer_seconds,
+        pooled=pooled_seconds,
+        workers=workers,
+        same=sum(a.to_json() == b.to_json() for a, b in zip(done.answers, pooled)),
+    )
+    tally = Tally()
+    for question, answer in zip(questions, done.answers):
+        tally.add(question, answer, gold[question.id])
+    print("\n".join(summary_lines(dev, tally, timings, show)))
+    if json_out:
+        json_out.write_text(
+            json.dumps(_figures(dev, tally, timings), ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+    return 0
+
+
+def summary_lines(dev: DevSet, tally: Tally, timings: Timings, show: int) -> list[str]:
+    """The run's figures against the targets, per half and report, and up to `show` wrong answers of each kind."""
+    n, t = tally.questions, timings
+    pooled_qps = n / t.pooled
     lines = [
-        f"{dev.name}: {n} dev questions, {len(reports)} reports, index built in {ingest_seconds:.1f}s",
-        f"ingest {megabytes / ingest_seconds:.2f} MB/s ({megabytes:.1f} MB of {len(files)} files); "
-        f"a plain lxml parse of the same files {megabytes / parse_seconds:.1f} MB/s (the ingest takes "
-        f"{ingest_seconds / parse_seconds:.1f}x its time)",
-        f"value accuracy {value_acc:.3f} ({value_right}/{n})  target >= {dev.target:.2f}  "
-        f"{'MET' if value_acc >= dev.target else 'NOT MET'}",
-        f"cell accuracy  {cell_acc:.3f} ({cell_right}/{n})",
-        f"throughput: answering {n / answer_seconds:.1f} q/s; analysis alone {n / analyse_seconds:.1f} q/s "
-        f"(answering takes {answer_seconds / analyse_seconds:.1f}x the analysis time)",
-        f"throughput as qa.run answers, {workers} answering process{'es' if workers > 1 else ''}: "
-        f"{n / pooled_seconds:.1f} q/s ({answer_seconds / pooled_seconds:.2f}x one process)  target >= "
-        f"{QPS_TARGET:.0f}  {'MET' if n / pooled_seconds >= QPS_TARGET else 'NOT MET'}; the same answers: {same}/{n}",
-        *report_lines(by_report, dev.half_target),
-        "routes: " + ", ".join(f"{r} {c}" for r, c in routes.most_common()),
-        "wrong by kind: " + (", ".join(f"{k} {kinds[k]}" for k in KINDS if kinds[k]) or "none"),
+        f"{dev.name}: {n} dev questions, {t.reports} reports, index built in {t.ingest:.1f}s",
+        f"ingest {t.megabytes / t.ingest:.2f} MB/s ({t.megabytes:.1f} MB of {t.files} files); "
+        f"a plain lxml parse of the same files {t.megabytes / t.parse:.1f} MB/s (the ingest takes "
+        f"{t.ingest / t.parse:.1f}x its time)",
+        f"value accuracy {tally.value_accuracy:.3f} ({tally.value_right}/{n})  target >= {dev.target:.2f}  "
+        f"{'MET' if tally.value_accuracy >= dev.target else 'NOT MET'}",
+        f"cell accuracy  {tally.cell_accuracy:.3f} ({tally.cell_right}/{n})",
+        f"throughput: answering {n / t.answer:.1f} q/s; analysis alone {n / t.analyse:.1f} q/s "
+        f"(answering takes {t.answer / t.analyse:.1f}x the analysis time)",
+        f"throughput as qa.run answers, {t.workers} answering process{'es' if t.workers > 1 else ''}: "
+        f"{pooled_qps:.1f} q/s ({t.answer / t.pooled:.2f}x one process)  target >= "
+        f"{QPS_TARGET:.0f}  {'MET' if pooled_qps >= QPS_TARGET else 'NOT MET'}; the same answers: {t.same}/{n}",
+        *report_lines(tally.by_report, dev.half_target),
+        "routes: " + ", ".join(f"{r} {c}" for r, c in tally.routes.most_common()),
+        "wrong by kind: " + (", ".join(f"{k} {tally.kinds[k]}" for k in KINDS if tally.kinds[k]) or "none"),
     ]
     for kind in KINDS:
-        for row in wrong[kind][:show]:
+        for row in tally.wrong[kind][:show]:
             lines.append(
                 f"  [{kind}] {row['question']}\n      gold {row['gold']['value'][:40]} "
                 f"{row['gold']['cell_id']} | got {str(row['value'])[:40]} {row['cell_id']}"
             )
-    print("\n".join(lines))
-    if json_out:
-        json_out.write_text(
-            json.dumps(
-                {
-                    "set": dev.name,
-                    "questions": n,
-                    "value_accuracy": value_acc,
-                    "cell_accuracy": cell_acc,
-                    "ingest_mb_per_s": megabytes / ingest_seconds,
-                    "lxml_mb_per_s": megabytes / parse_seconds,
-                    "answer_qps": n / answer_seconds,
-                    "analysis_qps": n / analyse_seconds,
-                    "qa_run_qps": n / pooled_seconds,
-                    "qa_run_workers": workers,
-                    "qa_run_same_answers": same,
-                    "per_report": {r: sum(v) / len(v) for r, v in sorted(by_report.items())},
-                    "wrong_by_kind": dict(kinds),
-                    "wrong": wrong,
-                },
-                ensure_ascii=False,
-                indent=1,
-            )
-            + "\n",
-            encoding="utf-8",
-        )
-    return 0
+    return lines
+
+
+def _figures(dev: DevSet, tally: Tally, timings: Timings) -> dict:
+    """The run's figures and wrong answers as the --json file holds them."""
+    n, t = tally.questions, timings
+    return {
+        "set": dev.name,
+        "questions": n,
+        "value_accuracy": tally.value_accuracy,
+        "cell_accuracy": tally.cell_accuracy,
+        "ingest_mb_per_s": t.megabytes / t.ingest,
+        "lxml_mb_per_s": t.megabytes / t.parse,
+        "answer_qps": n / t.answer,
+        "analysis_qps": n / t.analyse,
+        "qa_run_qps": n / t.pooled,
+        "qa_run_workers": t.workers,
+        "qa_run_same_answers": t.same,
+        "per_report": {r: sum(v) / len(v) for r, v in sorted(tally.by_report.items())},
+        "wrong_by_kind": dict(tally.kinds),
+        "wrong": tally.wrong,
+    }
 
 
 def _report_of(question) -> str:

@@ -261,6 +261,8 @@ class _Cell:
     fact: dict
     chunk: Chunk
     rank: float  # the chunk's search score relative to the best hit (0..1]
+    place: tuple[str, str]  # (table id, row) of its cell id, read once: every step below groups cells by row
+    row: int  # the row's number
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
     parts: dict[str, float] | None = (
@@ -268,6 +270,12 @@ class _Cell:
     )
     row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
     above: str = ""  # the label of the row above, when it is a candidate too
+
+    @classmethod
+    def of(cls, fact: dict, chunk: Chunk, rank: float) -> _Cell:
+        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it)."""
+        place = _place(str(fact["cell_id"])) or ("", "0")
+        return cls(fact, chunk, rank, place, int(place[1]))
 
     @property
     def named(self) -> str:
@@ -407,7 +415,7 @@ class CellAnswerer:
             if doc_id not in in_sources:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
-                cells.append(_Cell(fact, *rows[_place(fact["cell_id"])]))
+                cells.append(_Cell.of(fact, *rows[_place(fact["cell_id"])]))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -424,7 +432,7 @@ class CellAnswerer:
             names = [str(cell.fact["field"])] + (
                 [str(cell.fact["value"])] if cell.fact["number"] is None else []
             )
-            place = _place(str(cell.fact["cell_id"]))
+            place = cell.place
             for name in names:
                 if 1 < len(name) <= MAX_NAME_CHARS:
                     score = name_likeness(asked.person, self._reading(name))
@@ -452,10 +460,47 @@ class CellAnswerer:
         persons: set[tuple[str, str]] = frozenset(),
         by_wording: bool = False,
     ) -> None:
+        likeness = self._likeness(asked, cell, matches, by_wording)
+        cell.label = max(likeness)
+        if cell.label < self.settings.min_label:
+            return  # never the answer: spare the rest
         fact, titles = cell.fact, cell.chunk.titles
         named_row, period = cell.named, str(fact["period"] or "")
+        parts = cell.parts = {}
+        parts["label"] = _fit(cell, likeness, matches) + 0.5 * cell.rank
+        # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
+        # the one whose titles print the label's words.
+        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
+        if asked.year is not None and fact["year"]:
+            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
+        if fact["statement"] in _PRIMARY:
+            parts["statement"] = 0.8
+        if asked.per_share != _per_share(named_row):
+            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
+        if asked.us_gaap != _us_gaap(period):
+            # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+            parts["gaap"] = -1.5
+        scope = _scope_points(asked, fact["statement"], fact["scope"])
+        if scope is not None:
+            parts["scope"] = scope
+        member = self._member_points(asked, cell, persons)
+        if member is not None:
+            parts["member"] = member
+        # Same label in both sections of a statement: the later row is the non-current one.
+        cell.score = sum(parts.values()) + (cell.row if asked.later_section else -cell.row) * 0.001
+
+    def _likeness(
+        self,
+        asked: CellQuestion,
+        cell: _Cell,
+        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        by_wording: bool,
+    ) -> list[float]:
+        """How well each reading of the label names the cell (0..1): its row and column labels, a wording of the
+        field list, or, for a row of a bare total or of the member, the titles of its table."""
+        titles, named_row = cell.chunk.titles, cell.named
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        likeness = [match.of(named_row, period) for match, _ in matches]
+        likeness = [match.of(named_row, str(cell.fact["period"] or "")) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
             likeness[0] = 1.0
@@ -468,66 +513,29 @@ class CellAnswerer:
                 max(similarity, *(TITLED * match.of(t, "") for t in titles))
                 for similarity, (match, _) in zip(likeness, matches)
             ]
-        cell.label = max(likeness)
-        if cell.label < self.settings.min_label:
-            return  # never the answer: spare the rest
-        where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
-        names = {_norm(t) for t in titles} | {_norm(named_row)}
-        above = _norm(cell.above)
-        # A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
-        # match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
-        # balance sheet's row, not a note's row 受取手形 under some heading that names the rest).
-        fit = max(
-            4.0 * similarity
-            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-            + sum(_context_match(_norm(p), names, where, above) for p in context)
-            for similarity, (_, context) in zip(likeness, matches)
-        )
-        parts = cell.parts = {}
-        parts["label"] = fit + 0.5 * cell.rank
-        # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
-        # the one whose titles print the label's words.
-        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
-        if asked.year is not None and fact["year"]:
-            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
-        statement, scope = fact["statement"], fact["scope"]
-        if statement in _PRIMARY:
-            parts["statement"] = 0.8
-        if asked.per_share != is_per_share(named_row):
-            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if asked.us_gaap != bool(_US_GAAP.search(period)):
-            parts[
-                "gaap"
-            ] = -1.5  # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-        if asked.own_figures:
-            parts["scope"] = 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
-        elif scope == "consolidated":
-            parts["scope"] = 0.7
-        elif scope == "parent" and statement not in ("key_figures", "mdna", "other"):
-            parts[
-                "scope"
-            ] = -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
+        return likeness
+
+    def _member_points(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]]) -> float | None:
+        """Points for how well the cell's column or row is the member's (None: the question names no member that
+        weighs here)."""
+        named_row, period = cell.named, str(cell.fact["period"] or "")
         if asked.member_words and asked.member in self.members.neutral:
             # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
             # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
-            parts["member"] = (
-                NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
-            )
-        elif asked.member_words:
+            return NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
+        if asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
             row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
-            parts["member"] = 2.0 * max(matched, 0.8 if row_match else 0.0)
-        elif persons:
-            parts["member"] = 3.0 if _place(str(fact["cell_id"])) in persons else 0.0
-        elif asked.spoken:
+            return 2.0 * max(matched, 0.8 if row_match else 0.0)
+        if persons:
+            return 3.0 if cell.place in persons else 0.0
+        if asked.spoken:
             # A segment named as its column or its row (ライフスタイル for LifestyleMember).
             named = max(asked.spoken.likeness(_header(period)[0]), asked.spoken.likeness(named_row))
-            parts["member"] = 2.0 * named if named >= MIN_SPOKEN else 0.0
-        elif asked.member not in self.members.neutral:
-            parts["member"] = _default_column(period)
-        # Same label in both sections of a statement: the later row is the non-current one.
-        row = _row_number(fact["cell_id"])
-        cell.score = sum(parts.values()) + (row if asked.later_section else -row) * 0.001
+            return 2.0 * named if named >= MIN_SPOKEN else 0.0
+        if asked.member not in self.members.neutral:
+            return _default_column(period)
+        return None
 
     # -- answer ------------------------------------------------------------------------------------
 
@@ -535,18 +543,7 @@ class CellAnswerer:
         self, analysis: Analysis, asked: CellQuestion, cell: _Cell, runners_up: list[_Cell]
     ) -> Answer:
         fact = cell.fact
-        value = str(fact["value"])
-        unit = str(fact["unit"] or "")
-        number = fact["number"]
-        if (
-            number is not None
-            and number == number
-            and number > 0
-            and any(_ACCUMULATED.search(p) for p in (asked.label, *asked.context))
-        ):
-            value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
-        if unit in _PERCENT_UNITS.value() and fact["number"] is not None:
-            value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
+        value = _shown_value(asked, fact)
         lang = rule_language(analysis.language, fallback=JA)
         # a cell of a document whose company is unknown is named as the document's company, never another's
         company = (
@@ -554,40 +551,19 @@ class CellAnswerer:
             if analysis.company
             else str(fact["company"]) or self.templates.words[lang]["unknown_company"]
         )
-        shown_field = _SEPARATOR.value().join((asked.label, *asked.context))
+        unit = str(fact["unit"] or "")
+        fields = {
+            "company": company,
+            "year": asked.year or fact["year"],
+            "field": _SEPARATOR.value().join((asked.label, *asked.context)),
+            "value": value,
+        }
         if fact["number"] is None:
-            text = self.templates.render(
-                "lookup_text",
-                lang,
-                company=company,
-                year=asked.year or fact["year"],
-                field=shown_field,
-                value=value,
-            )
+            text = self.templates.render("lookup_text", lang, **fields)
         else:
             text = self.templates.render(
-                "lookup",
-                lang,
-                company=company,
-                year=asked.year or fact["year"],
-                field=shown_field,
-                value=value,
-                unit="" if unit in _PERCENT_UNITS.value() else unit,
+                "lookup", lang, **fields, unit="" if unit in _PERCENT_UNITS.value() else unit
             )
-        evidence = Evidence(
-            doc=str(fact["doc_id"]),
-            page=None,
-            cell_id=str(fact["cell_id"]),
-            text=_CELLS["evidence"].format(
-                titles=" > ".join(cell.chunk.titles),
-                field=fact["field"],
-                period=fact["period"],
-                raw=fact["raw"],
-            ),
-            statement=fact["statement"],
-            scope=fact["scope"],
-            period=str(fact["period"] or ""),
-        )
         trace = [
             f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
             f"{c.why()}"
@@ -601,16 +577,93 @@ class CellAnswerer:
             route="lookup:cell",
             value=value,
             documents=[str(fact["doc_id"])],
-            evidence=[evidence],
+            evidence=[_evidence(cell)],
             trace=trace,
-            unit=str(fact["unit"] or ""),
+            unit=unit,
             score=round(cell.score, 4),
         )
+
+
+def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
+    """The best reading's label likeness (x4) with its context words found in the cell's titles, column and row.
+
+    A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
+    match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
+    balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
+    titles, named_row = cell.chunk.titles, cell.named
+    period = str(cell.fact["period"] or "")
+    where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
+    names = {_norm(t) for t in titles} | {_norm(named_row)}
+    above = _norm(cell.above)
+    return max(
+        4.0 * similarity
+        + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
+        + sum(_context_match(_norm(p), names, where, above) for p in context)
+        for similarity, (_, context) in zip(likeness, matches)
+    )
+
+
+def _scope_points(asked: CellQuestion, statement: str, scope: str) -> float | None:
+    """Points for the cell's scope against the one asked (None: no points either way)."""
+    if asked.own_figures:
+        return 1.0 if scope == "parent" else (-1.5 if scope == "consolidated" else 0.0)
+    if scope == "consolidated":
+        return 0.7
+    if scope == "parent" and statement not in ("key_figures", "mdna", "other"):
+        return -2.0  # no 個別 asked: never the parent's own statements (its 経営指標等 may answer)
+    return None
+
+
+def _shown_value(asked: CellQuestion, fact: dict) -> str:
+    """The cell's value as the answer gives it: signed when a deduction, with % when a percentage."""
+    value = str(fact["value"])
+    number = fact["number"]
+    if (
+        number is not None
+        and number == number
+        and number > 0
+        and any(_ACCUMULATED.search(p) for p in (asked.label, *asked.context))
+    ):
+        value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
+    if str(fact["unit"] or "") in _PERCENT_UNITS.value() and number is not None:
+        value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
+    return value
+
+
+def _evidence(cell: _Cell) -> Evidence:
+    """The cell as the answer's evidence: where it is, and its titles, row, column and printed text."""
+    fact = cell.fact
+    return Evidence(
+        doc=str(fact["doc_id"]),
+        page=None,
+        cell_id=str(fact["cell_id"]),
+        text=_CELLS["evidence"].format(
+            titles=" > ".join(cell.chunk.titles),
+            field=fact["field"],
+            period=fact["period"],
+            raw=fact["raw"],
+        ),
+        statement=fact["statement"],
+        scope=fact["scope"],
+        period=str(fact["period"] or ""),
+    )
 
 
 @cached_per_book(maxsize=65536)
 def _norm(text: str) -> str:
     return _DROP.sub("", unicodedata.normalize("NFKC", text))
+
+
+@cached_per_book(
+    maxsize=65536
+)  # asked of every candidate cell: a few hundred a question, of a few dozen rows
+def _per_share(row: str) -> bool:
+    return is_per_share(row)
+
+
+@cached_per_book(maxsize=65536)
+def _us_gaap(period: str) -> bool:
+    return bool(_US_GAAP.search(period))
 
 
 @cached_per_book(maxsize=65536)
@@ -738,10 +791,9 @@ class _LabelMatch:
 def _label_rows_above(cells: list[_Cell]) -> None:
     """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
     balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
-    named = {_place(str(c.fact["cell_id"])): c.named for c in cells}
+    named = {c.place: c.named for c in cells}
     for cell in cells:
-        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
-        cell.above = named.get((table, str(int(row) - 1)), "")
+        cell.above = named.get((cell.place[0], str(cell.row - 1)), "")
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:
@@ -754,14 +806,12 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
         return  # most questions: no candidate row has a second line
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        table, row = _place(str(cell.fact["cell_id"])) or ("", "0")
-        rows.setdefault((table, str(cell.fact["field"])), set()).add(int(row))
+        rows.setdefault((cell.place[0], str(cell.fact["field"])), set()).add(cell.row)
     for cell, (head, second) in two_line:
-        field, cell_id = str(cell.fact["field"]), str(cell.fact["cell_id"])
-        spanned = sorted(rows[((_place(cell_id) or ("", ""))[0], field)])
+        spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
-        cell.row_label = head if _row_number(cell_id) == spanned[0] else second
+        cell.row_label = head if cell.row == spanned[0] else second
 
 
 @cached_per_book(maxsize=65536)
@@ -798,8 +848,3 @@ def _place(cell_id: str) -> tuple[str, str] | None:
     """(table id, row) of a cell id "S100IXUZ-0105010-tab89-r25c9"."""
     match = _ROW.search(cell_id or "")
     return (cell_id[: match.start()], match.group(1)) if match else None
-
-
-def _row_number(cell_id: str) -> int:
-    place = _place(cell_id)
-    return int(place[1]) if place else 0

@@ -54,6 +54,7 @@ _VOWELS = re.compile(r"[aiueoyw]")
 CONSONANTS_WEIGHT = 0.85  # a likeness of consonants alone counts a little less than of the whole
 
 
+@cached_per_book(maxsize=65536)  # each officer's reading is weighed against every member asked about
 def kana_key(kana: str) -> str:
     """Loose romanisation of a katakana reading."""
     out: list[str] = []

@@ -148,6 +148,47 @@ def test_spans_units_and_captions_of_written_tables(tmp_path):
     assert by_id["T-tab2-r2c2"].value == "70000000"
 
 
+def test_the_next_item_of_a_numbering_is_a_sibling_of_the_heading_before_it(tmp_path):
+    # EDINET audit fees: ⅰ marked up as a heading, ⅱ a plain paragraph captioning the next table; (1) then (2)
+    # marked up as nested headings
+    row = "<tr><td>区分</td><td>報酬</td></tr><tr><td>提出会社</td><td>1</td></tr>"
+    path = write_html(
+        tmp_path / "audit.html",
+        f"""
+      <h5>④ 監査報酬の内容等</h5>
+      <h6>ⅰ 監査公認会計士等に対する報酬</h6>
+      <table table-id="T-tab1">{row}</table>
+      <p>ⅱ 監査公認会計士等と同一のネットワークに対する報酬（ⅰを除く）</p>
+      <table table-id="T-tab2">{row}</table>
+      <h4>(1) 連結会社の状況</h4>
+      <table table-id="T-tab3">{row}</table>
+      <h5>(2) 提出会社の状況</h5>
+      <table table-id="T-tab4">{row}</table>
+      <h5>(1) 内訳</h5>
+      <table table-id="T-tab5">{row}</table>""",
+    )
+    titles = {t.table_id: t.titles for t in read_html(path).tables}
+    assert titles["T-tab1"] == ("④ 監査報酬の内容等", "ⅰ 監査公認会計士等に対する報酬")
+    assert titles["T-tab2"] == (
+        "④ 監査報酬の内容等",
+        "ⅱ 監査公認会計士等と同一のネットワークに対する報酬（ⅰを除く）",
+    )
+    assert titles["T-tab4"] == ("(2) 提出会社の状況",)
+    # (1) after (2) opens a list of its own: nested as marked up
+    assert titles["T-tab5"] == ("(2) 提出会社の状況", "(1) 内訳")
+
+
+def test_the_network_audit_fee_table_is_not_under_the_audit_fee_heading(shared_data):
+    # UFO-2024 (EDINET XHTML): ⅰ is an h6, ⅱ a paragraph over its table; (ⅰ) an h4 and (ⅱ) an h5 in another report
+    ufo = shared_data / "ufo-2024" / "reports"
+    for doc, first, second in (("S100TU66", "tab86", "tab87"), ("S100TRA1", "tab271", "tab272")):
+        tables = {t.table_id: t for t in read_html(ufo / doc / "0104010.html").tables}
+        own, network = tables[f"{doc}-0104010-{first}"], tables[f"{doc}-0104010-{second}"]
+        assert "監査公認会計士等に対する報酬" in own.titles[-1]
+        assert "ネットワーク" in network.titles[-1]
+        assert own.titles[-1] not in network.titles
+
+
 def test_unreadable_files_are_input_errors(tmp_path):
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")

@@ -539,7 +539,7 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     label = "株主総利回り (比較指標：配当込みTOPIX)"
 
     def cell(row: int, field: str = label) -> _Cell:
-        return _Cell({"cell_id": f"T-0101010-tab5-r{row}c3", "field": field}, None, 1.0)
+        return _Cell.of({"cell_id": f"T-0101010-tab5-r{row}c3", "field": field}, None, 1.0)
 
     pair = [cell(21), cell(22)]
     _split_spanned_labels(pair)
