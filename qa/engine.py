@@ -31,7 +31,7 @@ from qa.data.answer import DataAnswerer
 from qa.data.cells import CellAnswerer
 from qa.data.statistics import StatisticsAnswerer
 from qa.records import ROUTES, Analysis, Answer, Question
-from qa.statutes.choice import ChoiceAnswerer
+from qa.statutes.choice import ChoiceAnswerer, ChoiceSettings
 from qa.statutes.law_refs import LawBook
 from qa.text.answer import TextAnswerer, TextSettings
 from qa.text.document_identity import IdentityMatcher
@@ -53,6 +53,7 @@ class EngineSettings:
     mode: str = "answer"  # "retrieve": rank documents only
     llm: str = "none"  # a model folder or .gguf file, or "none"
     text: TextSettings = field(default_factory=TextSettings)
+    choice: ChoiceSettings = field(default_factory=ChoiceSettings)  # multiple-choice questions on statutes
     rules: RuleBook = field(default_factory=active)  # the rule and formula folders (core/rulebook.py)
 
     def __post_init__(self):
@@ -122,7 +123,7 @@ class Engine:
             fields=self.analyzer.fields,
         )
         laws = LawRegister(settings.index.laws_dir).load()
-        self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, llm=llm)
+        self.choice = ChoiceAnswerer(self.index, LawBook.load(laws), templates, settings.choice, llm=llm)
         # One answerer per route; rules/question_types.yaml says which route each question type takes.
         self.routes: dict[str, Callable[[Analysis], Answer]] = {
             "data": self._phrased(self._data_answer),

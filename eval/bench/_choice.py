@@ -1,8 +1,8 @@
 """What the multiple-choice benches on statutes share (lawqa, gyosei): answering, baseline, rule census.
 
 The census counts, for each judging path of qa/statutes/choice.py (each kind of change an alignment finds, and the
-paths that judge or decide otherwise: a value asked for, the model), the questions it fires on and how
-many of those are answered right.
+paths that judge or decide otherwise: a restated proviso read against the whole sentence, a value asked for,
+the model), the questions it fires on and how many of those are answered right.
 With `--census FILE` a bench adds its rows to FILE (JSON, one entry per source) and prints the census over
 every source in it, so that lawqa and gyosei runs count together.
 """
@@ -21,24 +21,36 @@ from pathlib import Path
 
 from core.articles import ARTICLE_KIND
 from eval.bench._data import work_dir
-from qa.engine import Engine
+from qa.engine import Engine, EngineSettings
 from qa.records import Answer, Question
-from qa.statutes.choice import Decision
+from qa.statutes.choice import ChoiceSettings, Decision
 from qa.statutes.layouts import read_layout
 from search.backend import SearchQuery
 from search.settings import IndexSettings
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    """The options both benches take: --work, --llm, --show, --census."""
+    """The options both benches take: --work, --llm, --model-weight, --show, --census."""
     ap.add_argument("--work", type=Path, help="keep the index here (re-used when the corpus is unchanged)")
     ap.add_argument(
         "--llm", default="none", help="model judging statements and breaking ties (default: none)"
+    )
+    ap.add_argument(
+        "--model-weight",
+        type=float,
+        default=ChoiceSettings().model_weight,
+        help="with --llm: goodness per nat of the model's log-odds that a statement is right "
+        "(default %(default)s: the model only breaks ties)",
     )
     ap.add_argument("--show", type=int, default=0, help="print the first N wrong answers with their trace")
     ap.add_argument(
         "--census", type=Path, help="add this run's rule census to FILE and print it over all sources"
     )
+
+
+def model_settings(settings: IndexSettings, args: argparse.Namespace) -> EngineSettings:
+    """The engine with the model of --llm, judging statements with --model-weight."""
+    return EngineSettings(settings, llm=args.llm, choice=ChoiceSettings(model_weight=args.model_weight))
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """gyosei: five-choice 行政書士 exam questions on Japanese law, answered over the exam's law corpus.
 
-    python -m eval.bench gyosei [--work DIR] [--llm PATH] [--show N] [--census FILE]
+    python -m eval.bench gyosei [--work DIR] [--llm PATH [--model-weight W]] [--show N] [--census FILE]
 
 Ingests ../shared/data/gyosei/corpus with `ingestion.pipeline` (kept in --work
 for re-use), answers questions_dev.json with the engine's multiple-choice
@@ -17,7 +17,7 @@ answerer and reports, in one run:
   --census FILE when given (the lawqa bench writes there too).
 With --llm the small model breaks the ties the rules leave (its judgement of each
 statement, by the log-probabilities of the labels 正 / 誤, is off unless
-ChoiceSettings.model_weight is set: measured, it lost questions);
+--model-weight is set: measured, it lost questions);
 its accuracy and time are reported next to the rules'.
 """
 
@@ -35,6 +35,7 @@ from eval.bench._choice import (
     baseline,
     census_rows,
     corpus_index,
+    model_settings,
     print_census,
 )
 from eval.bench._data import shared_data
@@ -91,7 +92,7 @@ def _measure(
         base_s = (time.perf_counter() - started) / len(questions)
     model_s = 0.0
     if args.llm != "none":
-        with Engine(EngineSettings(settings, llm=args.llm)) as engine:
+        with Engine(model_settings(settings, args)) as engine:
             modelled, model_s = answer_all(engine, questions)
         systems["model"] = {i: a.answer.value for i, a in modelled.items()}
     layouts = {i: a.decision.layout.kind for i, a in answered.items()}

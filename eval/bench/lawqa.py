@@ -1,6 +1,6 @@
 """lawqa_jp: four-choice questions on Japanese statutes, answered over the law corpus.
 
-    python -m eval.bench lawqa [--work DIR] [--llm PATH] [--only-ties] [--show N] [--census FILE]
+    python -m eval.bench lawqa [--work DIR] [--llm PATH [--model-weight W]] [--only-ties] [--show N] [--census FILE]
 
 Ingests ../shared/data/lawqa_jp/corpus with `ingestion.pipeline` (kept in --work
 for re-use), answers questions_dev.json with the engine (`qa.run`'s path) and
@@ -19,7 +19,7 @@ reports, in one run:
   source written to FILE (the gyosei bench writes there too).
 With --llm the small model breaks the ties the rules leave (its judgement of each
 statement, by the log-probabilities of the labels 正 / 誤, is off unless
-ChoiceSettings.model_weight is set: measured, it lost questions);
+--model-weight is set: measured, it lost questions);
 --only-ties runs it only on the questions the rules tied on (the rest keep the
 rules' answer) to save time on a CPU.
 """
@@ -40,6 +40,7 @@ from eval.bench._choice import (
     baseline,
     census_rows,
     corpus_index,
+    model_settings,
     print_census,
 )
 from eval.bench._data import shared_data
@@ -137,7 +138,7 @@ def _measure(settings: IndexSettings, questions: list[Question], gold: dict, arg
             [q for q in questions if ":rules:tie" in results[q.id]["route"]] if args.only_ties else questions
         )
         started = time.perf_counter()
-        with Engine(EngineSettings(settings, llm=args.llm)) as engine:
+        with Engine(model_settings(settings, args)) as engine:
             for q in tied:
                 answer = engine.answer(q)
                 results[q.id]["model"] = answer.value

@@ -123,8 +123,13 @@ class LlamaCppRuntime:
         import llama_cpp
         import numpy
 
-        self.model.reset()
-        self.model.eval(ids)
+        # the prompts of one task share their system message and few-shot turns: the cached keys and values of
+        # the longest prefix already evaluated are kept, and only the rest is read (eval drops the cache past
+        # n_tokens); the last token is read again, for its logits
+        evaluated = self.model.input_ids[: self.model.n_tokens].tolist()
+        kept = min(self.model.longest_token_prefix(evaluated, ids), len(ids) - 1)
+        self.model.n_tokens = kept
+        self.model.eval(ids[kept:])
         logits = numpy.ctypeslib.as_array(
             llama_cpp.llama_get_logits_ith(self.model.ctx, -1), shape=(self.model.n_vocab(),)
         ).astype("float64")

@@ -20,14 +20,16 @@ judge the statement against them with general operations of reading law, choose 
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision
-   to what its bracket takes out: （Xを除く。）), limits and conditions (のみ, 限り where the law limits
+   to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
+   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and conditions (のみ, 限り where the law limits
    nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
    (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
    weights. With a model loaded, the model also judges each statement against its sentence by the
    log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
    log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
-   (`model_weight` 0): measured with Qwen2.5-0.5B it lost more questions than it won and took longer than a
-   question may; the model then only breaks the ties the rules leave.
+   (`model_weight` 0): measured with Qwen2.5-0.5B (transformers, then llama.cpp), every weight that won a
+   gyosei question lost one to four lawqa questions, at a median 17-18 CPU s a question under load; the model
+   then only breaks the ties the rules leave.
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
    combination the option whose statements are, on average, best (worst for a negative question); a
@@ -62,7 +64,7 @@ from core.rulebook import pattern_per_book, per_book
 from core.vocabulary import vocabulary
 from qa.answers import AnswerTemplates
 from qa.records import Answer, Evidence, Question
-from qa.statutes.compare import Alignment, Sentence, align, comparable, squeeze
+from qa.statutes.compare import CONTENT_WORD, Alignment, Sentence, align, comparable, squeeze
 from qa.statutes.law_refs import LawBook, Reference
 from qa.statutes.layouts import Layout, read_layout
 from search.backend import SearchQuery, TextIndex
@@ -89,7 +91,6 @@ _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegati
 _DECISION_PATHS = {"model:tie": "model_tie"}
 # a change at least this heavy departs from the law (a condition, a negation, a number), not just its wording
 SUBSTANTIVE = 0.25
-_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 # A which-article question asking for a value ranks the provisions that state one a step above any coverage
 # score (at most 1.2), and an order's provision that sets what another option's provision leaves to it two steps.
 VALUE_STEP = 2.0
@@ -110,8 +111,9 @@ class ChoiceSettings:
         2.0  # the model breaks a tie only when its pick is this many times as likely as the next
     )
     # goodness per nat of the model's log-odds that a statement is right; 0 (the default) leaves statements to the
-    # rules: Qwen2.5-0.5B judging every statement cost 3 of 12 lawqa questions and ~41 CPU s per question
-    # (transformers, float32), over the 20 s a question may take on 2 cores (docs/benchmarks.md)
+    # rules: Qwen2.5-0.5B judging every statement cost 3 of 12 lawqa questions at ~41 CPU s per question
+    # (transformers, float32); on llama.cpp, weights above 0.02 lost 1-4 of 20 lawqa questions for at most one of
+    # 24 gyosei ones, at a median 17-18 CPU s per question under load (docs/benchmarks.md)
     model_weight: float = 0.0
     model_cap: float = (
         5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
@@ -119,9 +121,16 @@ class ChoiceSettings:
     model_law_chars: int = 300  # characters of the law sentence shown to the model
 
     def __post_init__(self):
-        if self.per_query < 1 or self.follow_depth < 0 or self.evidence < 1 or self.model_odds < 1:
+        if (
+            self.per_query < 1
+            or self.follow_depth < 0
+            or self.evidence < 1
+            or self.model_odds < 1
+            or self.model_weight < 0
+        ):
             raise ValueError(
-                "per_query and evidence must be at least 1, follow_depth at least 0, model_odds at least 1"
+                "per_query and evidence must be at least 1, follow_depth and model_weight at least 0, "
+                "model_odds at least 1"
             )
 
 
@@ -356,6 +365,7 @@ class ChoiceAnswerer:
         else:
             choice, decided_by = self._decide_layout(layout, form == "negative", judged)
         paths = {c.kind for j in judged for c in j.alignment.changes} | {j.by for j in judged if j.by}
+        paths |= {p for j in judged for p in j.alignment.read}
         paths |= {_DECISION_PATHS[decided_by]} if decided_by in _DECISION_PATHS else set()
         return Decision(layout, form, found, judged, choice, decided_by, frozenset(paths))
 
@@ -439,7 +449,7 @@ class ChoiceAnswerer:
         asked = squeeze(self.laws.without_citations(question))
         for word in self.laws.rules.question_words:
             asked = asked.replace(word, _STATUTES["sentence_end"])
-        return set(_CONTENT.findall(asked))
+        return set(CONTENT_WORD.findall(asked))
 
     def _provision(self, text: str, articles: list[Article]) -> tuple[Reference | None, Article | None, str]:
         """The provision a which-article option cites: its reference, its article (None when not found), its text.
@@ -503,7 +513,7 @@ class ChoiceAnswerer:
             # an article the corpus lacks may set the asked value: above the articles found that state none
             unknown = VALUE_STEP if value and article is None else 0.0
             return Judged(letter, text, Alignment(None, 0.0, ()), unknown, article)
-        said = set(_CONTENT.findall(squeeze(body)))
+        said = set(CONTENT_WORD.findall(squeeze(body)))
         squeezed = squeeze(body)
         # an order's 法第N条 is its parent law's article: references are compared by number only
         mentioned = self.laws.references(body, article.doc_id)

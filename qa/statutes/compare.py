@@ -39,13 +39,15 @@ _NUMBER_UNIT = pattern_per_book(lambda: re.compile(_WORDS["number_unit"]))
 _MONTHS_IN: dict[str, int] = per_book(lambda: _WORDS["months_in"])  # periods: years and months are one scale
 _DROP = pattern_per_book(lambda: re.compile(_WORDS["dropped"]))
 _SMALL_KANA = per_book(lambda: str.maketrans(_WORDS["small_kana"], _WORDS["large_kana"]))
-_CONTENT = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
+# a content word: two or more kanji or katakana (hiragana are endings and particles)
+CONTENT_WORD = re.compile(r"[\u4e00-\u9fff\u30a0-\u30ff]{2,}")
 _DETERMINERS = pattern_per_book(lambda: re.compile(_WORDS["determiners"]))
 _SENTENCE_END = per_book(lambda: vocabulary("statutes")["sentence_end"])
 _LONGER = pattern_per_book(lambda: re.compile(_WORDS["longer"]))
 _ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
+_ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
 MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
 
@@ -97,6 +99,9 @@ class Alignment:
     sentence: Sentence | None
     similarity: float  # 0..1
     changes: tuple[Change, ...]
+    # operations that read the option against its sentence whatever they found (the rule census counts them):
+    # "proviso", when the option restates the sentence's exception
+    read: tuple[str, ...] = ()
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -124,7 +129,8 @@ def align(
             best, best_score = sentence, score
     if best is None:
         return Alignment(None, 0.0, ())
-    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)))
+    read = ("proviso",) if _restates_exception(comparable(option), best.text, change_words) else ()
+    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)), read)
 
 
 def window(option: str, sentence: str) -> str:
@@ -138,73 +144,131 @@ def window(option: str, sentence: str) -> str:
 def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pattern, ...]]) -> list[Change]:
     """Numbers, negations, conditions, quoted labels and words of the option that its law sentence and article
     do not bear out."""
-    found: list[Change] = []
-    said, article = comparable(option), sentence.article
-    squeezed = squeeze(option)
+    said, squeezed = comparable(option), squeeze(option)
     law_text = window(squeezed, squeeze(sentence.text))
-    found += _number_changes(squeezed, sentence)
+    replaced, added = _edits(squeezed, law_text)
+    found = _number_changes(squeezed, sentence)
+    if _restates_exception(said, sentence.text, change_words):
+        # the option restates the sentence's exception (ただし…この限りでない, …場合を除き), which the aligned window may
+        # leave out: polarity is read over the whole sentence (without its bracketed asides, 「…を除く。」 defines a term
+        # and negates nothing), and the exception's own negations are the law's
+        whole = squeeze(_without_asides(comparable(sentence.text)))
+        negation = _negation_changes(_without_asides(said), whole, [], change_words)
+    else:
+        negation = _negation_changes(said, law_text, replaced + added, change_words)
+    found += negation
+    if not negation:  # a negation already tells "may" from "may not"
+        found += _modality_changes(squeezed, sentence, law_text, change_words)
+    found += [Change("swap", said_part, law_part) for said_part, law_part in swaps(replaced)]
+    found += _opposite_changes(replaced, change_words)
+    found += _condition_changes(said, sentence, change_words)
+    found += _quoted_changes(said, sentence.article)
+    found += _excluded_changes(squeezed, sentence, law_text, change_words)
+    found += _word_changes(said, sentence)
+    return found
+
+
+def _negation_changes(
+    said: str, law_text: str, edits: list[tuple[str, str]], change_words: dict[str, tuple[re.Pattern, ...]]
+) -> list[Change]:
+    """Polarity: the option negates where the law's window does not (or the reverse), or, when both negate
+    somewhere (していないが…), a negation the option adds where the law says (almost) nothing."""
     option_neg = _count(change_words["negation"], _unframed(said, change_words))
     law_neg = _count(change_words["negation"], _unframed(law_text, change_words))
-    replaced, added = _edits(squeezed, law_text)
     if (option_neg > 0) != (law_neg > 0):
         said_negated = _WORDS["negated"] if option_neg else _WORDS["not_negated"]
-        found.append(
-            Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"])
-        )
-    else:  # both negate somewhere (していないが…): a negation the option adds where the law says (almost) nothing
-        local = next(
-            (
-                (o, w)
-                for o, w in replaced + added
-                if len(w) <= _ADDED_SPAN
-                and _count(change_words["negation"], _unframed(o, change_words))
-                and not _count(change_words["negation"], _unframed(w, change_words))
-            ),
-            None,
-        )
-        if local:
-            found.append(Change("negation", local[0], local[1]))
-    if not any(c.kind == "negation" for c in found):  # a negation already tells "may" from "may not"
-        # the law's verb may end just past the window the option aligns with (提出|しなければならない)
-        whole = squeeze(sentence.text)
-        start = max(whole.find(law_text), 0)
-        tail = whole[start : start + len(law_text) + _MODE_REACH]
-        said_modes, law_modes = _modes(squeezed, change_words), _modes(tail, change_words)
-        if said_modes and law_modes and not said_modes & law_modes:
-            found.append(
-                Change(
-                    "modality",
-                    _WORDS["list"].join(sorted(said_modes)),
-                    _WORDS["list"].join(sorted(law_modes)),
-                )
+        return [Change("negation", said_negated, _WORDS["negated"] if law_neg else _WORDS["not_negated"])]
+    local = next(
+        (
+            (o, w)
+            for o, w in edits
+            if len(w) <= _ADDED_SPAN
+            and _count(change_words["negation"], _unframed(o, change_words))
+            and not _count(change_words["negation"], _unframed(w, change_words))
+        ),
+        None,
+    )
+    return [Change("negation", local[0], local[1])] if local else []
+
+
+def _without_asides(text: str) -> str:
+    """`comparable` text without its bracketed asides, nested ones included."""
+    while (shorter := _ASIDE.sub("", text)) != text:
+        text = shorter
+    return text
+
+
+def _restates_exception(said: str, law: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> bool:
+    """Whether the option and its law sentence both state an exception (rules/laws.yaml `change.proviso`)."""
+    patterns = change_words.get("proviso", ())
+    return any(p.search(said) for p in patterns) and any(p.search(law) for p in patterns)
+
+
+def _modality_changes(
+    squeezed: str, sentence: Sentence, law_text: str, change_words: dict[str, tuple[re.Pattern, ...]]
+) -> list[Change]:
+    """Obligation, permission or prohibition other than the law's; the law's verb may end just past the window
+    the option aligns with (提出|しなければならない)."""
+    whole = squeeze(sentence.text)
+    start = max(whole.find(law_text), 0)
+    tail = whole[start : start + len(law_text) + _MODE_REACH]
+    said_modes, law_modes = _modes(squeezed, change_words), _modes(tail, change_words)
+    if said_modes and law_modes and not said_modes & law_modes:
+        return [
+            Change(
+                "modality", _WORDS["list"].join(sorted(said_modes)), _WORDS["list"].join(sorted(law_modes))
             )
-    for said_part, law_part in swaps(replaced):
-        found.append(Change("swap", said_part, law_part))
-    for said_part, law_part in replaced:
+        ]
+    return []
+
+
+def _opposite_changes(
+    replaced: list[tuple[str, str]], change_words: dict[str, tuple[re.Pattern, ...]]
+) -> list[Change]:
+    """Spans where the option says the opposite word of the law's (前/後, 以上/以下)."""
+    return [
+        Change("opposite", said_part, law_part)
+        for said_part, law_part in replaced
         if any(
             _opposed(said_part, law_part, a, b) or _opposed(said_part, law_part, b, a)
             for a, b in change_words.get("opposites", ())
-        ):
-            found.append(Change("opposite", said_part, law_part))
-    for pattern in change_words["condition"]:
-        match = pattern.search(said)
-        if match and not pattern.search(article):
-            found.append(Change("condition", match.group(0), ""))
-    if "condition" not in {c.kind for c in found}:
-        law_sentence = comparable(sentence.text)
-        unlimited = [
-            m.group(0)
-            for p in change_words.get("limited", ())
-            for m in p.finditer(said)
-            if not _limited(m.group(1), law_sentence, change_words.get("limits", ()))
-        ]
-        if unlimited:
-            found.append(Change("condition", unlimited[0], ""))
+        )
+    ]
+
+
+def _condition_changes(
+    said: str, sentence: Sentence, change_words: dict[str, tuple[re.Pattern, ...]]
+) -> list[Change]:
+    """A condition the article does not set (常に, 直ちに), else a limit (のみ, 限り) where the law limits nothing."""
+    found = [
+        Change("condition", match.group(0), "")
+        for pattern in change_words["condition"]
+        if (match := pattern.search(said)) and not pattern.search(sentence.article)
+    ]
+    if found:
+        return found
+    law_sentence = comparable(sentence.text)
+    unlimited = [
+        m.group(0)
+        for p in change_words.get("limited", ())
+        for m in p.finditer(said)
+        if not _limited(m.group(1), law_sentence, change_words.get("limits", ()))
+    ]
+    return [Change("condition", unlimited[0], "")] if unlimited else []
+
+
+def _quoted_changes(said: str, article: str) -> list[Change]:
+    """Quoted labels the article does not write."""
     unquoted = [q.marked for q in find_quoted(said, longest=200) if q.marked not in article]
-    if unquoted:
-        found.append(Change("quoted", _WORDS["list"].join(unquoted), ""))
-    # what the aligned provision takes out (申請者（Xを除く。）) named by the option, and not taken out there too
-    # (Xを除く, X以外 right after it)
+    return [Change("quoted", _WORDS["list"].join(unquoted), "")] if unquoted else []
+
+
+def _excluded_changes(
+    squeezed: str, sentence: Sentence, law_text: str, change_words: dict[str, tuple[re.Pattern, ...]]
+) -> list[Change]:
+    """What the aligned provision takes out (申請者（Xを除く。）) named by the option, and not taken out there too
+    (Xを除く, X以外 right after it)."""
+    found = []
     for pattern in change_words.get("excluded", ()):
         taken_out = [squeeze(m.group(1)) for m in pattern.finditer(sentence.text)]
         applied = [
@@ -216,8 +280,15 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         ]
         if applied:
             found.append(Change("excluded", applied[0], ""))
-    squeezed_article = _DROP.sub("", article)
-    words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in _CONTENT.findall(_DROP.sub("", said))))
+    return found
+
+
+def _word_changes(said: str, sentence: Sentence) -> list[Change]:
+    """The option's content words the article does not bear out (another actor, a new term, a rewording) and
+    those it says in another provision (an option that joins two items' halves)."""
+    found = []
+    squeezed_article = _DROP.sub("", sentence.article)
+    words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in CONTENT_WORD.findall(_DROP.sub("", said))))
     missing = [w for w in words if not _covered(w, squeezed_article)]
     # a word that starts as the article's, for at least half its length, rewords it (居住目的 for 居住の用); one
     # that shares less (損害賠償請求 where the law says 損害を賠償) or only ends like one names another thing of its
@@ -232,7 +303,6 @@ def changes(option: str, sentence: Sentence, change_words: dict[str, tuple[re.Pa
         found.append(Change("term", _WORDS["list"].join(new[:4]), ""))
     if reworded:
         found.append(Change("reworded", _WORDS["list"].join(reworded[:4]), ""))
-    # words the article says, but in another provision: an option that joins two items' halves
     squeezed_sentence = squeeze(sentence.text)
     moved = [w for w in words if _covered(w, squeezed_article) and not _covered(w, squeezed_sentence)]
     if moved:

@@ -73,6 +73,7 @@ LAWS_SCHEMA = {
                         "condition",
                         "frame",
                         "excluded",
+                        "proviso",
                         "limited",
                         "limits",
                         "obligation",

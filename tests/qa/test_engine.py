@@ -130,3 +130,13 @@ def test_two_engines_in_one_process_answer_with_their_own_rules(tmp_path, exampl
         with using(book):  # the caller's active book does not change an engine's rules
             assert plain.answer(question).answer.startswith("示例科技2022年的电子信箱是")
     assert active() is RuleBook.default()
+
+
+def test_the_multiple_choice_settings_reach_the_statutes_answerer(examples_index):
+    from qa.statutes.choice import ChoiceSettings
+
+    settings = ChoiceSettings(model_weight=0.5, per_query=2)
+    with Engine(EngineSettings(examples_index, choice=settings)) as engine:
+        assert engine.choice.settings == settings and engine.choice.finder.settings == settings
+    with pytest.raises(ValueError, match="model_weight"):
+        ChoiceSettings(model_weight=-1)

@@ -507,6 +507,19 @@ def test_llama_cpp_scores_labels_as_transformers_does(tiny, llama_gguf):
     assert first == pytest.approx(other, abs=1e-3)
 
 
+def test_llama_cpp_label_scores_do_not_depend_on_what_it_read_before(tiny, llama_gguf):
+    # prompts of one task share their few-shot turns, which llama.cpp keeps evaluated between calls
+    llama = LocalLLM.load(llama_gguf, _settings(tiny))
+    torch_run = LocalLLM.load(llama_gguf, _settings(tiny, backend="transformers"))
+    labels = ["1", "2", "3"]
+    llama.label_logprobs("open", "什么是资产负债率？", labels)
+    llama.generate(llama.messages("open", "什么是毛利率？"), max_new_tokens=3)
+    after = llama.label_logprobs("open", "什么是流动比率？", labels)
+    again = llama.label_logprobs("open", "什么是流动比率？", labels)  # the whole prompt read before
+    expected = torch_run.label_logprobs("open", "什么是流动比率？", labels)
+    assert after == pytest.approx(expected, abs=1e-3) and again == pytest.approx(expected, abs=1e-3)
+
+
 def test_a_corrupt_gguf_on_llama_cpp_is_one_line_naming_the_path(tiny, llama_gguf, tmp_path):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(llama_gguf.read_bytes()[:5000])

@@ -256,3 +256,35 @@ def test_may_where_the_law_says_must_or_must_not_is_a_modality_change():
     # the same modality, and a "may not" already counted as a negation, are no modality change
     assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
     assert "modality" not in align("五年間、公衆の縦覧に供することはできない", [sentence()], WORDS).kinds
+
+
+def test_an_option_restating_the_proviso_as_an_exception_keeps_the_law_s_polarity():
+    law = (
+        "設立時発行株式の総数は、発行可能株式総数の四分の一を下ることができない。"
+        "ただし、設立しようとする株式会社が公開会社でない場合は、この限りでない。"
+    )
+    restated = "設立時発行株式の総数は、設立しようとする株式会社が公開会社でない場合を除いて、発行可能株式総数の四分の一を下ることができない。"
+    assert "negation" not in align(restated, [sentence(law)], WORDS).kinds
+    # the same exception with the main rule's polarity turned is still a negation
+    turned = "設立時発行株式の総数は、設立しようとする株式会社が公開会社でない場合を除いて、発行可能株式総数の四分の一を下ることができる。"
+    assert (
+        "negation" in align(turned, [sentence(law)], WORDS).kinds
+        or "modality" in align(turned, [sentence(law)], WORDS).kinds
+    )
+
+
+def test_a_restated_proviso_is_read_past_the_aligned_window_but_not_in_brackets():
+    law = (
+        "処分又は裁決につき審査請求をすることができる場合又は行政庁が誤つて審査請求をすることができる旨を教示した場合において、"
+        "審査請求があつたときは、処分又は裁決に係る取消訴訟は、その審査請求をした者については、前二項の規定にかかわらず、"
+        "これに対する裁決があつたことを知つた日から六箇月を経過したとき又は当該裁決の日から一年を経過したときは、"
+        "提起することができない。ただし、正当な理由があるときは、この限りでない。"
+    )
+    option = (
+        "処分につき審査請求をすることができる場合において審査請求があったときは、処分に係る取消訴訟は、その審査請求をした者については、"
+        "これに対する裁決があったことを知った日から6箇月を経過したときは提起することができないが、正当な理由があるときはこの限りではない。"
+    )
+    assert "negation" not in align(option, [sentence(law)], WORDS).kinds
+    aside = "株券（内閣府令で定めるものを除く。）を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
+    restated = "株券を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
+    assert "negation" not in align(restated, [sentence(aside)], WORDS).kinds
