@@ -57,6 +57,12 @@ class OutputRequest:
         False  # asks for a share of a whole (占职工人数的比例), so a bare ratio reads as a percentage
     )
 
+    def described(self) -> str:
+        """What the question asks of the number, as the trace says it; "" when it asks nothing."""
+        if self.digits is None and self.percent is None and not self.unit and not self.round_at:
+            return ""
+        return f"digits={self.digits} percent={self.percent} unit={self.unit!r} round_at={self.round_at!r}"
+
 
 @dataclass(frozen=True)
 class Threshold:

@@ -176,10 +176,8 @@ class QuestionAnalyzer:
         over_companies = rule.type in ("ranking", "statistics")
         keywords, formula, fields = self._keywords(text, rule.type, names, year_match, trace)
         output = output_request(text)
-        if output.digits is not None or output.percent is not None or output.unit or output.round_at:
-            trace.append(
-                f"output: digits={output.digits} percent={output.percent} unit={output.unit!r} round_at={output.round_at!r}"
-            )
+        if output.described():
+            trace.append(f"output: {output.described()}")
         if over_companies and request is not None:
             trace.append(f"statistics: {request}")
         top_n, rank, descending = (
