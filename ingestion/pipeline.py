@@ -58,7 +58,7 @@ from ingestion.writer import (
     verify_stores,
 )
 from parser.metadata import MetadataFinder
-from parser.settings import ParseSettings
+from parser.settings import OUTPUT_VERSION, ParseSettings
 from search.ingest_lock import ingest_running
 from search.settings import IndexSettings
 
@@ -409,9 +409,9 @@ def _longest_first(todo: list[Job]) -> list[Job]:
 
 
 def _settings_fingerprint(parse: ParseSettings) -> str:
-    """What every document's parse depends on: the parse settings, the parsers' rule files and the layout
-    file's version (an index made before page layouts were kept parses its PDFs again, once)."""
-    digest = hashlib.sha256(f"{parse!r} layout {LAYOUT_VERSION}".encode())
+    """What every document's parse depends on: the parse settings, the parsers' rule files, the parsers'
+    output version and the layout file's version (an index made by older parsers parses again, once)."""
+    digest = hashlib.sha256(f"{parse!r} output {OUTPUT_VERSION} layout {LAYOUT_VERSION}".encode())
     for name in PARSE_RULES:
         path = active().rules_dir / name
         digest.update(name.encode() + (path.read_bytes() if path.exists() else b""))

@@ -17,7 +17,7 @@ import pytest
 
 from core.manifest import Manifest
 from core.rulefile import PROJECT_ROOT
-from ingestion import workers, writer
+from ingestion import pipeline, workers, writer
 from ingestion.cli import main
 from ingestion.pipeline import ingest
 from ingestion.sources import Source, find_sources
@@ -257,6 +257,16 @@ def test_unchanged_files_are_skipped(tmp_path):
     assert second.counts == {"ingested": 0, "unchanged": 3, "failed": 0, "removed": 0}
     assert chunk_count(tmp_path / "index") == chunks
     assert {f.path: f.chunks for f in second.files} == {f.path: f.chunks for f in first.files}
+
+
+def test_a_new_parser_output_version_parses_every_file_again(tmp_path, monkeypatch):
+    corpus = make_corpus(tmp_path / "corpus")
+    run(corpus, tmp_path / "index")
+    chunks = chunk_count(tmp_path / "index")
+    monkeypatch.setattr(pipeline, "OUTPUT_VERSION", pipeline.OUTPUT_VERSION + 1)
+    again = run(corpus, tmp_path / "index")
+    assert again.counts == {"ingested": 3, "unchanged": 0, "failed": 0, "removed": 0}
+    assert chunk_count(tmp_path / "index") == chunks  # replaced, not added
 
 
 def test_a_changed_file_replaces_its_chunks_and_facts_and_a_removed_file_is_removed(tmp_path):
