@@ -32,6 +32,11 @@ SETTINGS = ParseSettings()
 FONT = "STSong-Light"
 
 
+def cells(*texts: str, origin: bool = True) -> list[GridCell]:
+    """A grid row of these texts, each cell its own origin unless `origin` is False (a spanned cell)."""
+    return [GridCell(t, "", origin) for t in texts]
+
+
 def page_tables(shared_data, name: str, page: int = 1):
     with pdfplumber.open(shared_data / "aicup" / "reference" / "finance" / name) as pdf:
         return [table for _, table in find_pdf_tables(pdf.pages[page - 1], page, SETTINGS)]
@@ -214,8 +219,6 @@ def test_tables_with_other_columns_or_mid_page_start_stay_apart(tmp_path):
 
 
 def test_merged_row_label_is_filled_down_and_spanned_value_read_once():
-    def cells(*texts, origin=True):
-        return [GridCell(t, "", origin) for t in texts]
 
     grid = [
         cells("", "", "（単位：百万円）"),
@@ -237,8 +240,6 @@ def test_cell_lines_are_joined_without_space_between_cjk():
 
 
 def test_labels_indented_across_leading_columns_become_one_label_column():
-    def cells(*texts):
-        return [GridCell(t, "", True) for t in texts]
 
     grid = [
         cells("", "", "", "前事業年度", "当事業年度"),
@@ -256,8 +257,6 @@ def test_labels_indented_across_leading_columns_become_one_label_column():
 def test_a_statement_part_opening_with_an_indented_section_label_keeps_its_period_header():
     # The second table of a balance sheet split in two: its first body row (無形固定資産) stands in the
     # leading columns, left of the period headers, like the rows below it, and is no header of its own.
-    def cells(*texts):
-        return [GridCell(t, "", True) for t in texts]
 
     grid = [
         cells("", "", "", "前事業年度", "当事業年度"),
@@ -276,8 +275,6 @@ def test_a_statement_part_opening_with_an_indented_section_label_keeps_its_perio
 
 
 def test_two_text_columns_of_one_row_stay_apart():
-    def cells(*texts):
-        return [GridCell(t, "", True) for t in texts]
 
     grid = [
         cells("役職名", "氏名", "所有株式数"),
@@ -289,8 +286,6 @@ def test_two_text_columns_of_one_row_stay_apart():
 
 
 def test_a_two_column_table_is_headed_when_its_second_column_states_a_unit_over_numbers():
-    def cells(*texts):
-        return [GridCell(t, "", True) for t in texts]
 
     headed = build_table(
         [cells("セグメントの名称", "研究開発費（億円）"), cells("IT", "532"), cells("エネルギー", "77")],
