@@ -218,24 +218,13 @@ def _text_layer_on_every_page(path: Path) -> bool:
     """Whether pdfium reads at least the parser's minimum of visible characters on each page, in the scripts the
     parser reads (parser/pdf.py `readable`): none needs OCR. A text layer of fonts without a Unicode map
     (finance/40, 803) is OCR'd, at about 7 CPU s a page: the set measures reading text layers."""
-    import pypdfium2
-
+    from core.identity import pdf_page_texts
     from parser.pdf import readable
     from parser.settings import ParseSettings
 
     least = ParseSettings().min_text_chars
-    document = pypdfium2.PdfDocument(str(path))
-    try:
-        for page in document:
-            textpage = page.get_textpage()
-            text = textpage.get_text_range()
-            textpage.close()
-            page.close()
-            if sum(not ch.isspace() for ch in text) < least or not readable(text):
-                return False
-        return True
-    finally:
-        document.close()
+    texts = pdf_page_texts(path, sys.maxsize)  # [] when pdfium cannot open the file: nothing to read then
+    return bool(texts) and all(sum(not ch.isspace() for ch in t) >= least and readable(t) for t in texts)
 
 
 def copy_corpus(root: Path, files: list[Path], corpus: Path) -> list[Path]:

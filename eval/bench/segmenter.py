@@ -18,11 +18,13 @@ and the tokens that differ most often.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 from core.command_names import command_name
+from core.identity import pdf_page_texts
 from eval.bench.ingest import SETS, corpus_files
 
 TARGET = 0.995  # the share of tokens both must give
@@ -51,22 +53,8 @@ class PythonJieba:
 
 
 def page_texts(paths: list[Path]) -> list[str]:
-    import pypdfium2
-
-    texts = []
-    for path in paths:
-        document = pypdfium2.PdfDocument(str(path))
-        try:
-            for page in document:
-                textpage = page.get_textpage()
-                text = textpage.get_text_range()
-                textpage.close()
-                page.close()
-                if text.strip():
-                    texts.append(text)
-        finally:
-            document.close()
-    return texts
+    """The non-blank pages' text layers of these PDFs."""
+    return [text for path in paths for text in pdf_page_texts(path, sys.maxsize) if text.strip()]
 
 
 def timed(tokenizer, texts: list[str]) -> tuple[list[list[str]], float]:
