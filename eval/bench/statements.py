@@ -18,11 +18,11 @@ import re
 import sys
 from pathlib import Path
 
-import pypdfium2
 from tqdm import tqdm
 
 from core.command_names import command_name
 from core.folding import nfkc
+from core.identity import pdf_page_texts
 from core.records import DocumentMeta
 from core.statements import STATEMENTS, shared_statement_rules
 from eval.bench._data import shared_data
@@ -39,16 +39,11 @@ def statement_pages(path: Path) -> set[int]:
     """The 1-based pages whose text names a primary statement in a short line and holds many amounts."""
     kinds = [pattern for name, pattern in shared_statement_rules().kinds if name in STATEMENTS]
     pages = set()
-    pdf = pypdfium2.PdfDocument(str(path))
-    try:
-        for number, page in enumerate(pdf, start=1):
-            text = nfkc(page.get_textpage().get_text_range())
-            lines = [line.replace(" ", "") for line in text.splitlines()]
-            titled = any(len(line) < TITLE_CHARS and any(k.search(line) for k in kinds) for line in lines)
-            if titled and len(_AMOUNT.findall(text)) >= MIN_AMOUNTS:
-                pages.add(number)
-    finally:
-        pdf.close()
+    for number, text in enumerate(map(nfkc, pdf_page_texts(path, sys.maxsize)), start=1):
+        lines = [line.replace(" ", "") for line in text.splitlines()]
+        titled = any(len(line) < TITLE_CHARS and any(k.search(line) for k in kinds) for line in lines)
+        if titled and len(_AMOUNT.findall(text)) >= MIN_AMOUNTS:
+            pages.add(number)
     return pages
 
 
