@@ -176,8 +176,8 @@ class QuestionAnalyzer:
         over_companies = rule.type in ("ranking", "statistics")
         keywords, formula, fields = self._keywords(text, rule.type, names, year_match, trace)
         output = output_request(text)
-        if output.described():
-            trace.append(f"output: {output.described()}")
+        if described := output.described():
+            trace.append(f"output: {described}")
         if over_companies and request is not None:
             trace.append(f"statistics: {request}")
         top_n, rank, descending = (
