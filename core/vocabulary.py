@@ -246,6 +246,7 @@ SCHEMAS: dict[str, dict] = {
         percent_units=WORDS,
         secondary_row=PATTERN,
         fiscal_year=PATTERN,
+        caption_subject=PATTERN,
         sentence=_section(**{language: TEXT for language in LANGUAGES}),
         sentence_unperiod=_section(ja=TEXT),  # Japanese words a fact without a period differently
         sentence_joiner=_section(**{language: TEXT for language in LANGUAGES}),

@@ -78,6 +78,9 @@ _PART = pattern_per_book(lambda: re.compile(_WORDS["part"]))
 _DITTO = per_book(lambda: frozenset(_WORDS["ditto"]))
 DITTO = per_book(lambda: _WORDS["ditto_mark"])
 _PERCENT_UNITS = per_book(lambda: tuple(_WORDS["percent_units"]))
+# "…は、次のとおりであります。": where a caption's subject ends
+_CAPTION_SUBJECT = pattern_per_book(lambda: re.compile(_WORDS["caption_subject"]))
+NO_LABEL = -1  # the label column of a table without row labels: its caption names its one field
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,9 @@ def period_year(label: str, report_year: int | None) -> int | None:
 
 
 def _label_column(frame) -> int:
-    """The first column that holds words rather than numbers or account codes."""
+    """The first column that holds words rather than numbers or account codes; NO_LABEL when the only such
+    column states units or none is there, behind a first column of figures: a caption over a row of values
+    ("研究開発費は、次のとおり" | 4,686 | 百万円) or a table whose header rows name every value (女性労働者の割合)."""
     for j in range(len(frame.columns)):
         cells = [str(v) for v in frame.iloc[:, j] if str(v)]
         if not cells:
@@ -153,8 +158,27 @@ def _label_column(frame) -> int:
             1 for v in cells if parse_quantity(v) is None and not is_dash(v) and re.search(_WORDS["wordy"], v)
         )
         if wordy * 2 >= len(cells):
+            if j > 0 and all(_unit_cell(v) is not None for v in cells) and _figures(frame, 0):
+                return NO_LABEL
             return j
-    return 0
+    return NO_LABEL if len(frame.columns) > 1 and _figures(frame, 0) else 0
+
+
+def _figures(frame, j: int) -> bool:
+    """Whether every filled cell of column j is a figure or a nil dash (and one is filled)."""
+    cells = [str(v) for v in frame.iloc[:, j] if str(v)]
+    return bool(cells) and all(parse_quantity(v) is not None or is_dash(v) for v in cells)
+
+
+def caption_field(caption: str) -> str:
+    """The field a caption names for a table without row labels: its subject before "は、次のとおり".
+
+    >>> caption_field("※３ 一般管理費及び当期製造費用に含まれる研究開発費は、次のとおりです。"), caption_field("提出会社")
+    ('一般管理費及び当期製造費用に含まれる研究開発費', '提出会社')
+    """
+    text = clean_field(caption)
+    subject = _CAPTION_SUBJECT.value().search(text)
+    return text[: subject.start()] if subject and subject.start() > 0 else text
 
 
 def _last_part_unit(label: str) -> str:
@@ -325,7 +349,8 @@ class _TableReading:
     cells: list[list]
     ids: list[list] | None  # the source's own cell ids (HTML reports), row by row
     this_year: int | None
-    label_col: int
+    label_col: int  # NO_LABEL: none
+    labels: list[str]  # each row's label ("" without a label column)
     unit_cols: list[int]
     value_cols: list[_Column]
     period_kinds: dict[int, str]  # by column index
@@ -344,6 +369,7 @@ class _TableReading:
         frame = table.frame
         cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell: rows of Python values
         label_col = _label_column(frame)
+        labels = ["" if label_col == NO_LABEL else str(row[label_col]) for row in cells]
         columns = _columns(table, label_col)
         value_cols = [c for c in columns if c.kind == "value"]
         header_unit = _header_unit(value_cols)
@@ -354,12 +380,14 @@ class _TableReading:
                 str(cells[i][c.index])
                 for i in range(len(frame))
                 for c in value_cols
-                if not _secondary_row(str(cells[i][label_col]))
+                if not _secondary_row(labels[i])
             ),
             (table.unit, header_unit, *(c.unit for c in value_cols)),
         )
         this_year = report_year if report_year is not None else meta.year
-        label_header = clean_field(column_period(str(frame.columns[label_col])))
+        label_header = (
+            "" if label_col == NO_LABEL else clean_field(column_period(str(frame.columns[label_col])))
+        )
         return cls(
             table=table,
             meta=meta,
@@ -367,6 +395,7 @@ class _TableReading:
             ids=None if table.cell_ids is None else table.cell_ids.to_numpy(dtype=object).tolist(),
             this_year=this_year,
             label_col=label_col,
+            labels=labels,
             unit_cols=[c.index for c in columns if c.kind == "unit"],
             value_cols=value_cols,
             period_kinds={c.index: shared_statement_rules().period_kind(c.period) for c in value_cols},
@@ -379,8 +408,8 @@ class _TableReading:
             label_header=label_header,
             label_facts=bool(label_header) and _mostly_text(frame, value_cols),
             deducted=language == JA
-            and _expenses_shown_deducted(frame, label_col, value_cols, bracketed_negative),
-            movement_year=_movement_years(frame, label_col),
+            and _expenses_shown_deducted(frame, labels, value_cols, bracketed_negative),
+            movement_year=_movement_years(labels),
         )
 
     def page(self, row: int) -> int:
@@ -449,7 +478,7 @@ class _Carried:
     def enter(self, reading: _TableReading, i: int) -> _Row:
         """Row `i` read with what the rows above carry down; updates what it carries further."""
         cells = reading.cells[i]
-        label = str(cells[reading.label_col])
+        label = reading.labels[i]
         self.field = clean_field(label) or self.field
         titles = reading.chunk_titles + tuple(self.headings)
         unit = self._stated_unit(reading, cells) or find_unit(label)
@@ -467,7 +496,9 @@ class _Carried:
         return _Row(
             index=i,
             label=label,
-            label_id=str(reading.ids[i][reading.label_col]) if reading.ids is not None else "",
+            label_id=str(reading.ids[i][reading.label_col])
+            if reading.ids is not None and reading.label_col != NO_LABEL
+            else "",
             field=self.field,
             unit=unit,
             per_share=per_share,
@@ -506,7 +537,12 @@ def table_facts(
     if table.frame.empty:
         return [], []
     reading = _TableReading.of(table, meta, report_year)
-    carried = _Carried()
+    # A table without row labels is about what its caption (or else its heading) names.
+    carried = _Carried(
+        field=caption_field(table.title or (table.titles or ("",))[-1])
+        if reading.label_col == NO_LABEL
+        else ""
+    )
     facts: list[Fact] = []
     chunks: list[Chunk] = []
     for i in range(len(table.frame)):
@@ -660,14 +696,14 @@ def _close_heading(headings: list[str], name: str) -> None:
             return
 
 
-def _movement_years(frame, label_col: int) -> list[int | None]:
+def _movement_years(labels: list[str]) -> list[int | None]:
     """Rows between two dated balance rows ("2018年4月1日残高" … "2019年3月31日残高") are the
     movements of the year that ends at the later one."""
-    row_dates = [explicit_year(str(frame.iat[i, label_col])) for i in range(len(frame))]
-    years: list[int | None] = [None] * len(frame)
+    years: list[int | None] = [None] * len(labels)
+    row_dates = [explicit_year(label) for label in labels]
     if sum(1 for y in row_dates if y is not None) >= 2:
         upcoming = None
-        for i in range(len(frame) - 1, -1, -1):
+        for i in range(len(labels) - 1, -1, -1):
             upcoming = row_dates[i] if row_dates[i] is not None else upcoming
             years[i] = upcoming
     return years
@@ -686,12 +722,12 @@ def _deduction_mark(text: str, bracketed_negative: bool) -> bool:
 
 
 def _expenses_shown_deducted(
-    frame, label_col: int, value_cols: list[_Column], bracketed_negative: bool
+    frame, labels: list[str], value_cols: list[_Column], bracketed_negative: bool
 ) -> bool:
     """True when this table prints expense lines as deductions, with △ or in brackets (most of them are)."""
     marked = total = 0
-    for i in range(len(frame)):
-        if not _EXPENSE.search(clean_field(str(frame.iat[i, label_col]))):
+    for i, label in enumerate(labels):
+        if not _EXPENSE.search(clean_field(label)):
             continue
         for column in value_cols:
             text = str(frame.iat[i, column.index])

@@ -11,7 +11,7 @@ EXCEL_CELL_CHARS = 32_767  # the most one Excel cell holds: a tables workbook ce
 # What the parsers make of a document, as a number: raise it with a change to parser/ that changes its chunks,
 # facts or tables (`python -m eval.bench ingest_same` tells), so that an index made before the change parses
 # its documents again on the next ingest rather than keeping what the old code made of them.
-OUTPUT_VERSION = 2
+OUTPUT_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,9 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
     a table that mixes words and numbers (【本店の所在の場所】 | 大阪府…).
     """
     width = len(rows[0]) if rows else 0
+    first = next((i for i, row in enumerate(rows) if any(is_data_cell(cell.text) for cell in row)), None)
+    if first is not None and 0 < first <= MAX_HEADER_ROWS and _only_figures(rows[first]):
+        return first  # a row of figures alone under rows of words (女性労働者の割合 | … / 2.6 | 57.1): all header
     for i, row in enumerate(rows):
         if any(is_data_cell(cell.text) for cell in row[1:]):
             if i <= MAX_HEADER_ROWS:
@@ -149,6 +152,11 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
         # A table without numbers: a header row only where there are several columns to label.
         return 1 if width >= 3 and len(rows) > 1 else 0
     return 1 if width >= 3 else 0
+
+
+def _only_figures(row: list[GridCell]) -> bool:
+    """A row of figures and nil dashes only: no row label, no words."""
+    return all(is_data_cell(cell.text) for cell in row if cell.text)
 
 
 def _label_span(body: list[list[GridCell]], labels: list[str]) -> int:

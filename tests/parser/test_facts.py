@@ -466,3 +466,55 @@ def test_a_header_ending_in_the_percent_sign_makes_its_column_percent_not_the_ta
     got = {f.period: (f.value, f.unit) for f in facts}
     assert got["2024年12月31日/余额"] == ("5769270000000", "元")
     assert got["2024年12月31日/占比%"] == ("100", "%")
+
+
+def test_a_caption_over_one_row_of_figures_and_units_names_their_field():
+    # 旭化成's note (S100TQ91-0105100-tab116): no row label, a value and a unit column per period
+    earlier, later = (
+        "前連結会計年度(自2022年４月１日至2023年３月31日)",
+        "当連結会計年度(自2023年４月１日至2024年３月31日)",
+    )
+    table = grid_table(
+        [[earlier, earlier, later, later], ["105,027", "百万円", "106,597", "百万円"]],
+        title="※３ 一般管理費及び当期製造費用に含まれる研究開発費は、次のとおりです。",
+    )
+    facts, _ = table_facts(table, JA)
+    assert {(f.field, f.year, f.value) for f in facts} == {
+        ("一般管理費及び当期製造費用に含まれる研究開発費", 2023, "105027000000"),
+        ("一般管理費及び当期製造費用に含まれる研究開発費", 2024, "106597000000"),
+    }
+
+
+def test_header_rows_over_one_row_of_figures_name_each_figure():
+    # the women's-participation figures of 従業員の状況 (S100TVNW-0101010-tab8): three header rows, one row of
+    # figures, no row label
+    pay = "労働者の男女の賃金の差異（％）（注）１"
+    table = grid_table(
+        [
+            ["当事業年度", "当事業年度", "当事業年度", "当事業年度", "当事業年度", "補足説明"],
+            [
+                "管理職に占める女性労働者の割合（％）（注）１",
+                "男性労働者の育児休業取得率（％）（注）２",
+                pay,
+                pay,
+                pay,
+                "補足説明",
+            ],
+            [
+                "管理職に占める女性労働者の割合（％）（注）１",
+                "男性労働者の育児休業取得率（％）（注）２",
+                "全労働者",
+                "正規雇用労働者",
+                "パート・有期労働者",
+                "補足説明",
+            ],
+            ["2.6", "57.1", "71.6", "72.5", "62.7", "-"],
+        ],
+        title="提出会社",
+    )
+    assert table.frame.attrs["header_rows"] == 3
+    facts, _ = table_facts(table, JA)
+    got = {f.period: (f.field, f.value, f.unit) for f in facts}
+    assert got[f"当事業年度/{pay}/正規雇用労働者"] == ("提出会社", "72.5", "%")
+    assert got["当事業年度/男性労働者の育児休業取得率（％）（注）２"] == ("提出会社", "57.1", "%")
+    assert {f.year for f in facts} == {2020}

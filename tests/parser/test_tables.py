@@ -295,3 +295,20 @@ def test_a_two_column_table_is_headed_when_its_second_column_states_a_unit_over_
     assert list(headed.frame.columns) == ["セグメントの名称", "研究開発費（億円）"]
     keyed = build_table([cells("【会社名】", "株式会社テスト"), cells("【資本金】", "26,433百万円")], "t2", 0)
     assert keyed.frame.iloc[:, 0].tolist() == ["【会社名】", "【資本金】"]
+
+
+def test_rows_of_words_over_a_row_of_figures_alone_are_all_header():
+    # 当事業年度 | 補足説明, then the figures' names over two rows (one spanning both), then the figures
+    grid = [
+        cells("当事業年度", "当事業年度", "当事業年度", "補足説明"),
+        cells("女性管理職比率（％）", "賃金の差異（％）", "賃金の差異（％）", "補足説明"),
+        cells("女性管理職比率（％）", "全労働者", "正規雇用労働者", "補足説明"),
+        cells("2.6", "71.6", "72.5", "-"),
+    ]
+    table = build_table(grid, "t", 0)
+    assert table.frame.attrs["header_rows"] == 3
+    assert list(table.frame.columns)[:2] == [
+        "当事業年度/女性管理職比率（％）",
+        "当事業年度/賃金の差異（％）/全労働者",
+    ]
+    assert table.frame.iloc[0].tolist() == ["2.6", "71.6", "72.5", "-"]
