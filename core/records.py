@@ -86,7 +86,8 @@ class Fact:
     cell_id: str = ""
     statement: str = ""  # the table's kind (core/statements.py KINDS, "other"); "" when not from a table
     scope: str = ""  # "consolidated" | "parent" | "" (unknown)
-    period_kind: str = ""  # the column's: "quarter" | "half" | "change" | "" (a full year or a year end)
+    # "quarter" | "half" | "change" (a column's or a movement row's) | "" (a full year or a year end)
+    period_kind: str = ""
 
 
 @dataclass(frozen=True)

@@ -609,11 +609,13 @@ def _cell_fact(
     if year is None and row.year is not None:
         # Rows that are dates: each column names the field ("その他/百万円" is その他).
         fact_field, period, year = clean_field(header_name(column.period)) or row.field, row.label, row.year
+    kind = reading.period_kinds[column.index]
     if year is None:
         title_year = reading.title_year
-        year = reading.movement_year[row.index] or (
-            title_year if title_year is not None else reading.this_year
-        )
+        movement = reading.movement_year[row.index]
+        year = movement or (title_year if title_year is not None else reading.this_year)
+        if movement and not kind:
+            kind = "change"  # a movement between two dated balances: what changed in the year, not a balance
     if row.opening and year:
         year -= 1  # an opening balance is the balance at the end of the year before
     # One year column's header stating the unit states it for the other years' columns.
@@ -645,7 +647,7 @@ def _cell_fact(
         period=period,
         page=row.page,
         cell_id=cell_id,
-        period_kind=reading.period_kinds[column.index],
+        period_kind=kind,
     )
     shown = text if number is None else f"{text}{stated if stated not in text else ''}"
     return fact, _sentence(reading.language, fact_field, period, shown)

@@ -1,6 +1,7 @@
 """HTML reports (Japanese securities reports, 有価証券報告書) -> text chunks, tables and facts.
 
-Headings come from the markup (h1-h6; EDINET's h6.style_lv7 is level 7), so
+Headings come from the markup (h1-h6, or the level an EDINET heading class names: smt_head3 is level 4 on a
+paragraph too, style_lv7 level 7; rules/layout.yaml `heading_classes`), so
 the chunker gets `Line.heading_level` set. A heading or a table's caption that
 opens the next item of the innermost heading's numbering (ⅱ after ⅰ, ロ after
 イ, (3) after (2): rules/layout.yaml `item_mark`, `numberings`) is that
@@ -50,6 +51,7 @@ _CAPTION_HEADING = pattern_per_book(
 )  # rules/layout.yaml
 _ITEM_MARK = pattern_per_book(lambda: re.compile(vocabulary("layout")["item_mark"]))
 _MARK_NUMBER = re.compile(r"[0-9]+|[^\s().]")  # the number within an item mark: "2" of "(2)", "ⅱ" of "(ⅱ)"
+_HEADING_CLASSES = per_book(lambda: vocabulary("layout")["heading_classes"])  # rules/layout.yaml
 _NUMBERINGS = per_book(
     lambda: vocabulary("layout")["numberings"]
 )  # rules/layout.yaml: the orders marks count in
@@ -181,7 +183,9 @@ class _Walker:
                 self._heading(child, tag)
             elif tag in _TEXT_BLOCKS:
                 text = _text(child)
-                if _CAPTION_HEADING.match(text):
+                if _class_level(child) is not None:
+                    self._heading(child, tag, text)
+                elif _CAPTION_HEADING.match(text):
                     self._heading(child, "", text)
                 elif text:
                     self.lines.append(Line(text))
@@ -217,11 +221,12 @@ class _Walker:
         text = text or _text(element)
         if not text:
             return
-        if tag in _HEADINGS:
+        classed = _class_level(element)
+        if tag in _HEADINGS or classed is not None:
             # The next item of the innermost heading's numbering is its sibling, though the markup may nest it
             # (an EDINET file tags (ⅰ) h4 and (ⅱ) h5).
             sibling = self._next_item(text)
-            tagged = 7 if "style_lv7" in (element.get("class") or "") else _HEADINGS[tag]
+            tagged = _HEADINGS.get(tag, 0) if classed is None or tag == "h1" else classed
             level = self.tag_level = sibling if sibling is not None and sibling < tagged else tagged
         else:  # a 【…】 caption in a paragraph sits one level below the last marked-up heading
             level = self.tag_level + 1
@@ -303,6 +308,12 @@ def _follows(mark: str, previous: str) -> bool:
         before[0] in numbering and numbering.find(number[0]) == numbering.find(before[0]) + 1
         for numbering in _NUMBERINGS.value()
     )
+
+
+def _class_level(element) -> int | None:
+    """The heading level a class of the element stands for (EDINET's smt_head3: 4), None when none does."""
+    levels = _HEADING_CLASSES.value()
+    return next((levels[c] for c in (element.get("class") or "").split() if c in levels), None)
 
 
 def _hidden(element) -> bool:

@@ -17,7 +17,11 @@ primary statements first, and the member's column words (rules/members.yaml) or,
 for a person's name (KeijiYamamotoMember), the officers' row whose name reads
 like it, or, for other English words, the column or row that spells them in
 katakana (LifestyleReportableSegmentMember: ライフスタイル; a member naming the row
-leaves the label to name the table's caption). The best cell answers with the
+leaves the label to name the table's caption). A question at a point in time
+(2024年時点) takes a balance, never a movement within the year (a row between two
+dated balances, a column of changes); the whole equity (純資産) of a member of one
+of its parts (CapitalStockMember) is that part's balance row in the statement of
+changes in equity. The best cell answers with the
 value as the report prints it in base units and its cell id as evidence.
 
 >>> answerer = CellAnswerer(index, store, tokenizer, templates)
@@ -58,6 +62,7 @@ _MEMBER = re.compile(r"([A-Z][A-Za-z0-9]*Member)")
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]+")
 _YEAR = pattern_per_book(lambda: re.compile(_CELLS["year"]))
 _INDIVIDUAL = pattern_per_book(lambda: re.compile(_CELLS["individual"]))
+_POINT_IN_TIME = pattern_per_book(lambda: re.compile(_CELLS["point_in_time"]))
 _PARENT_CONTEXT = pattern_per_book(lambda: re.compile(_CELLS["parent_context"]))
 _DROP = pattern_per_book(lambda: re.compile(_CELLS["dropped"]))
 _ROW = re.compile(r"-r(\d+)c\d+$")
@@ -71,10 +76,13 @@ WHOLE = 0.9  # a label this like a row's label names it whole
 NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
 CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
+FLOW = -1.0  # points for a change within the year when the question asks for a point in time
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
 _SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
 _CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
 _ACCUMULATED = pattern_per_book(lambda: re.compile(_CELLS["accumulated"]))
+_EQUITY = pattern_per_book(lambda: re.compile(_CELLS["equity"]))
+_BALANCE = pattern_per_book(lambda: re.compile(_CELLS["balance_row"]))
 _LATER_SECTION = pattern_per_book(lambda: re.compile(_CELLS["later_section"]))
 _SEPARATOR = per_book(lambda: _CELLS["separator"])
 _PERCENT_UNITS = per_book(lambda: tuple(_CELLS["percent_units"]))
@@ -199,6 +207,7 @@ class CellQuestion:
         str, ...
     ] = ()  # a member that is a person's name (KeijiYamamoto), romanised (qa.data.readings)
     spoken: SpokenMember | None = None  # a member the file does not list, by its English words
+    point_in_time: bool = False  # 2024年時点: a balance at the year's end, never a movement within the year
 
     @cached_property
     def per_share(self) -> bool:
@@ -212,6 +221,12 @@ class CellQuestion:
     def own_figures(self) -> bool:
         """The parent company's own figures: 個別 before the quotes, or a context word naming the company (提出会社)."""
         return self.individual or any(_PARENT_CONTEXT.search(p) for p in self.context)
+
+    @cached_property
+    def component_balance(self) -> bool:
+        """The label names the whole equity (純資産) and a member one of its parts (CapitalStock): the question asks
+        for that part's balance, a balance row (当期末残高) of the statement of changes in equity."""
+        return bool(self.member_words) and bool(_EQUITY.match(_norm(self.label)))
 
     @cached_property
     def later_section(self) -> bool:
@@ -250,7 +265,15 @@ class CellQuestion:
             members.spoken(name) if name and not (words or person) and name not in members.neutral else None
         )
         return cls(
-            parts[0], tuple(parts[1:]), year, bool(_INDIVIDUAL.search(outside)), name, words, person, spoken
+            parts[0],
+            tuple(parts[1:]),
+            year,
+            bool(_INDIVIDUAL.search(outside)),
+            name,
+            words,
+            person,
+            spoken,
+            bool(_POINT_IN_TIME.search(outside)),
         )
 
 
@@ -477,6 +500,8 @@ class CellAnswerer:
             parts["statement"] = 0.8
         if asked.per_share != _per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
+        if asked.point_in_time and fact["period_kind"] == "change":
+            parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
         if asked.us_gaap != _us_gaap(period):
             # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
             parts["gaap"] = -1.5
@@ -504,6 +529,10 @@ class CellAnswerer:
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
             likeness[0] = 1.0
+        if asked.component_balance and _balance_row(cell):
+            likeness[0] = (
+                1.0  # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
+            )
         if titles and (
             _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
         ):
@@ -525,7 +554,7 @@ class CellAnswerer:
             return NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
         if asked.member_words:
             matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
-            row_match = any(_norm(w) in _norm(named_row) for w in asked.member_words)
+            row_match = any(_names(_norm(w), _norm(named_row)) for w in asked.member_words)
             return 2.0 * max(matched, 0.8 if row_match else 0.0)
         if persons:
             return 3.0 if cell.place in persons else 0.0
@@ -675,11 +704,26 @@ def _member_fit(word: str, period: str) -> float:
     """How well a member's printed word names a column: its own name (best), a group header over it ("評価・換算差額
     等" over その他有価証券評価差額金, whose total column is the member's own), or a fuzzy likeness."""
     own, path = _header(period)
+    if len(word) == 1:  # one character (計) names a header that is it, not one it is written in (会計年度)
+        return 1.0 if word == own else 0.85 if word in _columns(period) else 0.0
     if word in own:
         return 1.0
     if word in path:
         return 0.85
     return fuzz.partial_ratio(word, own + "|" + path) / 100 * 0.5
+
+
+def _balance_row(cell: _Cell) -> bool:
+    """A balance row of a statement of changes in equity (当期首残高, 2020年3月31日残高: then the row is the period)."""
+    fact = cell.fact
+    return fact["statement"] == "equity_changes" and bool(
+        _BALANCE.search(_norm(cell.named)) or _BALANCE.search(_norm(str(fact["period"] or "")))
+    )
+
+
+def _names(word: str, label: str) -> bool:
+    """Whether a member's printed word names a row label: within it, or, for one character (計), the label whole."""
+    return word == label if len(word) == 1 else word in label
 
 
 @cached_per_book(maxsize=65536)

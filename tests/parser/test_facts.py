@@ -315,6 +315,10 @@ def test_rows_between_dated_balances_belong_to_the_later_year():
     assert got[("資本金", "2018年4月1日残高", 2018)] == "100000000"
     assert got[("剰余金の配当", "利益剰余金", 2019)] == "-10000000"
     assert got[("利益剰余金", "2019年3月31日残高", 2019)] == "40000000"
+    # the movement is a change within the year, the balances are not
+    kinds = {(f.field, f.period): f.period_kind for f in facts}
+    assert kinds[("剰余金の配当", "利益剰余金")] == "change"
+    assert kinds[("利益剰余金", "2019年3月31日残高")] == ""
 
 
 def test_dated_rows_take_their_field_from_the_column_name_not_the_unit_row_under_it():

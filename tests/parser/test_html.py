@@ -189,6 +189,41 @@ def test_the_network_audit_fee_table_is_not_under_the_audit_fee_heading(shared_d
         assert own.titles[-1] not in network.titles
 
 
+def test_an_edinet_heading_class_gives_the_level_whatever_the_tag(tmp_path):
+    # EDINET's smt_headN classes: (2) tagged h3 though of the level of (1), an h4; (5) marked up as a paragraph
+    row = "<tr><td>区分</td><td>報酬</td></tr><tr><td>提出会社</td><td>1</td></tr>"
+    path = write_html(
+        tmp_path / "classes.html",
+        f"""
+      <h3 class="smt_head2">４ 【コーポレート・ガバナンスの状況等】</h3>
+      <h4 class="smt_head3">(１) 【コーポレート・ガバナンスの概要】</h4>
+      <h3 class="smt_head3">(２) 【役員の状況】</h3>
+      <h5 class="smt_head4">① 役員の状況</h5>
+      <table table-id="T-tab1">{row}</table>
+      <p class="smt_head3">(５) 【株式の保有状況】</p>
+      <p class="smt_text6">ⅰ．保有目的が純投資目的以外の目的である投資株式</p>
+      <table table-id="T-tab2">{row}</table>""",
+    )
+    titles = {t.table_id: t.titles for t in read_html(path).tables}
+    assert titles["T-tab1"] == (
+        "４ 【コーポレート・ガバナンスの状況等】",
+        "(２) 【役員の状況】",
+        "① 役員の状況",
+    )
+    assert titles["T-tab2"] == ("４ 【コーポレート・ガバナンスの状況等】", "(５) 【株式の保有状況】")
+
+
+def test_a_shares_held_table_is_under_its_section_in_a_real_report(shared_data):
+    # UFO-2024 S100TU66: (５)【株式の保有状況】 is a <p class="smt_head3"> after (２)【役員の状況】, tagged h3
+    tables = {
+        t.table_id: t
+        for t in read_html(shared_data / "ufo-2024" / "reports" / "S100TU66" / "0104010.html").tables
+    }
+    titles = tables["S100TU66-0104010-tab100"].titles
+    assert "(５) 【株式の保有状況】" in titles
+    assert "(２) 【役員の状況】" not in titles
+
+
 def test_unreadable_files_are_input_errors(tmp_path):
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")

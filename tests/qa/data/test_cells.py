@@ -14,6 +14,7 @@ from qa.data.cells import (
     MemberWords,
     _Cell,
     _default_column,
+    _member_fit,
     _split_spanned_labels,
     _titled,
 )
@@ -200,6 +201,23 @@ def _report() -> str:
             "TEST0001-0105010-tab9",
             ["", "パーソナル", "ビジネス", "国内たばこ事業", "海外たばこ事業", "合計"],
             [("減損損失", "3", "4", "5", "6", "18")],
+        )
+    }
+<h4>12 無形資産</h4>
+<p>償却累計額及び減損損失累計額（百万円）</p>
+{
+        _table(
+            "TEST0001-0105010-tab13",
+            ["", "ソフトウェア", "その他", "合計"],
+            [
+                ("2018年4月1日残高", "△500", "△100", "△600"),
+                ("償却費", "△50", "△10", "△60"),
+                ("その他", "－", "△2", "△2"),
+                ("2019年3月31日残高", "△550", "△112", "△662"),
+                ("償却費", "△50", "△11", "△61"),
+                ("その他", "－", "△3", "△3"),
+                ("2020年3月31日残高", "△600", "△126", "△726"),
+            ],
         )
     }
 <h2>２【財務諸表等】</h2>
@@ -565,3 +583,28 @@ def test_a_context_word_naming_the_submitting_company_asks_for_its_own_figures()
 def test_a_column_of_a_measures_sum_is_no_total_column():
     assert _default_column("株式数の減少に係る売却価額の合計額（百万円）") == 0.0
     assert _default_column("純資産合計") > 0.0
+
+
+def test_a_question_at_a_point_in_time_takes_a_balance_not_a_movement_of_the_year(small_engine):
+    # その他 names a column of the balances and a movement row; 2020年時点 asks for the balance, in its column
+    answer = _ask(
+        small_engine,
+        f"{COMPANY}の2020年時点における「その他、無形資産、償却累計額及び減損損失累計額」は？",
+        "TEST0001",
+    )
+    assert (answer.value, answer.evidence[0].cell_id) == ("-126000000", "TEST0001-0105010-tab13-r8c3")
+
+
+def test_a_member_word_of_one_character_names_only_a_header_that_is_it():
+    # ReportableSegments is printed 計: the column 報告セグメント/計, never a column of 当連結会計年度
+    assert _member_fit("計", "報告セグメント/計") == 1.0
+    assert _member_fit("計", "当連結会計年度(自2023年３月１日至2024年２月29日)") == 0.0
+    assert _member_fit("報告セグメント計", "報告セグメント計") == 1.0
+
+
+def test_the_whole_equity_of_a_member_is_its_balance_in_the_statement_of_changes(small_engine):
+    # 純資産 with CapitalStockMember: the 資本金 column's balance row; 当期首残高 of 2020 is the balance of 2019
+    answer = _ask(
+        small_engine, f"{COMPANY}の2019年時点の個別決算のCapitalStockMemberにおける「純資産」は？", "TEST0001"
+    )
+    assert (answer.value, answer.evidence[0].cell_id) == ("100000000", "TEST0001-0105020-tab4-r3c2")
