@@ -16,7 +16,8 @@ judge the statement against them with general operations of reading law, choose 
 2. Judging (qa/statutes/compare.py): each statement is aligned with its closest sentence (a paragraph, an item
    read with its lead) and what it changes there is found with general operations, each weighed
    (`CHANGE_WEIGHTS`): polarity (negation: ない, 無効, 以外; opposite words: 前/後, 以上/以下), modality
-   (obligation しなければならない / permission することができる / prohibition してはならない), numbers,
+   (obligation しなければならない / effort するよう努めなければならない / permission することができる /
+   prohibition してはならない), numbers,
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision
@@ -32,7 +33,8 @@ judge the statement against them with general operations of reading law, choose 
    then only breaks the ties the rules leave.
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
-   combination the option whose statements are, on average, best (worst for a negative question); a
+   combination the option whose worst statement is best (a combination is right only when all its statements
+   are; for a negative question the option whose least wrong statement is worst); a
    counting question the option naming how many statements show no substantive change (or how many do,
    when it asks for wrong ones). Which-article questions pick the option whose cited article best covers
    the question (an option naming only a law stands for its best article found; an article the corpus
@@ -370,8 +372,8 @@ class ChoiceAnswerer:
         return Decision(layout, form, found, judged, choice, decided_by, frozenset(paths))
 
     def _decide_layout(self, layout: Layout, negative: bool, judged: list[Judged]) -> tuple[Judged, str]:
-        """Combination: the option whose statements are, on average, the most right (negative: the most wrong).
-        Counting: the option naming how many statements are right (negative: wrong); a statement is right when
+        """Combination: the option whose worst statement is the most right (negative: whose least wrong statement is
+        the most wrong), since a combination is right only when all its statements are. Counting: the option naming how many statements are right (negative: wrong); a statement is right when
         its alignment finds no substantive change in the law."""
         by_mark = {j.letter: j for j in judged}
         if layout.kind == "counting":
@@ -381,7 +383,7 @@ class ChoiceAnswerer:
             return Judged(letter, "", Alignment(None, 0.0, ()), float(count)), "rules:counting"
         options = []
         for letter, marks in layout.options.items():
-            goodness = sum(by_mark[m].goodness for m in marks) / len(marks)
+            goodness = (max if negative else min)(by_mark[m].goodness for m in marks)
             options.append(
                 Judged(
                     letter,

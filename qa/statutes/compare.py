@@ -48,7 +48,7 @@ _ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 _ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
-MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
+MODES = ("obligation", "effort", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
 
 
@@ -207,7 +207,7 @@ def _restates_exception(said: str, law: str, change_words: dict[str, tuple[re.Pa
 def _modality_changes(
     squeezed: str, sentence: Sentence, law_text: str, change_words: dict[str, tuple[re.Pattern, ...]]
 ) -> list[Change]:
-    """Obligation, permission or prohibition other than the law's; the law's verb may end just past the window
+    """Obligation, effort, permission or prohibition other than the law's; the law's verb may end just past the window
     the option aligns with (提出|しなければならない)."""
     whole = squeeze(sentence.text)
     start = max(whole.find(law_text), 0)
@@ -400,8 +400,8 @@ def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
 
 
 def _modes(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> set[str]:
-    """What the text makes of its act: an obligation (しなければならない), a permission (することができる), a
-    prohibition (してはならない)."""
+    """What the text makes of its act: an obligation (しなければならない), a duty to endeavour (するよう努めなければ
+    ならない), a permission (することができる), a prohibition (してはならない)."""
     return {mode for mode in MODES if any(p.search(text) for p in change_words.get(mode, ()))}
 
 

@@ -288,3 +288,20 @@ def test_a_restated_proviso_is_read_past_the_aligned_window_but_not_in_brackets(
     aside = "株券（内閣府令で定めるものを除く。）を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
     restated = "株券を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
     assert "negation" not in align(restated, [sentence(aside)], WORDS).kinds
+
+
+def test_a_duty_to_endeavour_is_not_an_obligation():
+    law = "行政庁は、申請者の求めに応じ、当該申請に係る審査の進行状況を示すよう努めなければならない。"
+    must = align(
+        "行政庁は、申請者の求めに応じ、当該申請に係る審査の進行状況を示さなければならない。",
+        [sentence(law)],
+        WORDS,
+    )
+    assert "modality" in must.kinds
+    assert (must.changes[-1].option, must.changes[-1].law) == ("obligation", "effort")
+    assert (
+        "modality"
+        not in align("行政庁は、審査の進行状況を示すよう努めなければならない。", [sentence(law)], WORDS).kinds
+    )
+    # an obligation stated as one is read as one (no effort in it)
+    assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
