@@ -258,8 +258,15 @@ def _condition_changes(
 
 
 def _quoted_changes(said: str, article: str) -> list[Change]:
-    """Quoted labels the article does not write."""
-    unquoted = [q.marked for q in find_quoted(said, longest=200) if q.marked not in article]
+    """Quoted words the article does not say, with or without the marks: a statement that quotes the law's own
+    words cites it (「申請に該当するものを除く」という限定, which the law writes in brackets), a label the law does
+    not write (「特生物」の文字) changes it."""
+    squeezed = _DROP.sub("", article)
+    unquoted = [
+        q.marked
+        for q in find_quoted(said, longest=200)
+        if q.marked not in article and _DROP.sub("", q.word) not in squeezed
+    ]
     return [Change("quoted", _WORDS["list"].join(unquoted), "")] if unquoted else []
 
 

@@ -124,6 +124,16 @@ def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
     )
 
 
+def test_a_statement_quoting_the_law_s_own_words_cites_it():
+    law = sentence(
+        "「届出」とは、行政庁に対し一定の事項の通知をする行為（申請に該当するものを除く。）をいう。"
+    )
+    cited = "届出は、「行政庁に対し一定の事項の通知をする行為」であるが、「申請に該当するものを除く」という限定がある。"
+    assert "quoted" not in align(cited, [law], WORDS).kinds
+    added = "届出は、「行政庁に対し一定の事項の通知をする行為」であるが、「事前になされるものに限る」という限定がある。"
+    assert "quoted" in align(added, [law], WORDS).kinds
+
+
 HEIR = (
     "居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
     "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。"
