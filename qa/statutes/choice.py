@@ -22,9 +22,9 @@ judge the statement against them with general operations of reading law, choose 
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision
    to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
-   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and conditions (のみ, 限り where the law limits
-   nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
-   (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
+   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and
+   conditions (のみ, 限り where the law limits nothing, 常に, 直ちに), quoted words the article does not say
+   (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
    weights. With a model loaded, the model also judges each statement against its sentence by the
    log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
    log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
