@@ -86,6 +86,9 @@ CHANGE_WEIGHTS = {
     "moved": 0.1,
     "reworded": 0.06,
 }
+# Detectors that read word-level differences from the aligned sentence: their signal means less on a paraphrase
+# (`ChoiceAnswerer._weighed`).
+EDIT_DETECTORS = frozenset({"negation", "modality", "actor"})
 _STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 _PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
 _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegation"]))
@@ -121,6 +124,12 @@ class ChoiceSettings:
         5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
     )
     model_law_chars: int = 300  # characters of the law sentence shown to the model
+    # a statement copying at most `paraphrase_copied` of itself from its sentence paraphrases the law: the word-level
+    # detectors count `paraphrase_weight` of their weight there; on one copying `edit_copied` or more (an edit of
+    # the law text) they count fully
+    paraphrase_copied: float = 0.3
+    edit_copied: float = 0.6
+    paraphrase_weight: float = 0.5
 
     def __post_init__(self):
         if (
@@ -129,10 +138,12 @@ class ChoiceSettings:
             or self.evidence < 1
             or self.model_odds < 1
             or self.model_weight < 0
+            or not 0 <= self.paraphrase_copied < self.edit_copied <= 1
+            or not 0 <= self.paraphrase_weight <= 1
         ):
             raise ValueError(
                 "per_query and evidence must be at least 1, follow_depth and model_weight at least 0, "
-                "model_odds at least 1"
+                "model_odds at least 1, 0 <= paraphrase_copied < edit_copied <= 1, paraphrase_weight in 0..1"
             )
 
 
@@ -422,9 +433,21 @@ class ChoiceAnswerer:
                 sentences,
                 self.laws.rules.change,
             )
-            penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
+            penalty = sum(
+                CHANGE_WEIGHTS[c.kind] * self._weighed(c.kind, alignment) for c in alignment.changes
+            )
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return self._model_judged(out)
+
+    def _weighed(self, kind: str, alignment: Alignment) -> float:
+        """How much a change counts on this statement: a word-level detector (`EDIT_DETECTORS`) counts fully on an
+        edit of the law text and `paraphrase_weight` on a free paraphrase, whose wording differs from the law's
+        anyway (…の申立てがない場合であっても, 審理員の許可を得て); in between it rises with the share copied."""
+        if kind not in EDIT_DETECTORS:
+            return 1.0
+        s = self.settings
+        edited = (alignment.copied - s.paraphrase_copied) / (s.edit_copied - s.paraphrase_copied)
+        return min(1.0, max(s.paraphrase_weight, edited))
 
     def _model_judged(self, judged: list[Judged]) -> list[Judged]:
         """Each statement judged by the model against its closest law sentence, when a model is loaded: the

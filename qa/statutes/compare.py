@@ -50,6 +50,9 @@ _ADDED_SPAN = 3  # law characters an option's added negation may stand for (さ�
 _ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
 MODES = ("obligation", "effort", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
+_COPIED_RUN = (
+    3  # characters in a row an option must share with the law to have copied them (not a word or ending)
+)
 
 
 def comparable(text: str) -> str:
@@ -102,6 +105,9 @@ class Alignment:
     # operations that read the option against its sentence whatever they found (the rule census counts them):
     # "proviso", when the option restates the sentence's exception
     read: tuple[str, ...] = ()
+    copied: float = (
+        0.0  # how much of the option is copied from its sentence (`copied`): an edit or a paraphrase
+    )
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -130,7 +136,23 @@ def align(
     if best is None:
         return Alignment(None, 0.0, ())
     read = ("proviso",) if _restates_exception(comparable(option), best.text, change_words) else ()
-    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)), read)
+    return Alignment(
+        best,
+        best_score - best.prior,
+        tuple(changes(option, best, change_words)),
+        read,
+        copied(option, best.text),
+    )
+
+
+def copied(option: str, sentence: str) -> float:
+    """The share of the option's characters (bracketed asides and punctuation left out) that it shares with the
+    sentence in runs of at least `_COPIED_RUN`: most of an edit of the law text, little of a paraphrase."""
+    said, law = (_DROP.sub("", _without_asides(comparable(text))) for text in (option, sentence))
+    if not said or not law:
+        return 0.0
+    blocks = SequenceMatcher(None, said, law, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks if b.size >= _COPIED_RUN) / len(said)
 
 
 def window(option: str, sentence: str) -> str:

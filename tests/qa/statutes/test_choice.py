@@ -447,3 +447,16 @@ def test_a_combination_is_as_right_as_its_worst_statement(products):
     assert positive.letter == "2"  # the average would pick ア・イ (0.65 against 0.6)
     negative, _ = products._decide_layout(layout, True, judged({"ア": -0.5, "イ": 0.5, "ウ": 0.1, "エ": 0.1}))
     assert negative.letter == "2"  # イ is right, so ア・イ is not the pair of wrong statements
+
+
+def test_word_level_detectors_count_less_on_a_paraphrase_than_on_an_edit(products):
+    def weighed(kind: str, copied: float) -> float:
+        return products._weighed(kind, Alignment(None, 0.5, (), copied=copied))
+
+    assert weighed("negation", 0.95) == 1.0 and weighed("negation", 0.1) == 0.5
+    assert 0.5 < weighed("actor", 0.45) < 1.0  # in between, the weight rises with the share copied
+    assert (
+        weighed("number", 0.1) == 1.0
+    )  # a changed number or condition counts fully however the rest is worded
+    with pytest.raises(ValueError):
+        ChoiceSettings(paraphrase_copied=0.7, edit_copied=0.6)

@@ -315,3 +315,18 @@ def test_a_duty_to_endeavour_is_not_an_obligation():
     )
     # an obligation stated as one is read as one (no effort in it)
     assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
+
+
+def test_an_edit_copies_most_of_its_law_sentence_and_a_paraphrase_little():
+    edit = align("届出書を受理した日から五年間、公衆の縦覧に供することはできない", [sentence()], WORDS)
+    paraphrase = align(
+        "大臣は届出書を受け取ったら五年のあいだ誰でも見られるようにする義務を負う", [sentence()], WORDS
+    )
+    assert edit.copied >= 0.6 and paraphrase.copied <= 0.35
+    # the law's bracketed asides are not part of what an option copies
+    aside = sentence(
+        "内閣総理大臣は、届出書（第五条の書類を含む。）を受理した日から五年間、これを公衆の縦覧に供しなければならない。"
+    )
+    assert (
+        align("届出書を受理した日から五年間、公衆の縦覧に供しなければならない", [aside], WORDS).copied == 1.0
+    )
