@@ -24,9 +24,11 @@ judge the statement against them with general operations of reading law, choose 
    to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
    as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and
    conditions (のみ, 限り where the law limits nothing, 常に, 直ちに), quoted words the article does not say
-   (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
-   weights. With a model loaded, the model also judges each statement against its sentence by the
-   log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
+   (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision).
+   A statement's goodness is its similarity minus the weights; negation, modality and actor, read off word-level
+   differences, count fully on an edit of the law text and half on a free paraphrase, by the share of the
+   statement copied from its sentence (`Alignment.copied`). With a model loaded, the model also judges each
+   statement against its sentence by the log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
    log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
    (`model_weight` 0): measured with Qwen2.5-0.5B (transformers, then llama.cpp), every weight that won a
    gyosei question lost one to four lawqa questions, at a median 17-18 CPU s a question under load; the model
