@@ -150,18 +150,29 @@ def _label_column(frame) -> int:
     """The first column that holds words rather than numbers or account codes; NO_LABEL when the only such
     column states units or none is there, behind a first column of figures: a caption over a row of values
     ("研究開発費は、次のとおり" | 4,686 | 百万円) or a table whose header rows name every value (女性労働者の割合)."""
-    for j in range(len(frame.columns)):
-        cells = [str(v) for v in frame.iloc[:, j] if str(v)]
-        if not cells:
-            continue
-        wordy = sum(
-            1 for v in cells if parse_quantity(v) is None and not is_dash(v) and re.search(_WORDS["wordy"], v)
-        )
-        if wordy * 2 >= len(cells):
-            if j > 0 and all(_unit_cell(v) is not None for v in cells) and _figures(frame, 0):
-                return NO_LABEL
-            return j
-    return NO_LABEL if len(frame.columns) > 1 and _figures(frame, 0) else 0
+    j = _first_words(frame)
+    unit_column = j > 0 and all(_unit_cell(v) is not None for v in frame.iloc[:, j] if str(v))
+    no_words = j == 0 and not _wordy(frame, 0)
+    return NO_LABEL if (unit_column or no_words) and len(frame.columns) > 1 and _figures(frame, 0) else j
+
+
+def _first_words(frame) -> int:
+    """The first column that holds words rather than numbers or account codes (0 when none does)."""
+    return next((j for j in range(len(frame.columns)) if _wordy(frame, j)), 0)
+
+
+def _wordy(frame, j: int) -> bool:
+    """Whether at least half the filled cells of column j are words (one filled at least)."""
+    cells = [str(v) for v in frame.iloc[:, j] if str(v)]
+    wordy = sum(
+        1 for v in cells if parse_quantity(v) is None and not is_dash(v) and re.search(_WORDS["wordy"], v)
+    )
+    return bool(cells) and wordy * 2 >= len(cells)
+
+
+def _caption(table: Table) -> str:
+    """The field a table without row labels is about: its caption's subject, or else its heading's."""
+    return caption_field(table.title or (table.titles or ("",))[-1])
 
 
 def _figures(frame, j: int) -> bool:
@@ -369,6 +380,10 @@ class _TableReading:
         frame = table.frame
         cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell: rows of Python values
         label_col = _label_column(frame)
+        if label_col == NO_LABEL and not _caption(table):
+            label_col = _first_words(
+                frame
+            )  # nothing names the figures: read them as before, by their first words
         labels = ["" if label_col == NO_LABEL else str(row[label_col]) for row in cells]
         columns = _columns(table, label_col)
         value_cols = [c for c in columns if c.kind == "value"]
@@ -538,11 +553,7 @@ def table_facts(
         return [], []
     reading = _TableReading.of(table, meta, report_year)
     # A table without row labels is about what its caption (or else its heading) names.
-    carried = _Carried(
-        field=caption_field(table.title or (table.titles or ("",))[-1])
-        if reading.label_col == NO_LABEL
-        else ""
-    )
+    carried = _Carried(field=_caption(table) if reading.label_col == NO_LABEL else "")
     facts: list[Fact] = []
     chunks: list[Chunk] = []
     for i in range(len(table.frame)):

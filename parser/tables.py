@@ -128,8 +128,15 @@ def _find_header_rows(rows: list[list[GridCell]]) -> int:
     """
     width = len(rows[0]) if rows else 0
     first = next((i for i, row in enumerate(rows) if any(is_data_cell(cell.text) for cell in row)), None)
-    if first is not None and 0 < first <= MAX_HEADER_ROWS and _only_figures(rows[first]):
-        return first  # a row of figures alone under rows of words (女性労働者の割合 | … / 2.6 | 57.1): all header
+    if (
+        first is not None
+        and 0 < first <= MAX_HEADER_ROWS
+        and _only_figures(rows[first])
+        and all(any(cell.text for cell in row[1:]) for row in rows[:first])
+    ):
+        # a row of figures alone under rows of words across the columns (女性労働者の割合 | … / 2.6 | 57.1): all
+        # header; a row of a label alone (流動項目) still opens the body
+        return first
     for i, row in enumerate(rows):
         if any(is_data_cell(cell.text) for cell in row[1:]):
             if i <= MAX_HEADER_ROWS:

@@ -312,3 +312,15 @@ def test_rows_of_words_over_a_row_of_figures_alone_are_all_header():
         "当事業年度/賃金の差異（％）/全労働者",
     ]
     assert table.frame.iloc[0].tolist() == ["2.6", "71.6", "72.5", "-"]
+
+
+def test_a_row_of_a_label_alone_above_figures_without_labels_still_opens_the_body():
+    # a PDF table whose row labels were lost: the section label 流動項目 stays a body row, not a header part
+    grid = [
+        cells("", "112年3月31日", "111年12月31日"),
+        cells("流動項目", "", ""),
+        cells("$ 81,036", "$ 89,431", "1"),
+    ]
+    table = build_table(grid, "t", 0)
+    assert table.frame.attrs["header_rows"] == 1
+    assert table.frame.iloc[0].tolist()[0] == "流動項目"
