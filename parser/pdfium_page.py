@@ -9,8 +9,9 @@ and both table finders read of a pdfplumber page:
   advance, bottom at the font's descent, top one font size above it),
   rounded to the decimals the PDF wrote (pdfium computes in single precision);
 - ruling edges: each path cut into subpaths and read as a line, rectangle or
-  curve exactly as pdfminer's `paint_path` does, then turned into edges by
-  pdfplumber's own helpers, so `TableFinder` finds the same cells.
+  curve exactly as pdfminer's `paint_path` does, then turned into edges as
+  pdfplumber's own helpers do, so `TableFinder` finds the same cells; only the
+  edges it reads are kept (across or down the page, `EDGE_MIN_LENGTH` long).
 
 `PdfiumPage` holds them with the page's size, and parser/pdf.py hands it to
 the same code as a pdfplumber page. A page goes to pdfminer instead when its
@@ -37,9 +38,12 @@ import ctypes
 import pypdfium2
 import pypdfium2.raw as pdfium_c
 from pdfplumber.table import Table, TableFinder, TableSettings
-from pdfplumber.utils import curve_to_edges, extract_words, rect_to_edges
+from pdfplumber.utils import curve_to_edges, extract_words
 
 _DECIMALS = 4
+# The shortest edge pdfplumber's table finder reads (TableSettings.edge_min_length_prefilter, its default): only
+# such edges are kept, so a page read here finds tables only with settings that drop shorter ones first.
+EDGE_MIN_LENGTH = TableSettings.edge_min_length_prefilter
 _UPRIGHT_NOISE = 1e-3  # matrix entries b and c below this share of a and d: upright (see pdf._upright)
 
 
@@ -56,7 +60,10 @@ class PdfiumPage:
         return extract_words(self.chars, **options)
 
     def find_tables(self, settings: dict) -> list[Table]:
-        return TableFinder(self, TableSettings.resolve(settings)).tables
+        resolved = TableSettings.resolve(settings)
+        if resolved.edge_min_length_prefilter < EDGE_MIN_LENGTH:
+            raise ValueError(f"a page read by pdfium keeps no edge shorter than {EDGE_MIN_LENGTH}")
+        return TableFinder(self, resolved).tables
 
 
 def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_page) -> PdfiumPage | None:
@@ -76,7 +83,10 @@ def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_
 
 
 def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] | None:
-    """pdfplumber's `page.edges`: its lines', rectangles' and curves' edges, from pdfminer's reading of each path.
+    """The edges of pdfplumber's `page.edges` that its table finder reads: those of its lines, rectangles and
+    curves, from pdfminer's reading of each path, that run across or down the page at least `EDGE_MIN_LENGTH`
+    long. The finder drops every other edge before it looks at them (`TableFinder.get_edges`); a statement
+    page draws hundreds of hairline rectangles, whose two short sides are such edges.
 
     None, for pdfminer to read the page, when text is set rotated or vertical:
     pdfium's text page may leave such characters out.
@@ -92,18 +102,57 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
         for end in [i for i, (op, _) in enumerate(ops) if op == "m"][1:] + [len(ops)]:
             _paint(ops[start:end], lines, rects, curves)
             start = end
-    edges = [_line_edge(_object(pts, height, doctop)) for pts in lines]
+    edges = [edge for pts in lines if _read_by_finder(edge := _line_edge(_object(pts, height, doctop)))]
     for pts in rects:
-        edges += rect_to_edges(_object(pts, height, doctop))
+        edges += _rect_edges(_object(pts, height, doctop))
     for pts in curves:
-        edges += curve_to_edges(
-            {**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]}
+        curve = {**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]}
+        edges += [edge for edge in curve_to_edges(curve) if _read_by_finder(edge)]
+    return edges
+
+
+def _read_by_finder(edge: dict) -> bool:
+    """Whether pdfplumber's table finder keeps the edge (`filter_edges` with its prefilter length)."""
+    if edge["orientation"] == "h":
+        return edge["width"] >= EDGE_MIN_LENGTH
+    return edge["orientation"] == "v" and edge["height"] >= EDGE_MIN_LENGTH
+
+
+def _rect_edges(rect: dict) -> list[dict]:
+    """pdfplumber's `rect_to_edges(rect)` (top, bottom, left, right), only those its table finder reads: two
+    dictionaries built instead of four for a hairline rectangle."""
+    edges = []
+    if rect["width"] >= EDGE_MIN_LENGTH:
+        edges.append(
+            {
+                **rect,
+                "object_type": "rect_edge",
+                "height": 0,
+                "y0": rect["y1"],
+                "bottom": rect["top"],
+                "orientation": "h",
+            }
         )
+        edges.append(
+            {
+                **rect,
+                "object_type": "rect_edge",
+                "height": 0,
+                "y1": rect["y0"],
+                "top": rect["top"] + rect["height"],
+                "doctop": rect["doctop"] + rect["height"],
+                "orientation": "h",
+            }
+        )
+    if rect["height"] >= EDGE_MIN_LENGTH:
+        edges.append({**rect, "object_type": "rect_edge", "width": 0, "x1": rect["x0"], "orientation": "v"})
+        edges.append({**rect, "object_type": "rect_edge", "width": 0, "x0": rect["x1"], "orientation": "v"})
     return edges
 
 
 _OPERATORS = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}  # else "c": a curve
 _POINT = (ctypes.c_float(), ctypes.c_float())
+_POINT_REFS = tuple(map(ctypes.byref, _POINT))  # passed by reference as they are, not converted on every call
 
 
 def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
@@ -111,6 +160,7 @@ def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
     (Tens of thousands of segments on a report's statement pages: the pdfium functions are looked up once.)"""
     a, b, c, d, e, f = matrix
     x, y = _POINT
+    x_ref, y_ref = _POINT_REFS
     get_segment, get_type = pdfium_c.FPDFPath_GetPathSegment, pdfium_c.FPDFPathSegment_GetType
     get_point, closes, bezier = (
         pdfium_c.FPDFPathSegment_GetPoint,
@@ -126,7 +176,7 @@ def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
         if step == bezier:  # three segments: two control points, then the end
             index += 2
             segment = get_segment(obj, index)
-        get_point(segment, x, y)
+        get_point(segment, x_ref, y_ref)
         px, py = x.value, y.value
         point = (round(a * px + c * py + e, _DECIMALS), round(b * px + d * py + f, _DECIMALS))
         ops.append((_OPERATORS.get(step, "c"), point))
