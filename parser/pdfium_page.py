@@ -293,21 +293,25 @@ def _chars(textpage, height: float, doctop: float, page_number: int) -> list[dic
     matrix = pdfium_c.FS_MATRIX()
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
     loose = pdfium_c.FS_RECTF()
-    # Thousands of characters a page: the pdfium functions and the text page's handle are looked up once.
+    # Thousands of characters a page: the pdfium functions, the text page's handle and the references to the
+    # output structures are made once.
+    matrix_ref, loose_ref = ctypes.byref(matrix), ctypes.byref(loose)
+    x_ref, y_ref = ctypes.byref(origin_x), ctypes.byref(origin_y)
     handle = textpage.raw
     get_unicode, is_generated = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_IsGenerated
     get_matrix, get_box = pdfium_c.FPDFText_GetMatrix, pdfium_c.FPDFText_GetLooseCharBox
     get_origin, get_size = pdfium_c.FPDFText_GetCharOrigin, pdfium_c.FPDFText_GetFontSize
     for index in range(textpage.count_chars()):
         text = chr(get_unicode(handle, index))
-        if text in "\r\n\x00" or is_generated(handle, index):
+        # pdfium generates only its word and line breaks: a space is the one character to ask about
+        if text in "\r\n\x00" or (text == " " and is_generated(handle, index)):
             continue
-        get_matrix(handle, index, matrix)
+        get_matrix(handle, index, matrix_ref)
         a, b, c, d = matrix.a, matrix.b, matrix.c, matrix.d
         if not _upright(a, b, c, d):
             return None
-        get_box(handle, index, loose)
-        get_origin(handle, index, origin_x, origin_y)
+        get_box(handle, index, loose_ref)
+        get_origin(handle, index, x_ref, y_ref)
         # pdfium computes in single precision: rounded, its coordinates are the decimals the PDF wrote.
         size = round(get_size(handle, index) * d, _DECIMALS)
         char_bottom = round(height - loose.bottom, _DECIMALS)
