@@ -37,8 +37,10 @@ import ctypes
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
-from pdfplumber.table import Table, TableFinder, TableSettings
+from pdfplumber.table import Table, TableSettings
 from pdfplumber.utils import curve_to_edges, extract_words
+
+from parser.ruled_finder import RuledTableFinder
 
 _DECIMALS = 4
 # The shortest edge pdfplumber's table finder reads (TableSettings.edge_min_length_prefilter, its default): only
@@ -63,7 +65,7 @@ class PdfiumPage:
         resolved = TableSettings.resolve(settings)
         if resolved.edge_min_length_prefilter < EDGE_MIN_LENGTH:
             raise ValueError(f"a page read by pdfium keeps no edge shorter than {EDGE_MIN_LENGTH}")
-        return TableFinder(self, resolved).tables
+        return RuledTableFinder(self, resolved).tables
 
 
 def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_page) -> PdfiumPage | None:
