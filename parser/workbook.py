@@ -155,7 +155,7 @@ def _write_table_sheet(book: _TablesBook, name: str, table: Table, language: str
         table.frame.values.ravel(),
         (table.unit, *(find_unit(str(c)) for c in table.frame.columns)),
     )
-    for row, values in enumerate(table.frame.itertuples(index=False, name=None), start=1):
+    for row, values in enumerate(table.frame.values.tolist(), start=1):  # plain lists: itertuples is slower
         for column, value in enumerate(values):
             printed = _printed_number(value, bracketed_negative) if isinstance(value, str) else None
             if printed is None:
@@ -222,14 +222,17 @@ def _write(sheet, row: int, column: int, value) -> None:
     """A value as Excel can store it: text without control characters, at most the characters a cell holds (a
     long heading path too), and never a formula ("=…" is text); no cell for nothing, an empty text or a
     number Excel cannot hold (NaN, infinite)."""
-    if value is None:
-        return
-    if hasattr(value, "item") and not isinstance(value, str):
-        value = value.item()  # a numpy number
-    if isinstance(value, str):
+    if type(value) is str:  # most values: tested first
         text = ILLEGAL_CHARACTERS_RE.sub("", value[:EXCEL_CELL_CHARS])
         if text:
             sheet.write_string(row, column, text)
+        return
+    if value is None:
+        return
+    if hasattr(value, "item"):
+        value = value.item()  # a numpy number
+    if isinstance(value, str):
+        _write(sheet, row, column, str(value))  # a str subclass (numpy's) as the str it is
     elif isinstance(value, bool):
         sheet.write_boolean(row, column, value)
     elif isinstance(value, numbers.Number) and math.isfinite(value):
