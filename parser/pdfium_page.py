@@ -34,6 +34,7 @@ compares characters, edges, lines and tables with pdfplumber's on real reports.
 from __future__ import annotations
 
 import ctypes
+import struct
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
@@ -158,34 +159,64 @@ _POINT_REFS = tuple(map(ctypes.byref, _POINT))  # passed by reference as they ar
 
 
 def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
-    """pdfminer's path of a path object: operator and end point of each segment, transformed by `matrix`.
-    (Tens of thousands of segments on a report's statement pages: the pdfium functions are looked up once.)"""
+    """pdfminer's path of a path object: operator and end point of each segment, transformed by `matrix`."""
     a, b, c, d, e, f = matrix
-    x, y = _POINT
-    x_ref, y_ref = _POINT_REFS
-    get_segment, get_type = pdfium_c.FPDFPath_GetPathSegment, pdfium_c.FPDFPathSegment_GetType
-    get_point, closes, bezier = (
-        pdfium_c.FPDFPathSegment_GetPoint,
-        pdfium_c.FPDFPathSegment_GetClose,
-        pdfium_c.FPDF_SEGMENT_BEZIERTO,
-    )
+    bezier = pdfium_c.FPDF_SEGMENT_BEZIERTO
+    segments = path_segments(obj)
     ops = []
-    count = pdfium_c.FPDFPath_CountSegments(obj)
-    index = 0
+    count, index = len(segments), 0
+    px = py = 0.0
     while index < count:
-        segment = get_segment(obj, index)
-        step = get_type(segment)
+        px, py, step, closes = segments[index]
         if step == bezier:  # three segments: two control points, then the end
             index += 2
-            segment = get_segment(obj, index)
-        get_point(segment, x_ref, y_ref)
-        px, py = x.value, y.value
+            # (a path cut short: pdfium gives no third point, and the last one read stands)
+            px, py, _, closes = segments[index] if index < count else (px, py, step, False)
         point = (round(a * px + c * py + e, _DECIMALS), round(b * px + d * py + f, _DECIMALS))
         ops.append((_OPERATORS.get(step, "c"), point))
-        if closes(segment):
+        if closes:
             ops.append(("h", point))
         index += 1
     return ops
+
+
+# pdfium's path segment (CFX_Path::Point): its point (two floats), its type (FPDF_SEGMENT_*) and whether it
+# closes the figure, 12 bytes; the segments of a path lie in one array.
+_SEGMENT = struct.Struct("<ffB?2x")
+_ARRAY_READ: list[bool] = []  # [whether reading the array gives what pdfium's calls give], once checked
+
+
+def path_segments(obj) -> list[tuple[float, float, int, bool]]:
+    """(x, y, FPDF_SEGMENT_* type, closes) of each segment of a path object, in path space.
+
+    Tens of thousands of segments on a report's statement pages, four pdfium calls each: the segments are
+    read as the one array pdfium keeps them in. That this pdfium lays them out so is checked on the first
+    path of two segments or more against its calls, segment by segment (else the calls read every path),
+    and for each path that its last segment is where the array puts it.
+    """
+    count = pdfium_c.FPDFPath_CountSegments(obj)
+    if count <= 0:
+        return []
+    get_segment = pdfium_c.FPDFPath_GetPathSegment
+    if _ARRAY_READ == [True] or (not _ARRAY_READ and count >= 2):
+        start = ctypes.cast(get_segment(obj, 0), ctypes.c_void_p).value
+        last = ctypes.cast(get_segment(obj, count - 1), ctypes.c_void_p).value
+        if start and last == start + (count - 1) * _SEGMENT.size:
+            segments = list(_SEGMENT.iter_unpack(ctypes.string_at(start, count * _SEGMENT.size)))
+            if _ARRAY_READ:
+                return segments
+            by_calls = [_segment(get_segment(obj, index)) for index in range(count)]
+            _ARRAY_READ.append(segments == by_calls)
+            return by_calls
+    return [_segment(get_segment(obj, index)) for index in range(count)]
+
+
+def _segment(segment) -> tuple[float, float, int, bool]:
+    """One segment's (x, y, type, closes) by pdfium's calls."""
+    x, y = _POINT
+    pdfium_c.FPDFPathSegment_GetPoint(segment, *_POINT_REFS)
+    closes = bool(pdfium_c.FPDFPathSegment_GetClose(segment))
+    return (x.value, y.value, pdfium_c.FPDFPathSegment_GetType(segment), closes)
 
 
 _IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)

@@ -9,7 +9,7 @@ from pdfplumber.utils import filter_edges
 
 from core.records import DocumentMeta, ParsedDocument, Table
 from parser.pdf import PdfParser
-from parser.pdfium_page import EDGE_MIN_LENGTH, read_page
+from parser.pdfium_page import _ARRAY_READ, EDGE_MIN_LENGTH, _objects, _segment, path_segments, read_page
 from parser.plumber import fast_chars
 from parser.settings import ParseSettings
 
@@ -114,3 +114,23 @@ def test_lines_and_tables_equal_pdfminers(shared_data):
             plumber = fast_chars(page)
             assert items(ours) == items(parser._layout_page(plumber, number, plumber.chars, doc))
             assert (number != 6) == any(isinstance(item, Table) for item in ours.items)
+
+
+def test_path_segments_read_as_pdfiums_array_equal_its_calls(shared_data):
+    """The array read of every path of a ruled page gives what pdfium's segment calls give."""
+    report = bank_report(shared_data)
+    with pypdfium2.PdfDocument(str(report)) as document:
+        page = document[8]
+        paths = [obj for obj, kind, _ in _objects(page) if kind == pypdfium2.raw.FPDF_PAGEOBJ_PATH]
+        assert len(paths) > 20
+        read = [path_segments(obj) for obj in paths]
+        assert _ARRAY_READ == [True]  # this pdfium keeps a path's segments in one array
+        by_calls = [
+            [
+                _segment(pypdfium2.raw.FPDFPath_GetPathSegment(obj, i))
+                for i in range(pypdfium2.raw.FPDFPath_CountSegments(obj))
+            ]
+            for obj in paths
+        ]
+        assert read == by_calls
+        page.close()
