@@ -263,23 +263,21 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     place: tuple[str, str]  # (table id, row) of its cell id, read once: every step below groups cells by row
     row: int  # the row's number
+    # The fact's row label and column header path as strings, read once: every scoring step reads them.
+    named: str  # the row label that names this row: as stored, or one line of a two-line label (_split_spanned_labels)
+    period: str  # the column's header path, "/"-joined ("" for none)
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
     parts: dict[str, float] | None = (
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
-    row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
     above: str = ""  # the label of the row above, when it is a candidate too
 
     @classmethod
-    def of(cls, fact: dict, chunk: Chunk, rank: float) -> _Cell:
-        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it)."""
-        place = _place(str(fact["cell_id"])) or ("", "0")
-        return cls(fact, chunk, rank, place, int(place[1]))
-
-    @property
-    def named(self) -> str:
-        return self.row_label or str(self.fact["field"])
+    def of(cls, fact: dict, chunk: Chunk, rank: float, place: tuple[str, str] | None = None) -> _Cell:
+        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it, unless `place` is given)."""
+        place = place or _place(str(fact["cell_id"])) or ("", "0")
+        return cls(fact, chunk, rank, place, int(place[1]), str(fact["field"]), str(fact.get("period") or ""))
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -415,7 +413,8 @@ class CellAnswerer:
             if doc_id not in in_sources:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
-                cells.append(_Cell.of(fact, *rows[_place(fact["cell_id"])]))
+                place = _place(fact["cell_id"])
+                cells.append(_Cell.of(fact, *rows[place], place))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -465,7 +464,7 @@ class CellAnswerer:
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
         fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = cell.named, str(fact["period"] or "")
+        named_row, period = cell.named, cell.period
         parts = cell.parts = {}
         parts["label"] = _fit(cell, likeness, matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
@@ -500,7 +499,7 @@ class CellAnswerer:
         field list, or, for a row of a bare total or of the member, the titles of its table."""
         titles, named_row = cell.chunk.titles, cell.named
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        likeness = [match.of(named_row, str(cell.fact["period"] or "")) for match, _ in matches]
+        likeness = [match.of(named_row, cell.period) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
             likeness[0] = 1.0
@@ -518,7 +517,7 @@ class CellAnswerer:
     def _member_points(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]]) -> float | None:
         """Points for how well the cell's column or row is the member's (None: the question names no member that
         weighs here)."""
-        named_row, period = cell.named, str(cell.fact["period"] or "")
+        named_row, period = cell.named, cell.period
         if asked.member_words and asked.member in self.members.neutral:
             # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
             # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
@@ -591,7 +590,7 @@ def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tu
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
     titles, named_row = cell.chunk.titles, cell.named
-    period = str(cell.fact["period"] or "")
+    period = cell.period
     where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
     names = {_norm(t) for t in titles} | {_norm(named_row)}
     above = _norm(cell.above)
@@ -731,6 +730,7 @@ class _LabelMatch:
     def __init__(self, label: str):
         self.label = label
         self.wanted = _norm(label)
+        self._length = len(self.wanted)
         folded = unicodedata.normalize("NFKC", label)
         head, colon, qualifier = folded.partition(":")
         # An XBRL label puts its qualifier after a colon; the report prints it first.
@@ -763,13 +763,16 @@ class _LabelMatch:
             if named is None:
                 # The label may name the column of a row the member or the context picks ("報酬等の総額").
                 named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
-            # A cutoff lets rapidfuzz skip a pair too unlike in length to beat the best so far (most cells).
             best = max(best, named)
-            best = max(
-                best,
-                fuzz.ratio(self.wanted, name + column, score_cutoff=best),
-                fuzz.ratio(self.wanted, column + name, score_cutoff=best),
-            )
+            # Row and column read together can beat the best so far only if their length allows (most cells: not):
+            # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
+            together = len(name) + len(column)
+            if 200 * min(together, self._length) / (together + self._length) > best - 1e-9:
+                best = max(
+                    best,
+                    fuzz.ratio(self.wanted, name + column, score_cutoff=best),
+                    fuzz.ratio(self.wanted, column + name, score_cutoff=best),
+                )
         likeness = self._cells[cell] = best / 100
         return likeness
 
@@ -811,7 +814,7 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
         spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
-        cell.row_label = head if cell.row == spanned[0] else second
+        cell.named = (head if cell.row == spanned[0] else second) or cell.named  # "(…)" alone names no row
 
 
 @cached_per_book(maxsize=65536)
