@@ -589,10 +589,10 @@ def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tu
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
-    titles, named_row = cell.chunk.titles, cell.named
-    period = cell.period
-    where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
-    names = {_norm(t) for t in titles} | {_norm(named_row)}
+    row = _norm(cell.named)
+    titled, title_names = _titles(cell.chunk.titles)
+    where = titled + _norm(cell.period) + row  # each part is kept normalised
+    names = title_names | {row}
     above = _norm(cell.above)
     return max(
         4.0 * similarity
@@ -693,6 +693,12 @@ def _default_column(period: str) -> float:
     return 0.4 if _TOTAL.search(own) and not grouped else 0.0
 
 
+@cached_per_book(maxsize=16384)  # a table's rows share their titles
+def _titles(titles: tuple[str, ...]) -> tuple[str, frozenset[str]]:
+    """A heading path as `_fit` reads it: all of it normalised as one text, and each title normalised."""
+    return _norm(" ".join(titles)), frozenset(_norm(t) for t in titles)
+
+
 @cached_per_book(maxsize=65536)
 def _header(period: str) -> tuple[str, str]:
     """(the column's own name, its whole header path), normalised."""
@@ -740,6 +746,7 @@ class _LabelMatch:
         self._cells: dict[tuple[str, str], float] = {}
         self._rows: dict[str, float] = {}
         self._columns: dict[str, float] = {}
+        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str) -> float:
@@ -753,16 +760,14 @@ class _LabelMatch:
         best = self._rows.get(name)
         if best is None:
             best = self._rows[name] = self._row(name, _head(field))
-        columns = _columns(period)
+        header = self._headers.get(period)
+        if header is None:
+            header = self._headers[period] = self._header(period)
+        columns, column, named = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
-            column = columns[-1]
-            named = self._columns.get(column)
-            if named is None:
-                # The label may name the column of a row the member or the context picks ("報酬等の総額").
-                named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
             best = max(best, named)
             # Row and column read together can beat the best so far only if their length allows (most cells: not):
             # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
@@ -775,6 +780,17 @@ class _LabelMatch:
                 )
         likeness = self._cells[cell] = best / 100
         return likeness
+
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
+        """A column header path's headers, its own (last) header, and how well the label names that header (the
+        label may name the column of a row the member or the context picks: "報酬等の総額")."""
+        columns = _columns(period)
+        if not columns:
+            return columns, "", 0.0
+        named = self._columns.get(columns[-1])
+        if named is None:
+            named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
+        return columns, columns[-1], named
 
     def _row(self, name: str, head: str = "") -> float:
         score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
