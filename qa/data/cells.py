@@ -414,7 +414,12 @@ class CellAnswerer:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
                 place = _place(fact["cell_id"])
-                cells.append(_Cell.of(fact, *rows[place], place))
+                chunk, rank = rows[place]
+                cells.append(
+                    _Cell(
+                        fact, chunk, rank, place, int(place[1]), str(fact["field"]), str(fact["period"] or "")
+                    )
+                )
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
