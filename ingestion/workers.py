@@ -20,7 +20,7 @@ from pathlib import Path
 
 from core.budget import time_limit
 from core.errors import InputError
-from core.identity import IdentityFinder, IdentityRules, document_pages, findings_of, with_identity
+from core.identity import IdentityFinder, IdentityRules, findings_of, with_identity
 from core.processes import become_worker, interrupts_deferred
 from core.records import ParsedDocument, ReportYear
 from core.rulebook import activate, cached_per_book
@@ -29,6 +29,7 @@ from ingestion.sources import Source
 from parser.facts import by_fiscal_end
 from parser.html import parse_html
 from parser.metadata import MetadataFinder
+from parser.page_texts import document_pages
 from parser.pages_read import share as share_pages_read
 from parser.pdf import parse_pdf
 from parser.pdfium_document import PdfiumDocument

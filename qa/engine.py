@@ -237,12 +237,8 @@ class Engine:
             return self.text.retrieve(analysis)
         words = self.templates.words[rule_language(analysis.language)]
         if analysis.impossible_period:  # 第五季度: no report has it, so no figure of another period stands in
-            return Answer(
-                analysis.question.id,
-                analysis.question.text,
-                words["no_period"].format(period=analysis.impossible_period),
-                analysis.type,
-                "negative:no_period",
+            return Answer.to(
+                analysis, words["no_period"].format(period=analysis.impossible_period), "negative:no_period"
             )
         answer = self.routes[self.route(analysis)](analysis)
         if analysis.absent_companies:  # each company asked about that the corpus lacks is named

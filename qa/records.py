@@ -189,6 +189,16 @@ class Answer:
     error: str | None = None  # why no answer could be made (the route is then "error")
 
     @classmethod
+    def to(cls, analysis: Analysis, text: str, route: str, **rest) -> Answer:
+        """The answer `text` to the analysed question, of its type; `rest`: the other fields (value, evidence, ...).
+
+        >>> Answer.to(Analysis(Question("q1", "2019年营业收入?"), "lookup", "r"), "资料中没有", "lookup:facts").id
+        'q1'
+        """
+        question = analysis.question
+        return cls(question.id, question.text, text, analysis.type, route, **rest)
+
+    @classmethod
     def failed(cls, question: Question, reason: str) -> Answer:
         """The line of a question that got no answer: route "error" and the reason."""
         return cls(

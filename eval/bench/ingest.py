@@ -218,7 +218,7 @@ def _text_layer_on_every_page(path: Path) -> bool:
     """Whether pdfium reads at least the parser's minimum of visible characters on each page, in the scripts the
     parser reads (parser/pdf.py `readable`): none needs OCR. A text layer of fonts without a Unicode map
     (finance/40, 803) is OCR'd, at about 7 CPU s a page: the set measures reading text layers."""
-    from core.identity import pdf_page_texts
+    from parser.page_texts import pdf_page_texts
     from parser.pdf import readable
     from parser.settings import ParseSettings
 

@@ -24,8 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 from core.command_names import command_name
-from core.identity import pdf_page_texts
 from eval.bench.ingest import SETS, corpus_files
+from parser.page_texts import pdf_page_texts
 
 TARGET = 0.995  # the share of tokens both must give
 

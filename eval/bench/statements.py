@@ -22,10 +22,10 @@ from tqdm import tqdm
 
 from core.command_names import command_name
 from core.folding import nfkc
-from core.identity import pdf_page_texts
 from core.records import DocumentMeta
 from core.statements import STATEMENTS, shared_statement_rules
 from eval.bench._data import shared_data
+from parser.page_texts import pdf_page_texts
 from parser.pdf import parse_pdf
 from parser.settings import ParseSettings
 

@@ -582,18 +582,15 @@ class DataAnswerer:
             )
             evidence.append(Evidence.of_fact(row, line))
         documents = list(dict.fromkeys(e.doc for e in evidence if e.doc))
-        question = analysis.question
         trace = [
             f"{f.shown} #{i}: {explain(row)}"
             for f in found
             for i, row in enumerate((f.row, *f.runners_up), 1)
         ]
-        return Answer(
-            id=question.id,
-            question=question.text,
-            answer=text,
-            type=analysis.type,
-            route=route,
+        return Answer.to(
+            analysis,
+            text,
+            route,
             value=value,
             documents=documents,
             evidence=evidence,
@@ -652,12 +649,10 @@ def frame_rows(frame: pd.DataFrame) -> list[dict]:
 def _joined(analysis: Analysis, answers: list[Answer], joiner: str) -> Answer:
     values = [a.value for a in answers if a.value is not None]
     routes = {a.route for a in answers}
-    return Answer(
-        id=analysis.question.id,
-        question=analysis.question.text,
-        answer="".join(a.answer for a in answers),
-        type=analysis.type,
-        route=routes.pop() if len(routes) == 1 else "lookup:facts",
+    return Answer.to(
+        analysis,
+        "".join(a.answer for a in answers),
+        routes.pop() if len(routes) == 1 else "lookup:facts",
         value=joiner.join(values) if values else None,
         documents=list(dict.fromkeys(d for a in answers for d in a.documents)),
         evidence=[e for a in answers for e in a.evidence],

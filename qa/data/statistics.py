@@ -476,13 +476,10 @@ class _Job:
 
 
 def _answer(analysis: Analysis, text: str, route: str, value: str | None, evidence: list[Evidence]) -> Answer:
-    question = analysis.question
-    return Answer(
-        id=question.id,
-        question=question.text,
-        answer=text,
-        type=analysis.type,
-        route=route,
+    return Answer.to(
+        analysis,
+        text,
+        route,
         value=value,
         documents=list(dict.fromkeys(e.doc for e in evidence if e.doc)),
         evidence=evidence,

@@ -16,23 +16,27 @@ judge the statement against them with general operations of reading law, choose 
 2. Judging (qa/statutes/compare.py): each statement is aligned with its closest sentence (a paragraph, an item
    read with its lead) and what it changes there is found with general operations, each weighed
    (`CHANGE_WEIGHTS`): polarity (negation: ない, 無効, 以外; opposite words: 前/後, 以上/以下), modality
-   (obligation しなければならない / permission することができる / prohibition してはならない), numbers,
+   (obligation しなければならない / effort するよう努めなければならない / permission することができる /
+   prohibition してはならない), numbers,
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision
    to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
-   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and conditions (のみ, 限り where the law limits
-   nothing, 常に, 直ちに), quoted labels the article does not write, and the weaker word-level changes
-   (term, reworded, moved to another provision). A statement's goodness is its similarity minus the
-   weights. With a model loaded, the model also judges each statement against its sentence by the
-   log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
+   as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and
+   conditions (のみ, 限り where the law limits nothing, 常に, 直ちに), quoted words the article does not say
+   (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision).
+   A statement's goodness is its similarity minus the weights; negation, modality and actor, read off word-level
+   differences, count fully on an edit of the law text and half on a free paraphrase, by the share of the
+   statement copied from its sentence (`Alignment.copied`). With a model loaded, the model also judges each
+   statement against its sentence by the log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
    log-odds, times `model_weight`, are added to the goodness. That judgement is off by default
    (`model_weight` 0): measured with Qwen2.5-0.5B (transformers, then llama.cpp), every weight that won a
    gyosei question lost one to four lawqa questions, at a median 17-18 CPU s a question under load; the model
    then only breaks the ties the rules leave.
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
-   combination the option whose statements are, on average, best (worst for a negative question); a
+   combination the option whose worst statement is best (a combination is right only when all its statements
+   are; for a negative question the option whose least wrong statement is worst); a
    counting question the option naming how many statements show no substantive change (or how many do,
    when it asks for wrong ones). Which-article questions pick the option whose cited article best covers
    the question (an option naming only a law stands for its best article found; an article the corpus
@@ -84,6 +88,9 @@ CHANGE_WEIGHTS = {
     "moved": 0.1,
     "reworded": 0.06,
 }
+# Detectors that read word-level differences from the aligned sentence: their signal means less on a paraphrase
+# (`ChoiceAnswerer._weighed`).
+EDIT_DETECTORS = frozenset({"negation", "modality", "actor"})
 _STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 _PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
 _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegation"]))
@@ -119,6 +126,12 @@ class ChoiceSettings:
         5.0  # log-odds beyond this are taken as this (one confident token does not decide alone)
     )
     model_law_chars: int = 300  # characters of the law sentence shown to the model
+    # a statement copying at most `paraphrase_copied` of itself from its sentence paraphrases the law: the word-level
+    # detectors count `paraphrase_weight` of their weight there; on one copying `edit_copied` or more (an edit of
+    # the law text) they count fully
+    paraphrase_copied: float = 0.3
+    edit_copied: float = 0.6
+    paraphrase_weight: float = 0.5
 
     def __post_init__(self):
         if (
@@ -127,10 +140,12 @@ class ChoiceSettings:
             or self.evidence < 1
             or self.model_odds < 1
             or self.model_weight < 0
+            or not 0 <= self.paraphrase_copied < self.edit_copied <= 1
+            or not 0 <= self.paraphrase_weight <= 1
         ):
             raise ValueError(
                 "per_query and evidence must be at least 1, follow_depth and model_weight at least 0, "
-                "model_odds at least 1"
+                "model_odds at least 1, 0 <= paraphrase_copied < edit_copied <= 1, paraphrase_weight in 0..1"
             )
 
 
@@ -370,8 +385,8 @@ class ChoiceAnswerer:
         return Decision(layout, form, found, judged, choice, decided_by, frozenset(paths))
 
     def _decide_layout(self, layout: Layout, negative: bool, judged: list[Judged]) -> tuple[Judged, str]:
-        """Combination: the option whose statements are, on average, the most right (negative: the most wrong).
-        Counting: the option naming how many statements are right (negative: wrong); a statement is right when
+        """Combination: the option whose worst statement is the most right (negative: whose least wrong statement is
+        the most wrong), since a combination is right only when all its statements are. Counting: the option naming how many statements are right (negative: wrong); a statement is right when
         its alignment finds no substantive change in the law."""
         by_mark = {j.letter: j for j in judged}
         if layout.kind == "counting":
@@ -381,7 +396,7 @@ class ChoiceAnswerer:
             return Judged(letter, "", Alignment(None, 0.0, ()), float(count)), "rules:counting"
         options = []
         for letter, marks in layout.options.items():
-            goodness = sum(by_mark[m].goodness for m in marks) / len(marks)
+            goodness = (max if negative else min)(by_mark[m].goodness for m in marks)
             options.append(
                 Judged(
                     letter,
@@ -420,9 +435,21 @@ class ChoiceAnswerer:
                 sentences,
                 self.laws.rules.change,
             )
-            penalty = sum(CHANGE_WEIGHTS[c.kind] for c in alignment.changes)
+            penalty = sum(
+                CHANGE_WEIGHTS[c.kind] * self._weighed(c.kind, alignment) for c in alignment.changes
+            )
             out.append(Judged(letter, text, alignment, alignment.similarity - penalty))
         return self._model_judged(out)
+
+    def _weighed(self, kind: str, alignment: Alignment) -> float:
+        """How much a change counts on this statement: a word-level detector (`EDIT_DETECTORS`) counts fully on an
+        edit of the law text and `paraphrase_weight` on a free paraphrase, whose wording differs from the law's
+        anyway (…の申立てがない場合であっても, 審理員の許可を得て); in between it rises with the share copied."""
+        if kind not in EDIT_DETECTORS:
+            return 1.0
+        s = self.settings
+        edited = (alignment.copied - s.paraphrase_copied) / (s.edit_copied - s.paraphrase_copied)
+        return min(1.0, max(s.paraphrase_weight, edited))
 
     def _model_judged(self, judged: list[Judged]) -> list[Judged]:
         """Each statement judged by the model against its closest law sentence, when a model is loaded: the

@@ -48,8 +48,11 @@ _ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 _ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
-MODES = ("obligation", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
+MODES = ("obligation", "effort", "permission", "prohibition")  # rules/laws.yaml `change`: how each is written
 _MODE_REACH = 12  # characters past the aligned window in which the law's verb ending is read
+_COPIED_RUN = (
+    3  # characters in a row an option must share with the law to have copied them (not a word or ending)
+)
 
 
 def comparable(text: str) -> str:
@@ -102,6 +105,9 @@ class Alignment:
     # operations that read the option against its sentence whatever they found (the rule census counts them):
     # "proviso", when the option restates the sentence's exception
     read: tuple[str, ...] = ()
+    copied: float = (
+        0.0  # how much of the option is copied from its sentence (`copied`): an edit or a paraphrase
+    )
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -130,7 +136,23 @@ def align(
     if best is None:
         return Alignment(None, 0.0, ())
     read = ("proviso",) if _restates_exception(comparable(option), best.text, change_words) else ()
-    return Alignment(best, best_score - best.prior, tuple(changes(option, best, change_words)), read)
+    return Alignment(
+        best,
+        best_score - best.prior,
+        tuple(changes(option, best, change_words)),
+        read,
+        copied(option, best.text),
+    )
+
+
+def copied(option: str, sentence: str) -> float:
+    """The share of the option's characters (bracketed asides and punctuation left out) that it shares with the
+    sentence in runs of at least `_COPIED_RUN`: most of an edit of the law text, little of a paraphrase."""
+    said, law = (_DROP.sub("", _without_asides(comparable(text))) for text in (option, sentence))
+    if not said or not law:
+        return 0.0
+    blocks = SequenceMatcher(None, said, law, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks if b.size >= _COPIED_RUN) / len(said)
 
 
 def window(option: str, sentence: str) -> str:
@@ -207,7 +229,7 @@ def _restates_exception(said: str, law: str, change_words: dict[str, tuple[re.Pa
 def _modality_changes(
     squeezed: str, sentence: Sentence, law_text: str, change_words: dict[str, tuple[re.Pattern, ...]]
 ) -> list[Change]:
-    """Obligation, permission or prohibition other than the law's; the law's verb may end just past the window
+    """Obligation, effort, permission or prohibition other than the law's; the law's verb may end just past the window
     the option aligns with (提出|しなければならない)."""
     whole = squeeze(sentence.text)
     start = max(whole.find(law_text), 0)
@@ -258,8 +280,15 @@ def _condition_changes(
 
 
 def _quoted_changes(said: str, article: str) -> list[Change]:
-    """Quoted labels the article does not write."""
-    unquoted = [q.marked for q in find_quoted(said, longest=200) if q.marked not in article]
+    """Quoted words the article does not say, with or without the marks: a statement that quotes the law's own
+    words cites it (「申請に該当するものを除く」という限定, which the law writes in brackets), a label the law does
+    not write (「特生物」の文字) changes it."""
+    squeezed = _DROP.sub("", article)
+    unquoted = [
+        q.marked
+        for q in find_quoted(said, longest=200)
+        if q.marked not in article and _DROP.sub("", q.word) not in squeezed
+    ]
     return [Change("quoted", _WORDS["list"].join(unquoted), "")] if unquoted else []
 
 
@@ -400,8 +429,8 @@ def _limited(word: str, text: str, limits: tuple[re.Pattern, ...]) -> bool:
 
 
 def _modes(text: str, change_words: dict[str, tuple[re.Pattern, ...]]) -> set[str]:
-    """What the text makes of its act: an obligation (しなければならない), a permission (することができる), a
-    prohibition (してはならない)."""
+    """What the text makes of its act: an obligation (しなければならない), a duty to endeavour (するよう努めなければ
+    ならない), a permission (することができる), a prohibition (してはならない)."""
     return {mode for mode in MODES if any(p.search(text) for p in change_words.get(mode, ()))}
 
 

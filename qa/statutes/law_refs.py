@@ -77,6 +77,7 @@ LAWS_SCHEMA = {
                         "limited",
                         "limits",
                         "obligation",
+                        "effort",
                         "permission",
                         "prohibition",
                     )

@@ -724,14 +724,10 @@ class TextAnswerer:
     def _answer(
         self, analysis: Analysis, text: str, route: str, documents: list[str], hits: list[Hit]
     ) -> Answer:
-        question = analysis.question
-        return Answer(
-            id=question.id,
-            question=question.text,
-            answer=text,
-            type=analysis.type,
-            route=route,
-            value=None,
+        return Answer.to(
+            analysis,
+            text,
+            route,
             documents=documents,
             evidence=[
                 Evidence(

@@ -9,11 +9,10 @@ from core.identity import (
     IdentityBook,
     IdentityFinder,
     IdentityRules,
-    document_pages,
     normalise_dates,
     with_identity,
 )
-from core.records import Chunk, DocumentMeta
+from core.records import DocumentMeta
 from core.rulefile import data_dir
 
 
@@ -136,18 +135,6 @@ def test_the_cover_and_file_name_come_first_and_identity_fills_the_rest(finder):
     assert (named.year, named.quarter, named.period) == (2021, 0, "2021")
 
 
-def test_chunks_stand_in_for_pages_without_a_text_layer(tmp_path):
-    chunks = [
-        Chunk("x#text0", "x", "中國鋼鐵股份有限公司及子公司", page_start=1),
-        Chunk("x#section0", "x", "repeated", page_start=1, kind="section"),
-        Chunk("x#text1", "x", "民國111年1月1日至3月31日", page_start=2),
-    ]
-    assert document_pages(tmp_path / "x.txt", chunks, 10) == [
-        "中國鋼鐵股份有限公司及子公司",
-        "民國111年1月1日至3月31日",
-    ]
-
-
 def test_identities_persist_and_the_register_holds_confident_companies(tmp_path):
     book = IdentityBook(tmp_path / "identities.json")
     book.record(
@@ -185,7 +172,7 @@ def test_a_bad_identity_pattern_points_to_its_line(tmp_path):
 
 
 def test_real_excerpts_without_a_cover(shared_data, finder):
-    from core.identity import pdf_page_texts
+    from parser.page_texts import pdf_page_texts
 
     folder = shared_data / "aicup" / "reference" / "finance"
     notes = finder.find(
@@ -301,17 +288,3 @@ def test_a_range_that_ends_in_no_quarter_end_is_no_period(finder):
 def test_column_heads_split_by_the_text_layer_give_no_earlier_range(finder):
     page = "111年7月1日110年7月1日111年1月1日110年1月1日至9月30日至9月30日\n關係人名稱111年9月30日110年12月31日110年9月30日"
     assert finder.find([page]).period == "2022Q3"
-
-
-def test_page_texts_the_pdf_parser_read_are_reused_not_read_again(shared_data):
-    from core.identity import pdf_page_texts
-    from core.records import DocumentMeta
-    from parser.pdf import parse_pdf
-    from parser.settings import ParseSettings
-
-    path = shared_data / "aicup" / "reference" / "finance" / "22.pdf"
-    document = parse_pdf(path, DocumentMeta("finance/22"), ParseSettings(ocr=False))
-    assert document.page_texts and None not in document.page_texts
-    assert pdf_page_texts(path, 50, document.page_texts) == pdf_page_texts(path, 50)
-    given = ["given", *[None] * (len(document.page_texts) - 1)]
-    assert pdf_page_texts(path, 50, given) == ["given", *pdf_page_texts(path, 50)[1:]]

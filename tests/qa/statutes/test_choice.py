@@ -16,6 +16,7 @@ from qa.records import Question
 from qa.statutes.choice import Article, ChoiceAnswerer, ChoiceSettings, Found, Judged, provision_text
 from qa.statutes.compare import Alignment
 from qa.statutes.law_refs import LawBook
+from qa.statutes.layouts import read_layout
 from search.law_register import LawRegister
 from search.settings import IndexSettings
 from search.stores import open_text_index
@@ -427,3 +428,35 @@ def test_by_default_the_model_judges_no_statement_and_the_rules_goodness_stands(
     rules_only = _judged_by(ChoiceSettings(), None)
     judged = _judged_by(ChoiceSettings(), _StatementModel("提出する", odds=1e6))
     assert [(j.goodness, j.by) for j in judged] == [(j.goodness, j.by) for j in rules_only]
+
+
+def test_a_combination_is_as_right_as_its_worst_statement(products):
+    """One clearly wrong statement sinks its combination however right its partner is (and, for a negative
+    question, one right statement clears it), which an average of the two would not."""
+    layout = read_layout(
+        "次のア～エの記述のうち、正しいものの組合せはどれか。\nア 甲。\nイ 乙。\nウ 丙。\nエ 丁。",
+        {"1": "ア・イ", "2": "ウ・エ"},
+    )
+
+    def judged(goodness: dict[str, float]):
+        return [Judged(mark, mark, Alignment(None, g, ()), g) for mark, g in goodness.items()]
+
+    positive, _ = products._decide_layout(
+        layout, False, judged({"ア": 0.95, "イ": 0.35, "ウ": 0.6, "エ": 0.6})
+    )
+    assert positive.letter == "2"  # the average would pick ア・イ (0.65 against 0.6)
+    negative, _ = products._decide_layout(layout, True, judged({"ア": -0.5, "イ": 0.5, "ウ": 0.1, "エ": 0.1}))
+    assert negative.letter == "2"  # イ is right, so ア・イ is not the pair of wrong statements
+
+
+def test_word_level_detectors_count_less_on_a_paraphrase_than_on_an_edit(products):
+    def weighed(kind: str, copied: float) -> float:
+        return products._weighed(kind, Alignment(None, 0.5, (), copied=copied))
+
+    assert weighed("negation", 0.95) == 1.0 and weighed("negation", 0.1) == 0.5
+    assert 0.5 < weighed("actor", 0.45) < 1.0  # in between, the weight rises with the share copied
+    assert (
+        weighed("number", 0.1) == 1.0
+    )  # a changed number or condition counts fully however the rest is worded
+    with pytest.raises(ValueError):
+        ChoiceSettings(paraphrase_copied=0.7, edit_copied=0.6)

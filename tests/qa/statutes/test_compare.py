@@ -124,6 +124,16 @@ def test_a_quoted_label_the_article_does_not_quote_is_a_quoted_change():
     )
 
 
+def test_a_statement_quoting_the_law_s_own_words_cites_it():
+    law = sentence(
+        "「届出」とは、行政庁に対し一定の事項の通知をする行為（申請に該当するものを除く。）をいう。"
+    )
+    cited = "届出は、「行政庁に対し一定の事項の通知をする行為」であるが、「申請に該当するものを除く」という限定がある。"
+    assert "quoted" not in align(cited, [law], WORDS).kinds
+    added = "届出は、「行政庁に対し一定の事項の通知をする行為」であるが、「事前になされるものに限る」という限定がある。"
+    assert "quoted" in align(added, [law], WORDS).kinds
+
+
 HEIR = (
     "居住の用に供する建物の賃借人が相続人なしに死亡した場合において、その当時婚姻の届出をしていないが、"
     "建物の賃借人と事実上夫婦と同様の関係にあった同居者は、建物の賃借人の権利義務を承継する。"
@@ -288,3 +298,35 @@ def test_a_restated_proviso_is_read_past_the_aligned_window_but_not_in_brackets(
     aside = "株券（内閣府令で定めるものを除く。）を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
     restated = "株券を取得したこと。ただし、当事者が別段の定めをしたときは、その定めによる。"
     assert "negation" not in align(restated, [sentence(aside)], WORDS).kinds
+
+
+def test_a_duty_to_endeavour_is_not_an_obligation():
+    law = "行政庁は、申請者の求めに応じ、当該申請に係る審査の進行状況を示すよう努めなければならない。"
+    must = align(
+        "行政庁は、申請者の求めに応じ、当該申請に係る審査の進行状況を示さなければならない。",
+        [sentence(law)],
+        WORDS,
+    )
+    assert "modality" in must.kinds
+    assert (must.changes[-1].option, must.changes[-1].law) == ("obligation", "effort")
+    assert (
+        "modality"
+        not in align("行政庁は、審査の進行状況を示すよう努めなければならない。", [sentence(law)], WORDS).kinds
+    )
+    # an obligation stated as one is read as one (no effort in it)
+    assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
+
+
+def test_an_edit_copies_most_of_its_law_sentence_and_a_paraphrase_little():
+    edit = align("届出書を受理した日から五年間、公衆の縦覧に供することはできない", [sentence()], WORDS)
+    paraphrase = align(
+        "大臣は届出書を受け取ったら五年のあいだ誰でも見られるようにする義務を負う", [sentence()], WORDS
+    )
+    assert edit.copied >= 0.6 and paraphrase.copied <= 0.35
+    # the law's bracketed asides are not part of what an option copies
+    aside = sentence(
+        "内閣総理大臣は、届出書（第五条の書類を含む。）を受理した日から五年間、これを公衆の縦覧に供しなければならない。"
+    )
+    assert (
+        align("届出書を受理した日から五年間、公衆の縦覧に供しなければならない", [aside], WORDS).copied == 1.0
+    )
