@@ -406,14 +406,18 @@ class CellAnswerer:
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
         cells = []
         in_sources: dict[str, bool] = {}
-        for fact in self.store.row_cells([f"{table}-r{row}" for table, row in rows]):
+        # A fact's row is its cell id up to the column ("…-tab89-r25" of "…-tab89-r25c9"): found by name, since the
+        # cell ids of a few hundred facts a question are each new to _place's cache.
+        places = {f"{table}-r{row}": (table, row) for table, row in rows}
+        for fact in self.store.row_cells(list(places)):
             year, doc_id = fact["year"], fact["doc_id"]
             if years is not None and year and year not in years:
                 continue
             if doc_id not in in_sources:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
-                place = _place(fact["cell_id"])
+                cell_id = fact["cell_id"]
+                place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
                 chunk, rank = rows[place]
                 cells.append(
                     _Cell(
