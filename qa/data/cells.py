@@ -754,6 +754,7 @@ class _LabelMatch:
         self.parts = parts if len(parts) > 1 else []
         self._cells: dict[tuple[str, str], float] = {}
         self._rows: dict[str, float] = {}
+        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
         self._columns: dict[str, float] = {}
         self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
@@ -765,10 +766,10 @@ class _LabelMatch:
         likeness = self._cells.get(cell)
         if likeness is not None:
             return likeness
-        name = _norm(field)
-        best = self._rows.get(name)
-        if best is None:
-            best = self._rows[name] = self._row(name, _head(field))
+        row = self._fields.get(field)
+        if row is None:
+            row = self._fields[field] = self._named_row(field)
+        name, best = row
         header = self._headers.get(period)
         if header is None:
             header = self._headers[period] = self._header(period)
@@ -777,11 +778,13 @@ class _LabelMatch:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
-            best = max(best, named)
+            if named > best:
+                best = named
             # Row and column read together can beat the best so far only if their length allows (most cells: not):
             # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
             together = len(name) + len(column)
-            if 200 * min(together, self._length) / (together + self._length) > best - 1e-9:
+            shorter = together if together < self._length else self._length
+            if 200 * shorter / (together + self._length) > best - 1e-9:
                 best = max(
                     best,
                     fuzz.ratio(self.wanted, name + column, score_cutoff=best),
@@ -789,6 +792,14 @@ class _LabelMatch:
                 )
         likeness = self._cells[cell] = best / 100
         return likeness
+
+    def _named_row(self, field: str) -> tuple[str, float]:
+        """A row label normalised, and how well the label names it (kept per normalised label)."""
+        name = _norm(field)
+        score = self._rows.get(name)
+        if score is None:
+            score = self._rows[name] = self._row(name, _head(field))
+        return name, score
 
     def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
         """A column header path's headers, its own (last) header, and how well the label names that header (the
