@@ -674,6 +674,12 @@ def _us_gaap(period: str) -> bool:
     return bool(_US_GAAP.search(period))
 
 
+@cached_per_book(maxsize=65536)  # every reading of every question weighs a row label with it
+def _without_total(row: str) -> str:
+    """A normalised row label without its total suffix (…合計)."""
+    return _TOTAL_SUFFIX.sub("", row)
+
+
 @cached_per_book(maxsize=65536)
 def _bare_total(row: str) -> bool:
     return bool(_BARE_TOTAL.match(_norm(row)))
@@ -813,7 +819,7 @@ class _LabelMatch:
         return columns, columns[-1], named
 
     def _row(self, name: str, head: str = "") -> float:
-        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
         if head:
             score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
