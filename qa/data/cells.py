@@ -418,12 +418,7 @@ class CellAnswerer:
             if in_sources[doc_id]:
                 cell_id = fact["cell_id"]
                 place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
-                chunk, rank = rows[place]
-                cells.append(
-                    _Cell(
-                        fact, chunk, rank, place, int(place[1]), str(fact["field"]), str(fact["period"] or "")
-                    )
-                )
+                cells.append(_Cell.of(fact, *rows[place], place))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
