@@ -166,6 +166,12 @@ _CHUNK_FIELDS = frozenset(_CHUNK_FIELD_NAMES)
 
 
 def chunk_from_stored(stored: dict) -> Chunk:
-    values = {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
+    """The chunk of a stored dict; keys of other versions are left out."""
+    # Every hit a search returns is decoded here: the keys are filtered one by one only when some are not Chunk's.
+    values = (
+        dict(stored)
+        if stored.keys() <= _CHUNK_FIELDS
+        else {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
+    )
     values["titles"] = tuple(values.get("titles") or ())
     return Chunk(**values)
