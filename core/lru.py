@@ -12,6 +12,7 @@ reads were read by an earlier one), so a store keeps what it read, up to a size 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable, KeysView
 from typing import Generic, TypeVar
 
@@ -28,19 +29,21 @@ class LeastRecent(Generic[K, V]):
         if size < 1:
             raise InputError(f"a cache needs room for at least one entry, got {size}")
         self.size = size
-        self._entries: dict[K, V] = {}  # insertion order is recency order: oldest first
+        # Recency order, oldest first. An OrderedDict, not a dict: a dict's first key is found by skipping the slots
+        # of every key removed since it last grew, and a full cache removes one per entry it takes in.
+        self._entries: OrderedDict[K, V] = OrderedDict()
 
     def get(self, key: K) -> V | None:
-        value = self._entries.pop(key, None)
+        value = self._entries.get(key)
         if value is not None:
-            self._entries[key] = value
+            self._entries.move_to_end(key)
         return value
 
     def __setitem__(self, key: K, value: V) -> None:
-        self._entries.pop(key, None)
         self._entries[key] = value
+        self._entries.move_to_end(key)
         if len(self._entries) > self.size:
-            del self._entries[next(iter(self._entries))]
+            self._entries.popitem(last=False)
 
     def __contains__(self, key: K) -> bool:
         return key in self._entries

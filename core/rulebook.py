@@ -74,13 +74,15 @@ class RuleBook:
 
     def vocabulary(self, name: str) -> dict[str, Any]:
         """rules/NAME.yaml, validated against its schema (core/vocabulary.py), read once per book."""
-        key = f"vocabulary:{name}"
-        if key not in self._read:
-            from core.vocabulary import (
-                load,
-            )  # the schemas live there, and core.vocabulary reads through books
+        from core.vocabulary import load  # the schemas live there, and core.vocabulary reads through books
 
-            self._read[key] = load(self.rules_dir / f"{name}.yaml")
+        return self.read_once(f"vocabulary:{name}", lambda: load(self.rules_dir / f"{name}.yaml"))
+
+    def read_once(self, key: str, read: Callable[[], T]) -> T:
+        """What `read()` makes of this book's files, made at the first call with `key` and shared afterwards (by
+        every engine of the process, and every worker process forked from it): read-only, like the files."""
+        if key not in self._read:
+            self._read[key] = read()
         return self._read[key]
 
     def __reduce__(self):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from core.folding import nfkc
-from core.rulebook import pattern_per_book, per_book
+from core.rulebook import cached_per_book, pattern_per_book, per_book
 from core.vocabulary import vocabulary
 
 
@@ -100,6 +100,9 @@ def rejoin_split_number(text: str) -> str:
         joined[1:-1] if joined[:1] in w.opening and joined[-1:] in w.closing else joined.lstrip(w.minus + "-")
     )
     return joined if _GROUPED.fullmatch(core) else text
+
+
+PARSED_CELLS = 16_384  # cell texts whose parse_quantity is kept (most recently used): a few MB
 
 
 @dataclass(frozen=True)
@@ -232,8 +235,11 @@ def parentheses_negative(language: str, cells: Iterable[str] = (), units: Iterab
     return bracketed and not signed
 
 
+@cached_per_book(maxsize=PARSED_CELLS)
 def parse_quantity(text: str, unit: str = "", parentheses_negative: bool = True) -> Quantity | None:
     """The number in a cell, scaled by its own unit suffix or else by `unit`; None if not a number.
+
+    Cached: a table's cells are read again and again (is it a value, a header, a fact, a workbook number).
 
     Negative forms: a leading -, −, －, ▲ or △, and (when `parentheses_negative`,
     as in Chinese statements) a number in parentheses. Japanese reports print

@@ -9,8 +9,9 @@ and both table finders read of a pdfplumber page:
   advance, bottom at the font's descent, top one font size above it),
   rounded to the decimals the PDF wrote (pdfium computes in single precision);
 - ruling edges: each path cut into subpaths and read as a line, rectangle or
-  curve exactly as pdfminer's `paint_path` does, then turned into edges by
-  pdfplumber's own helpers, so `TableFinder` finds the same cells.
+  curve exactly as pdfminer's `paint_path` does, then turned into edges as
+  pdfplumber's own helpers do, so `TableFinder` finds the same cells; only the
+  edges it reads are kept (across or down the page, `EDGE_MIN_LENGTH` long).
 
 `PdfiumPage` holds them with the page's size, and parser/pdf.py hands it to
 the same code as a pdfplumber page. A page goes to pdfminer instead when its
@@ -33,13 +34,19 @@ compares characters, edges, lines and tables with pdfplumber's on real reports.
 from __future__ import annotations
 
 import ctypes
+import struct
 
 import pypdfium2
 import pypdfium2.raw as pdfium_c
-from pdfplumber.table import Table, TableFinder, TableSettings
-from pdfplumber.utils import curve_to_edges, extract_words, rect_to_edges
+from pdfplumber.table import Table, TableSettings
+from pdfplumber.utils import curve_to_edges, extract_words
+
+from parser.ruled_finder import RuledTableFinder
 
 _DECIMALS = 4
+# The shortest edge pdfplumber's table finder reads (TableSettings.edge_min_length_prefilter, its default): only
+# such edges are kept, so a page read here finds tables only with settings that drop shorter ones first.
+EDGE_MIN_LENGTH = TableSettings.edge_min_length_prefilter
 _UPRIGHT_NOISE = 1e-3  # matrix entries b and c below this share of a and d: upright (see pdf._upright)
 
 
@@ -56,7 +63,10 @@ class PdfiumPage:
         return extract_words(self.chars, **options)
 
     def find_tables(self, settings: dict) -> list[Table]:
-        return TableFinder(self, TableSettings.resolve(settings)).tables
+        resolved = TableSettings.resolve(settings)
+        if resolved.edge_min_length_prefilter < EDGE_MIN_LENGTH:
+            raise ValueError(f"a page read by pdfium keeps no edge shorter than {EDGE_MIN_LENGTH}")
+        return RuledTableFinder(self, resolved).tables
 
 
 def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_page) -> PdfiumPage | None:
@@ -76,7 +86,10 @@ def read_page(page: pypdfium2.PdfPage, textpage: pypdfium2.PdfTextPage, plumber_
 
 
 def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] | None:
-    """pdfplumber's `page.edges`: its lines', rectangles' and curves' edges, from pdfminer's reading of each path.
+    """The edges of pdfplumber's `page.edges` that its table finder reads: those of its lines, rectangles and
+    curves, from pdfminer's reading of each path, that run across or down the page at least `EDGE_MIN_LENGTH`
+    long. The finder drops every other edge before it looks at them (`TableFinder.get_edges`); a statement
+    page draws hundreds of hairline rectangles, whose two short sides are such edges.
 
     None, for pdfminer to read the page, when text is set rotated or vertical:
     pdfium's text page may leave such characters out.
@@ -92,48 +105,118 @@ def _edges(page: pypdfium2.PdfPage, height: float, doctop: float) -> list[dict] 
         for end in [i for i, (op, _) in enumerate(ops) if op == "m"][1:] + [len(ops)]:
             _paint(ops[start:end], lines, rects, curves)
             start = end
-    edges = [_line_edge(_object(pts, height, doctop)) for pts in lines]
+    edges = [edge for pts in lines if _read_by_finder(edge := _line_edge(_object(pts, height, doctop)))]
     for pts in rects:
-        edges += rect_to_edges(_object(pts, height, doctop))
+        edges += _rect_edges(_object(pts, height, doctop))
     for pts in curves:
-        edges += curve_to_edges(
-            {**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]}
+        curve = {**_object(pts, height, doctop), "pts": [(px, height - py) for px, py in pts]}
+        edges += [edge for edge in curve_to_edges(curve) if _read_by_finder(edge)]
+    return edges
+
+
+def _read_by_finder(edge: dict) -> bool:
+    """Whether pdfplumber's table finder keeps the edge (`filter_edges` with its prefilter length)."""
+    if edge["orientation"] == "h":
+        return edge["width"] >= EDGE_MIN_LENGTH
+    return edge["orientation"] == "v" and edge["height"] >= EDGE_MIN_LENGTH
+
+
+def _rect_edges(rect: dict) -> list[dict]:
+    """pdfplumber's `rect_to_edges(rect)` (top, bottom, left, right), only those its table finder reads: two
+    dictionaries built instead of four for a hairline rectangle."""
+    edges = []
+    if rect["width"] >= EDGE_MIN_LENGTH:
+        edges.append(
+            {
+                **rect,
+                "object_type": "rect_edge",
+                "height": 0,
+                "y0": rect["y1"],
+                "bottom": rect["top"],
+                "orientation": "h",
+            }
         )
+        edges.append(
+            {
+                **rect,
+                "object_type": "rect_edge",
+                "height": 0,
+                "y1": rect["y0"],
+                "top": rect["top"] + rect["height"],
+                "doctop": rect["doctop"] + rect["height"],
+                "orientation": "h",
+            }
+        )
+    if rect["height"] >= EDGE_MIN_LENGTH:
+        edges.append({**rect, "object_type": "rect_edge", "width": 0, "x1": rect["x0"], "orientation": "v"})
+        edges.append({**rect, "object_type": "rect_edge", "width": 0, "x0": rect["x1"], "orientation": "v"})
     return edges
 
 
 _OPERATORS = {pdfium_c.FPDF_SEGMENT_MOVETO: "m", pdfium_c.FPDF_SEGMENT_LINETO: "l"}  # else "c": a curve
 _POINT = (ctypes.c_float(), ctypes.c_float())
+_POINT_REFS = tuple(map(ctypes.byref, _POINT))  # passed by reference as they are, not converted on every call
 
 
 def _path(obj, matrix: tuple) -> list[tuple[str, tuple[float, float]]]:
-    """pdfminer's path of a path object: operator and end point of each segment, transformed by `matrix`.
-    (Tens of thousands of segments on a report's statement pages: the pdfium functions are looked up once.)"""
+    """pdfminer's path of a path object: operator and end point of each segment, transformed by `matrix`."""
     a, b, c, d, e, f = matrix
-    x, y = _POINT
-    get_segment, get_type = pdfium_c.FPDFPath_GetPathSegment, pdfium_c.FPDFPathSegment_GetType
-    get_point, closes, bezier = (
-        pdfium_c.FPDFPathSegment_GetPoint,
-        pdfium_c.FPDFPathSegment_GetClose,
-        pdfium_c.FPDF_SEGMENT_BEZIERTO,
-    )
+    bezier = pdfium_c.FPDF_SEGMENT_BEZIERTO
+    segments = path_segments(obj)
     ops = []
-    count = pdfium_c.FPDFPath_CountSegments(obj)
-    index = 0
+    count, index = len(segments), 0
+    px = py = 0.0
     while index < count:
-        segment = get_segment(obj, index)
-        step = get_type(segment)
+        px, py, step, closes = segments[index]
         if step == bezier:  # three segments: two control points, then the end
             index += 2
-            segment = get_segment(obj, index)
-        get_point(segment, x, y)
-        px, py = x.value, y.value
+            # (a path cut short: pdfium gives no third point, and the last one read stands)
+            px, py, _, closes = segments[index] if index < count else (px, py, step, False)
         point = (round(a * px + c * py + e, _DECIMALS), round(b * px + d * py + f, _DECIMALS))
         ops.append((_OPERATORS.get(step, "c"), point))
-        if closes(segment):
+        if closes:
             ops.append(("h", point))
         index += 1
     return ops
+
+
+# pdfium's path segment (CFX_Path::Point): its point (two floats), its type (FPDF_SEGMENT_*) and whether it
+# closes the figure, 12 bytes; the segments of a path lie in one array.
+_SEGMENT = struct.Struct("<ffB?2x")
+_ARRAY_READ: list[bool] = []  # [whether reading the array gives what pdfium's calls give], once checked
+
+
+def path_segments(obj) -> list[tuple[float, float, int, bool]]:
+    """(x, y, FPDF_SEGMENT_* type, closes) of each segment of a path object, in path space.
+
+    Tens of thousands of segments on a report's statement pages, four pdfium calls each: the segments are
+    read as the one array pdfium keeps them in. That this pdfium lays them out so is checked on the first
+    path of two segments or more against its calls, segment by segment (else the calls read every path),
+    and for each path that its last segment is where the array puts it.
+    """
+    count = pdfium_c.FPDFPath_CountSegments(obj)
+    if count <= 0:
+        return []
+    get_segment = pdfium_c.FPDFPath_GetPathSegment
+    if _ARRAY_READ == [True] or (not _ARRAY_READ and count >= 2):
+        start = ctypes.cast(get_segment(obj, 0), ctypes.c_void_p).value
+        last = ctypes.cast(get_segment(obj, count - 1), ctypes.c_void_p).value
+        if start and last == start + (count - 1) * _SEGMENT.size:
+            segments = list(_SEGMENT.iter_unpack(ctypes.string_at(start, count * _SEGMENT.size)))
+            if _ARRAY_READ:
+                return segments
+            by_calls = [_segment(get_segment(obj, index)) for index in range(count)]
+            _ARRAY_READ.append(segments == by_calls)
+            return by_calls
+    return [_segment(get_segment(obj, index)) for index in range(count)]
+
+
+def _segment(segment) -> tuple[float, float, int, bool]:
+    """One segment's (x, y, type, closes) by pdfium's calls."""
+    x, y = _POINT
+    pdfium_c.FPDFPathSegment_GetPoint(segment, *_POINT_REFS)
+    closes = bool(pdfium_c.FPDFPathSegment_GetClose(segment))
+    return (x.value, y.value, pdfium_c.FPDFPathSegment_GetType(segment), closes)
 
 
 _IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -243,21 +326,25 @@ def _chars(textpage, height: float, doctop: float, page_number: int) -> list[dic
     matrix = pdfium_c.FS_MATRIX()
     origin_x, origin_y = ctypes.c_double(), ctypes.c_double()
     loose = pdfium_c.FS_RECTF()
-    # Thousands of characters a page: the pdfium functions and the text page's handle are looked up once.
+    # Thousands of characters a page: the pdfium functions, the text page's handle and the references to the
+    # output structures are made once.
+    matrix_ref, loose_ref = ctypes.byref(matrix), ctypes.byref(loose)
+    x_ref, y_ref = ctypes.byref(origin_x), ctypes.byref(origin_y)
     handle = textpage.raw
     get_unicode, is_generated = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_IsGenerated
     get_matrix, get_box = pdfium_c.FPDFText_GetMatrix, pdfium_c.FPDFText_GetLooseCharBox
     get_origin, get_size = pdfium_c.FPDFText_GetCharOrigin, pdfium_c.FPDFText_GetFontSize
     for index in range(textpage.count_chars()):
         text = chr(get_unicode(handle, index))
-        if text in "\r\n\x00" or is_generated(handle, index):
+        # pdfium generates only its word and line breaks: a space is the one character to ask about
+        if text in "\r\n\x00" or (text == " " and is_generated(handle, index)):
             continue
-        get_matrix(handle, index, matrix)
+        get_matrix(handle, index, matrix_ref)
         a, b, c, d = matrix.a, matrix.b, matrix.c, matrix.d
         if not _upright(a, b, c, d):
             return None
-        get_box(handle, index, loose)
-        get_origin(handle, index, origin_x, origin_y)
+        get_box(handle, index, loose_ref)
+        get_origin(handle, index, x_ref, y_ref)
         # pdfium computes in single precision: rounded, its coordinates are the decimals the PDF wrote.
         size = round(get_size(handle, index) * d, _DECIMALS)
         char_bottom = round(height - loose.bottom, _DECIMALS)

@@ -156,14 +156,22 @@ def contenders(scored: list[tuple[float, object]], limit: int) -> list[tuple[flo
 
 
 def chunk_to_stored(chunk: Chunk) -> dict:
-    """The chunk as a JSON-able dict, as both backends store it."""
-    return dataclasses.asdict(chunk)
+    """The chunk as a JSON-able dict, as both backends store it: `dataclasses.asdict`'s, without its deep copy
+    (a chunk holds strings, numbers and a tuple of strings; the copy was a sixth of indexing a chunk)."""
+    return {name: getattr(chunk, name) for name in _CHUNK_FIELD_NAMES}
 
 
-_CHUNK_FIELDS = frozenset(f.name for f in dataclasses.fields(Chunk))
+_CHUNK_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Chunk))
+_CHUNK_FIELDS = frozenset(_CHUNK_FIELD_NAMES)
 
 
 def chunk_from_stored(stored: dict) -> Chunk:
-    values = {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
+    """The chunk of a stored dict; keys of other versions are left out."""
+    # Every hit a search returns is decoded here: the keys are filtered one by one only when some are not Chunk's.
+    values = (
+        dict(stored)
+        if stored.keys() <= _CHUNK_FIELDS
+        else {k: v for k, v in stored.items() if k in _CHUNK_FIELDS}
+    )
     values["titles"] = tuple(values.get("titles") or ())
     return Chunk(**values)

@@ -286,23 +286,21 @@ class _Cell:
     rank: float  # the chunk's search score relative to the best hit (0..1]
     place: tuple[str, str]  # (table id, row) of its cell id, read once: every step below groups cells by row
     row: int  # the row's number
+    # The fact's row label and column header path as strings, read once: every scoring step reads them.
+    named: str  # the row label that names this row: as stored, or one line of a two-line label (_split_spanned_labels)
+    period: str  # the column's header path, "/"-joined ("" for none)
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
     parts: dict[str, float] | None = (
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
-    row_label: str = ""  # the line of the row label that names this row ("" : the row label as stored)
     above: str = ""  # the label of the row above, when it is a candidate too
 
     @classmethod
-    def of(cls, fact: dict, chunk: Chunk, rank: float) -> _Cell:
-        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it)."""
-        place = _place(str(fact["cell_id"])) or ("", "0")
-        return cls(fact, chunk, rank, place, int(place[1]))
-
-    @property
-    def named(self) -> str:
-        return self.row_label or str(self.fact["field"])
+    def of(cls, fact: dict, chunk: Chunk, rank: float, place: tuple[str, str] | None = None) -> _Cell:
+        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it, unless `place` is given)."""
+        place = place or _place(str(fact["cell_id"])) or ("", "0")
+        return cls(fact, chunk, rank, place, int(place[1]), str(fact["field"]), str(fact.get("period") or ""))
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -431,14 +429,19 @@ class CellAnswerer:
         years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
         cells = []
         in_sources: dict[str, bool] = {}
-        for fact in self.store.row_cells([f"{table}-r{row}" for table, row in rows]):
+        # A fact's row is its cell id up to the column ("…-tab89-r25" of "…-tab89-r25c9"): found by name, since the
+        # cell ids of a few hundred facts a question are each new to _place's cache.
+        places = {f"{table}-r{row}": (table, row) for table, row in rows}
+        for fact in self.store.row_cells(list(places)):
             year, doc_id = fact["year"], fact["doc_id"]
             if years is not None and year and year not in years:
                 continue
             if doc_id not in in_sources:
                 in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
             if in_sources[doc_id]:
-                cells.append(_Cell.of(fact, *rows[_place(fact["cell_id"])]))
+                cell_id = fact["cell_id"]
+                place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
+                cells.append(_Cell.of(fact, *rows[place], place))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -488,7 +491,7 @@ class CellAnswerer:
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
         fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = cell.named, str(fact["period"] or "")
+        named_row, period = cell.named, cell.period
         parts = cell.parts = {}
         parts["label"] = _fit(cell, likeness, matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
@@ -525,7 +528,7 @@ class CellAnswerer:
         field list, or, for a row of a bare total or of the member, the titles of its table."""
         titles, named_row = cell.chunk.titles, cell.named
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        likeness = [match.of(named_row, str(cell.fact["period"] or "")) for match, _ in matches]
+        likeness = [match.of(named_row, cell.period) for match, _ in matches]
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
             likeness[0] = 1.0
@@ -547,7 +550,7 @@ class CellAnswerer:
     def _member_points(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]]) -> float | None:
         """Points for how well the cell's column or row is the member's (None: the question names no member that
         weighs here)."""
-        named_row, period = cell.named, str(cell.fact["period"] or "")
+        named_row, period = cell.named, cell.period
         if asked.member_words and asked.member in self.members.neutral:
             # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
             # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
@@ -619,10 +622,10 @@ def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tu
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
-    titles, named_row = cell.chunk.titles, cell.named
-    period = str(cell.fact["period"] or "")
-    where = _norm(" ".join(titles)) + _norm(period) + _norm(named_row)  # each part is kept normalised
-    names = {_norm(t) for t in titles} | {_norm(named_row)}
+    row = _norm(cell.named)
+    titled, title_names = _titles(cell.chunk.titles)
+    where = titled + _norm(cell.period) + row  # each part is kept normalised
+    names = title_names | {row}
     above = _norm(cell.above)
     return max(
         4.0 * similarity
@@ -695,6 +698,12 @@ def _us_gaap(period: str) -> bool:
     return bool(_US_GAAP.search(period))
 
 
+@cached_per_book(maxsize=65536)  # every reading of every question weighs a row label with it
+def _without_total(row: str) -> str:
+    """A normalised row label without its total suffix (…合計)."""
+    return _TOTAL_SUFFIX.sub("", row)
+
+
 @cached_per_book(maxsize=65536)
 def _bare_total(row: str) -> bool:
     return bool(_BARE_TOTAL.match(_norm(row)))
@@ -738,6 +747,12 @@ def _default_column(period: str) -> float:
     return 0.4 if _TOTAL.search(own) and not grouped else 0.0
 
 
+@cached_per_book(maxsize=16384)  # a table's rows share their titles
+def _titles(titles: tuple[str, ...]) -> tuple[str, frozenset[str]]:
+    """A heading path as `_fit` reads it: all of it normalised as one text, and each title normalised."""
+    return _norm(" ".join(titles)), frozenset(_norm(t) for t in titles)
+
+
 @cached_per_book(maxsize=65536)
 def _header(period: str) -> tuple[str, str]:
     """(the column's own name, its whole header path), normalised."""
@@ -775,6 +790,7 @@ class _LabelMatch:
     def __init__(self, label: str):
         self.label = label
         self.wanted = _norm(label)
+        self._length = len(self.wanted)
         folded = unicodedata.normalize("NFKC", label)
         head, colon, qualifier = folded.partition(":")
         # An XBRL label puts its qualifier after a colon; the report prints it first.
@@ -783,7 +799,9 @@ class _LabelMatch:
         self.parts = parts if len(parts) > 1 else []
         self._cells: dict[tuple[str, str], float] = {}
         self._rows: dict[str, float] = {}
+        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
         self._columns: dict[str, float] = {}
+        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str) -> float:
@@ -793,32 +811,54 @@ class _LabelMatch:
         likeness = self._cells.get(cell)
         if likeness is not None:
             return likeness
-        name = _norm(field)
-        best = self._rows.get(name)
-        if best is None:
-            best = self._rows[name] = self._row(name, _head(field))
-        columns = _columns(period)
+        row = self._fields.get(field)
+        if row is None:
+            row = self._fields[field] = self._named_row(field)
+        name, best = row
+        header = self._headers.get(period)
+        if header is None:
+            header = self._headers[period] = self._header(period)
+        columns, column, named = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
-            column = columns[-1]
-            named = self._columns.get(column)
-            if named is None:
-                # The label may name the column of a row the member or the context picks ("報酬等の総額").
-                named = self._columns[column] = 0.9 * fuzz.ratio(self.wanted, column)
-            # A cutoff lets rapidfuzz skip a pair too unlike in length to beat the best so far (most cells).
-            best = max(best, named)
-            best = max(
-                best,
-                fuzz.ratio(self.wanted, name + column, score_cutoff=best),
-                fuzz.ratio(self.wanted, column + name, score_cutoff=best),
-            )
+            if named > best:
+                best = named
+            # Row and column read together can beat the best so far only if their length allows (most cells: not):
+            # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
+            together = len(name) + len(column)
+            shorter = together if together < self._length else self._length
+            if 200 * shorter / (together + self._length) > best - 1e-9:
+                best = max(
+                    best,
+                    fuzz.ratio(self.wanted, name + column, score_cutoff=best),
+                    fuzz.ratio(self.wanted, column + name, score_cutoff=best),
+                )
         likeness = self._cells[cell] = best / 100
         return likeness
 
+    def _named_row(self, field: str) -> tuple[str, float]:
+        """A row label normalised, and how well the label names it (kept per normalised label)."""
+        name = _norm(field)
+        score = self._rows.get(name)
+        if score is None:
+            score = self._rows[name] = self._row(name, _head(field))
+        return name, score
+
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
+        """A column header path's headers, its own (last) header, and how well the label names that header (the
+        label may name the column of a row the member or the context picks: "報酬等の総額")."""
+        columns = _columns(period)
+        if not columns:
+            return columns, "", 0.0
+        named = self._columns.get(columns[-1])
+        if named is None:
+            named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
+        return columns, columns[-1], named
+
     def _row(self, name: str, head: str = "") -> float:
-        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _TOTAL_SUFFIX.sub("", name)))
+        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
         if head:
             score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
@@ -855,7 +895,7 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
         spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
-        cell.row_label = head if cell.row == spanned[0] else second
+        cell.named = (head if cell.row == spanned[0] else second) or cell.named  # "(…)" alone names no row
 
 
 @cached_per_book(maxsize=65536)

@@ -59,21 +59,28 @@ def kana_key(kana: str) -> str:
     """Loose romanisation of a katakana reading."""
     out: list[str] = []
     double = False
+    # The rule values read once, not per character (a lookup each cost more than the rest of the loop).
+    double_mark, long_mark, smalls, syllables = (
+        _WORDS["double"],
+        _WORDS["long"],
+        _SMALL.value(),
+        _KANA.value(),
+    )
     for char in kana:
-        if char == _WORDS["double"]:
+        if char == double_mark:
             double = True
             continue
-        if char == _WORDS["long"]:
+        if char == long_mark:
             continue  # long vowel: shortened anyway
-        if char in _SMALL and out:
-            small = _SMALL[char]
+        if char in smalls and out:
+            small = smalls[char]
             out[-1] = (
                 out[-1][:-1] + (small if small[0] == "y" and out[-1][-1:] == "i" else small[-1:])
                 if len(out[-1]) > 1
                 else out[-1] + small
             )
             continue
-        syllable = _KANA.get(char, "")
+        syllable = syllables.get(char, "")
         if double and syllable:
             syllable = syllable[0] + syllable
         double = False

@@ -16,8 +16,9 @@ judge the statement against them with general operations of reading law, choose 
 2. Judging (qa/statutes/compare.py): each statement is aligned with its closest sentence (a paragraph, an item
    read with its lead) and what it changes there is found with general operations, each weighed
    (`CHANGE_WEIGHTS`): polarity (negation: ない, 無効, 以外; opposite words: 前/後, 以上/以下), modality
-   (obligation しなければならない / effort するよう努めなければならない / permission することができる /
-   prohibition してはならない), numbers,
+   (obligation しなければならない / effort するよう努めなければならない / permission することができる, and
+   …を妨げない, "does not preclude", which lets the act be done and negates nothing / prohibition してはならない),
+   numbers,
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
    or body the article does not name; two terms swapped), exceptions (the statement applies the provision

@@ -86,6 +86,54 @@ class AnalyzerConfig:
             raise TypeError("register must be a qa.understand.companies.CompanyRegister")
 
 
+@dataclass(frozen=True)
+class AnalyzerRules:
+    """What the analyzer reads from the rule and formula files of one book (read-only once loaded)."""
+
+    classifier: QuestionClassifier
+    fields: FieldDictionary
+    fewshot: FewShot
+    formulas: FormulaBook
+    statistics: StatisticsRules
+    topics: TopicBook
+    formula_matcher: PhraseMatcher[str]  # formula names and aliases, folded
+    field_suffixes: list[
+        tuple[str, str]
+    ]  # per-field formulas ("{field}增长率"): the words after the field, longest first
+    boilerplate: list[re.Pattern]
+
+    @classmethod
+    def load(cls, config: AnalyzerConfig) -> AnalyzerRules:
+        """Read and check rules/question_types.yaml, fields.yaml, fewshot.yaml, statistics.yaml and the formulas of
+        config.rules (InputError with file:line when a file is broken)."""
+        rules_dir = config.rules.rules_dir
+        classifier = QuestionClassifier.load(rules_dir / "question_types.yaml")
+        fields = FieldDictionary.load(rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold)
+        formulas = FormulaBook.load(config.rules.formulas_dir, fields)
+        phrases: dict[str, list[str]] = {}
+        for alias, name in formulas.names_and_aliases().items():
+            phrases.setdefault(fold_field(alias), []).append(name)
+        suffixes = sorted(
+            (
+                (pattern.split(FIELD_PLACEHOLDER)[1], name)
+                for pattern, name in formulas.field_patterns().items()
+                if pattern.startswith(FIELD_PLACEHOLDER)
+            ),
+            key=lambda item: -len(item[0]),
+        )
+        return cls(
+            classifier,
+            fields,
+            FewShot.load(rules_dir / "fewshot.yaml"),
+            formulas,
+            StatisticsRules.load(rules_dir / "statistics.yaml"),
+            TopicBook.load(),
+            PhraseMatcher(phrases),
+            suffixes,
+            [re.compile(p) for p in classifier.boilerplate],
+        )
+
+
 class QuestionAnalyzer:
     """Reads a question the way the rules say: type, company, years, fields, formula, output request.
 
@@ -101,30 +149,16 @@ class QuestionAnalyzer:
             self._load(config)
 
     def _load(self, config: AnalyzerConfig) -> None:
-        rules_dir = config.rules.rules_dir
-        self.classifier = QuestionClassifier.load(rules_dir / "question_types.yaml")
-        self.fields = FieldDictionary.load(
-            rules_dir / "fields.yaml", fuzzy_threshold=config.field_fuzzy_threshold
+        # Read and checked once per book (and fuzzy threshold): an engine opened after another in the process, as a
+        # qa.run worker forked from its parent, starts without parsing and validating the files again.
+        rules = config.rules.read_once(
+            f"analyzer:{config.field_fuzzy_threshold}", lambda: AnalyzerRules.load(config)
         )
-        self.fewshot = FewShot.load(rules_dir / "fewshot.yaml")
+        self.classifier, self.fields, self.fewshot = rules.classifier, rules.fields, rules.fewshot
+        self.formulas, self.statistics, self.topics = rules.formulas, rules.statistics, rules.topics
+        self._formula_matcher, self._field_suffixes = rules.formula_matcher, rules.field_suffixes
+        self._boilerplate = rules.boilerplate
         self.register = config.register
-        self.formulas = FormulaBook.load(config.rules.formulas_dir, self.fields)
-        self.statistics = StatisticsRules.load(rules_dir / "statistics.yaml")
-        self.topics = TopicBook.load()
-        phrases: dict[str, list[str]] = {}
-        for alias, name in self.formulas.names_and_aliases().items():
-            phrases.setdefault(fold_field(alias), []).append(name)
-        self._formula_matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
-        # Per-field formulas ("{field}增长率"): the words that follow a field, longest first.
-        self._field_suffixes = sorted(
-            (
-                (pattern.split(FIELD_PLACEHOLDER)[1], name)
-                for pattern, name in self.formulas.field_patterns().items()
-                if pattern.startswith(FIELD_PLACEHOLDER)
-            ),
-            key=lambda item: -len(item[0]),
-        )
-        self._boilerplate = [re.compile(p) for p in self.classifier.boilerplate]
         if config.jieba_dictionary:
             self.fields.add_to_jieba()
 

@@ -77,6 +77,18 @@ def test_long_and_clashing_table_ids_get_distinct_short_sheet_names(tmp_path):
     assert "p12t1" in names and set(read_tables_workbook(out)) == {t.table_id for t in tables}
 
 
+def test_table_ids_excel_would_refuse_as_sheet_names_get_names_it_takes(tmp_path):
+    """Excel keeps History for itself, refuses an apostrophe at either end of a name and counts a character
+    outside the BMP as two of its 31."""
+    frame = pd.DataFrame([["营业收入", "1,000"]], columns=["项目", "2021年"])
+    ids = ["History", "'quoted'", "x'" + "b" * 30, "\U00020000" * 20]
+    out = tmp_path / "t.xlsx"
+    write_tables_workbook([Table(table_id, 1, frame) for table_id in ids], out)
+    names = openpyxl.load_workbook(out, read_only=True).sheetnames
+    assert names[1:5] == ["History~2", "quoted", "b" * 30, "\U00020000" * 15]
+    assert set(read_tables_workbook(out)) == set(ids)
+
+
 def test_numbers_are_numbers_shown_as_printed_with_frozen_headers_links_and_a_facts_sheet(tmp_path):
     frame = pd.DataFrame(
         [["营业收入", "2,345,678,901.23", "(1,234)"], ["注1 行", "※1 60,976", "12.5%"]],
@@ -95,7 +107,7 @@ def test_numbers_are_numbers_shown_as_printed_with_frozen_headers_links_and_a_fa
     assert (
         sheet["B3"].value == "※1 60,976" and sheet["C3"].value == "12.5%"
     )  # not only a number: kept as text
-    # a write-only sheet must not carry a number's format over to the text after it
+    # a number's format is the number's cell's alone, not carried over to the text after it
     assert (sheet["A2"].number_format, sheet["A3"].number_format) == ("General", "General")
     index = book[INDEX_SHEET]
     link = index["A2"]

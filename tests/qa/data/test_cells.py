@@ -565,6 +565,9 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     alone = [cell(21)]  # one row: the label is the row's own, both lines
     _split_spanned_labels(alone)
     assert alone[0].named == label
+    empty = [cell(13, "貸倒引当金()"), cell(14, "貸倒引当金()")]  # an empty second line names no row
+    _split_spanned_labels(empty)
+    assert [c.named for c in empty] == ["貸倒引当金", "貸倒引当金()"]
 
 
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():

@@ -317,6 +317,24 @@ def test_a_duty_to_endeavour_is_not_an_obligation():
     assert "modality" not in align("五年間、公衆の縦覧に供しなければならない", [sentence()], WORDS).kinds
 
 
+def test_does_not_preclude_is_a_permission_not_a_negation():
+    law = "債務の履行がその契約の成立の時に不能であったことは、その履行の不能によって生じた損害の賠償を請求することを妨げない。"
+    denied = align(
+        "債務の履行がその契約の成立の時に不能であったときは、その履行の不能によって生じた損害の賠償を請求することができない。",
+        [sentence(law)],
+        WORDS,
+    )
+    assert "negation" in denied.kinds
+    allowed = align(
+        "債務の履行がその契約の成立の時に不能であったときも、その履行の不能によって生じた損害の賠償を請求することができる。",
+        [sentence(law)],
+        WORDS,
+    )
+    assert "negation" not in allowed.kinds and "modality" not in allowed.kinds
+    # the passive (妨げられない) reads the same way
+    assert "negation" not in align(law.replace("妨げない", "妨げられない"), [sentence(law)], WORDS).kinds
+
+
 def test_an_edit_copies_most_of_its_law_sentence_and_a_paraphrase_little():
     edit = align("届出書を受理した日から五年間、公衆の縦覧に供することはできない", [sentence()], WORDS)
     paraphrase = align(

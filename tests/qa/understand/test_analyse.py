@@ -342,3 +342,35 @@ def test_a_field_written_as_long_as_a_topic_term_stays_a_field(analyzer):
     revenue = ask(analyzer, "综艺股份2020年的主营业务收入是多少元?")
     assert (auditor.type, auditor.fields, auditor.topic) == ("lookup", ("会计师事务所",), "")
     assert (revenue.type, revenue.fields, revenue.topic) == ("lookup", ("营业收入",), "")
+
+
+def test_the_rule_files_are_read_once_per_book_and_each_book_reads_its_own(tmp_path):
+    import shutil
+
+    from core import rulefile
+    from core.rulefile import data_dir
+
+    read: list[str] = []
+    original = rulefile.RuleFile.load.__func__
+
+    def counting(cls, path, schema=None):
+        read.append(str(path))
+        return original(cls, path, schema)
+
+    rules = shutil.copytree(data_dir("rules"), tmp_path / "rules")
+    book = RuleBook.at(rules)
+    rulefile.RuleFile.load = classmethod(counting)
+    try:
+        first = QuestionAnalyzer(AnalyzerConfig(rules=book))
+        loaded = len(read)
+        second = QuestionAnalyzer(AnalyzerConfig(rules=book))
+        stricter = QuestionAnalyzer(AnalyzerConfig(rules=book, field_fuzzy_threshold=95))
+        other = QuestionAnalyzer(AnalyzerConfig(rules=RuleBook.at(shutil.copytree(rules, tmp_path / "copy"))))
+    finally:
+        rulefile.RuleFile.load = classmethod(original)
+    assert loaded > 0 and any(p.endswith("question_types.yaml") for p in read)
+    # a second analyzer of the book (a qa.run worker forked from its parent) parses and validates nothing again
+    assert second.classifier is first.classifier and second.fields is first.fields
+    assert len(read) > loaded  # another book, or another threshold, reads the files itself
+    assert stricter.fields is not first.fields and stricter.fields.fuzzy_threshold == 95
+    assert other.classifier is not first.classifier
