@@ -381,9 +381,8 @@ class _TableReading:
         cells = frame.to_numpy(dtype=object).tolist()  # read cell by cell: rows of Python values
         label_col = _label_column(frame)
         if label_col == NO_LABEL and not _caption(table):
-            label_col = _first_words(
-                frame
-            )  # nothing names the figures: read them as before, by their first words
+            # nothing names the figures: read them as before, by their first words
+            label_col = _first_words(frame)
         labels = ["" if label_col == NO_LABEL else str(row[label_col]) for row in cells]
         columns = _columns(table, label_col)
         value_cols = [c for c in columns if c.kind == "value"]

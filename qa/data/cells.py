@@ -724,9 +724,8 @@ def _member_fit(word: str, period: str) -> float:
 
 def _balance_row(cell: _Cell) -> bool:
     """A balance row of a statement of changes in equity (当期首残高, 2020年3月31日残高: then the row is the period)."""
-    fact = cell.fact
-    return fact["statement"] == "equity_changes" and bool(
-        _BALANCE.search(_norm(cell.named)) or _BALANCE.search(_norm(str(fact["period"] or "")))
+    return cell.fact["statement"] == "equity_changes" and bool(
+        _BALANCE.search(_norm(cell.named)) or _BALANCE.search(_norm(cell.period))
     )
 
 
