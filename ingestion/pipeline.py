@@ -287,6 +287,8 @@ class Ingester:
                 for report in reports:
                     report.identity = writer.identities.get(report.doc_id).get("findings", report.identity)
                 writer.finish()
+            if todo:
+                writer.compact()
 
         summary = IngestSummary(
             sorted(reports, key=lambda r: r.path),

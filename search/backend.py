@@ -57,6 +57,11 @@ class TextIndex(Protocol):
     def commit(self) -> None:
         """Make all additions and deletions durable and visible to search."""
 
+    def compact(self) -> bool:
+        """After an ingest's last commit: write the index again in the form searched fastest, when the backend
+        can and that is cheap (every document added by this writer); an interruption keeps the index as it
+        was. Whether it was written again."""
+
     def search(self, query: SearchQuery) -> list[Hit]:
         """Best hits first."""
 

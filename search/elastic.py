@@ -315,6 +315,10 @@ class ElasticIndex(ElasticStore):
         except TransportError as exc:
             raise request_failed(exc, self.settings.es_url) from None
 
+    def compact(self) -> bool:
+        """Nothing to do: the server merges its segments itself, and an ingest leaves them searchable."""
+        return False
+
     def search(self, query: SearchQuery) -> list[Hit]:
         request = self._request(query)
         if request is None:

@@ -26,6 +26,7 @@ import tantivy
 from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Chunk
+from search.added_chunks import AddedChunks
 from search.backend import Hit, SearchQuery
 from search.index_terms import (
     TIE_MARGIN,
@@ -56,6 +57,23 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("titles", tokenizer_name=_TOKENS)
     builder.add_bytes_field("chunk", stored=True)  # the whole Chunk as JSON
     return builder.build()
+
+
+def _document(fields: tuple) -> tantivy.Document:
+    """The tantivy document of a chunk's field values, in EmbeddedIndex.add's order."""
+    chunk_id, doc_id, doc_prefixes, company, year, kind, body, titles, stored = fields
+    doc = tantivy.Document()
+    doc.add_text("chunk_id", chunk_id)
+    doc.add_text("doc_id", doc_id)
+    for prefix in doc_prefixes:
+        doc.add_text("doc_prefixes", prefix)
+    doc.add_text("company", company)
+    doc.add_text("year", year)
+    doc.add_text("kind", kind)
+    doc.add_text("body", body)
+    doc.add_text("titles", titles)
+    doc.add_bytes("chunk", stored)
+    return doc
 
 
 class EmbeddedIndex:
@@ -97,33 +115,40 @@ class EmbeddedIndex:
             ) from None
         self._index = self._open()
         self.tokenizer = tokenizer or Tokenizer()
+        self._added = AddedChunks(self.directory)  # what this session's writer added, for compact()
+        self._uncommitted = False  # added or deleted since the last commit
 
     def add(self, chunks: Iterable[Chunk]) -> int:
         writer = self._writable()
         n = 0
         for chunk in chunks:
             terms = chunk_terms(self.tokenizer, chunk, self._titles_cache)
-            doc = tantivy.Document()
-            doc.add_text("chunk_id", chunk.chunk_id)
-            doc.add_text("doc_id", chunk.doc_id)
-            for prefix in terms.doc_prefixes:
-                doc.add_text("doc_prefixes", prefix)
-            doc.add_text("company", terms.company)
-            doc.add_text("year", terms.year)
-            doc.add_text("kind", chunk.kind)
-            doc.add_text("body", terms.body)
-            doc.add_text("titles", terms.titles)
-            doc.add_bytes("chunk", json.dumps(chunk_to_stored(chunk), ensure_ascii=False).encode("utf-8"))
+            fields = (
+                chunk.chunk_id,
+                chunk.doc_id,
+                terms.doc_prefixes,
+                terms.company,
+                terms.year,
+                chunk.kind,
+                terms.body,
+                terms.titles,
+                json.dumps(chunk_to_stored(chunk), ensure_ascii=False).encode("utf-8"),
+            )
             # Deletes apply to documents added before them, so this replaces an older copy only.
             writer.delete_documents_by_term("chunk_id", chunk.chunk_id)
-            writer.add_document(doc)
+            writer.add_document(_document(fields))
+            self._added.add(chunk.chunk_id, chunk.doc_id, fields)
             n += 1
+        self._uncommitted = self._uncommitted or n > 0
         return n
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
         writer = self._writable()
+        doc_ids = list(doc_ids)
         for doc_id in doc_ids:
             writer.delete_documents_by_term("doc_id", doc_id)
+        self._added.delete_documents(doc_ids)
+        self._uncommitted = self._uncommitted or bool(doc_ids)
 
     def commit(self) -> None:
         if self._writer is None:
@@ -132,7 +157,24 @@ class EmbeddedIndex:
             self._writer.commit()
         except ValueError as exc:
             raise StoreError(f"cannot commit the text index: {exc}", str(self.directory)) from None
+        self._uncommitted = False
         self._reload()
+
+    def compact(self) -> bool:
+        """Write the index again as one segment (searches pay per segment) when this writer added every
+        document it holds and they lie in several: from what it added (search.added_chunks), in one commit,
+        so an interruption keeps the segments as they were. False when there was nothing to do."""
+        if self._writer is None or self._uncommitted or not len(self._added):
+            return False
+        searcher = self._searcher()
+        if searcher.num_segments < 2 or searcher.num_docs != len(self._added):
+            return False  # documents of earlier sessions have no tokens kept: tantivy's merges keep those
+        self._writer.delete_all_documents()  # takes effect with the commit below
+        for fields in self._added.in_chunk_order():
+            self._writer.add_document(_document(fields))
+        self._uncommitted = True
+        self.commit()
+        return True
 
     def search(self, query: SearchQuery) -> list[Hit]:
         if query.limit < 1:
@@ -182,6 +224,7 @@ class EmbeddedIndex:
     def close(self) -> None:
         """Release the writer lock; uncommitted changes are dropped."""
         writer, self._writer = self._writer, None
+        self._added.close()
         if writer is not None:
             writer.rollback()
             writer.wait_merging_threads()

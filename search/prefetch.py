@@ -61,6 +61,10 @@ class PrefetchedIndex:
     def commit(self) -> None:
         self.index.commit()
 
+    def compact(self) -> bool:
+        self._ready.clear()
+        return self.index.compact()
+
     def count(self) -> int:
         return self.index.count()
 

@@ -1,8 +1,9 @@
 """Answering a stream of question batches, in this process or in worker processes, answers in input order.
 
 A batch's first searches and fact look-ups go to the index together (Engine.prefetch). With more than one
-worker, each worker process opens its own Engine over the same index and answers whole batches; at most two
-batches per worker are in flight, so memory stays bounded however long the stream. Answering is Python code
+worker, each worker process opens its own Engine over the same index, and each batch is shared out among
+the workers in equal parts (`shares`); at most two parts per worker are in flight, so memory stays bounded
+however long the stream. Answering is Python code
 that holds the GIL, so processes, not threads, are what use a machine's cores.
 
 >>> with BatchAnswerer(EngineSettings(index=settings), BatchSettings(workers=2)) as answerer:  # doctest: +SKIP
@@ -28,7 +29,7 @@ from qa.engine import Engine, EngineSettings
 from qa.records import Analysis, Answer, Question
 
 DEFAULT_QUESTION_SECONDS = 300.0  # a text question with a CPU model takes ~22 s
-IN_FLIGHT = 2  # batches per worker given out at a time: one being answered, one waiting
+IN_FLIGHT = 2  # parts per worker given out at a time: one being answered, one waiting
 
 Answered = tuple[Question, Answer, tuple[str, ...]]  # a question, its answer, its analysis steps (with trace)
 
@@ -69,7 +70,7 @@ class BatchAnswerer:
             self._engine.close()
             self._engine = None
         if self._pool is not None:
-            # Interrupted: no waiting for the batches in flight; the workers end with this process (become_worker)
+            # Interrupted: no waiting for the parts in flight; the workers end with this process (become_worker)
             self._pool.shutdown(wait=failing is not KeyboardInterrupt, cancel_futures=True)
             self._pool = None
 
@@ -84,9 +85,10 @@ class BatchAnswerer:
         broken: InputError | None = None
         try:
             for batch in batches:
-                pending.append((batch, self._pool.submit(_answer_in_worker, batch), self._pool))
-                while len(pending) >= IN_FLIGHT * self.settings.workers:
-                    yield from self._collect(*pending.popleft())
+                for part in shares(batch, self.settings.workers):
+                    pending.append((part, self._pool.submit(_answer_in_worker, part), self._pool))
+                    while len(pending) >= IN_FLIGHT * self.settings.workers:
+                        yield from self._collect(*pending.popleft())
         except InputError as exc:
             broken = exc
         while pending:
@@ -100,7 +102,7 @@ class BatchAnswerer:
         try:
             answered = future.result()
         except BrokenProcessPool:
-            # A worker died (a fault in a native library, out of memory): the batches its pool held are lost, a new
+            # A worker died (a fault in a native library, out of memory): the parts its pool held are lost, a new
             # pool answers the rest.
             if pool is self._pool:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -120,6 +122,23 @@ class BatchAnswerer:
             initializer=_init_worker,
             initargs=(self.engine_settings, self.settings, os.getpid()),
         )
+
+
+def shares(batch: list[Question], workers: int) -> list[list[Question]]:
+    """The batch in `workers` consecutive parts of near-equal size (none empty), one for each worker: whole
+    batches leave a worker idle at the end of a short file (663 questions in batches of 64: 6 batches for one
+    worker, 5 for the other), parts at most one part's time.
+
+    >>> [len(part) for part in shares(list(range(64)), 3)], shares([1], 2)
+    ([22, 21, 21], [[1]])
+    """
+    size, extra = divmod(len(batch), workers)
+    parts, start = [], 0
+    for n in range(min(workers, len(batch))):
+        end = start + size + (n < extra)
+        parts.append(batch[start:end])
+        start = end
+    return parts
 
 
 def answer_batch(

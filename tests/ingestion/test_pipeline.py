@@ -326,6 +326,24 @@ def consistent(index: Path) -> None:
     assert chunk_count(index) == sum(e.chunks for e in manifest.entries.values())
 
 
+def _text_segments(index: Path) -> int:
+    import tantivy
+
+    return tantivy.Index.open(str(IndexSettings(index).text_dir)).searcher().num_segments
+
+
+def test_a_fresh_ingest_of_many_batches_leaves_one_text_segment_and_an_update_leaves_the_rest(tmp_path):
+    corpus = make_corpus(tmp_path / "corpus")
+    index = tmp_path / "index"
+    run(corpus, index, batch_size=1)  # a commit, and a segment, per file
+    assert _text_segments(index) == 1
+    assert found(index, "光伏组件") == {REPORT_A} and found(index, "联名卡") == {"bank/notes"}
+    write(corpus / "bank" / "notes.md", "# 信用卡业务\n\n本行信用卡中心推出分期付款。\n")
+    run(corpus, index, batch_size=1)  # one file again: the other files' tokens were not kept this run
+    assert _text_segments(index) == 2
+    assert found(index, "光伏组件") == {REPORT_A} and found(index, "分期付款") == {"bank/notes"}
+
+
 def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, monkeypatch):
     corpus = four_documents(tmp_path / "corpus")
     writes = []

@@ -8,6 +8,7 @@ import pytest
 import tantivy
 
 from core.errors import InputError
+from search.added_chunks import AddedChunks
 from search.backend import SearchQuery
 from search.embedded import EmbeddedIndex
 from search.settings import IndexSettings
@@ -123,3 +124,92 @@ def test_an_unwritable_location_is_reported(tmp_path, search_tokenizer):
 def test_writer_memory_is_checked(settings, search_tokenizer):
     with pytest.raises(InputError, match="writer_heap_mb"):
         EmbeddedIndex(settings, search_tokenizer, writer_heap_mb=1)
+
+
+def _segments(settings) -> int:
+    return tantivy.Index.open(str(settings.text_dir)).searcher().num_segments
+
+
+def _ranked(index, texts) -> list[list[tuple[str, float]]]:
+    return [[(h.chunk.chunk_id, h.score) for h in index.search(SearchQuery(text=t, limit=20))] for t in texts]
+
+
+QUERIES = ("营业收入", "保單借款", "負債合計", "営業収益")
+
+
+def test_compact_writes_an_index_of_many_commits_as_one_segment_that_answers_alike(
+    settings, search_tokenizer, corpus
+):
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        for chunk in corpus:  # one commit, one segment, per chunk, as an ingest's batches make them
+            index.add([chunk])
+            index.commit()
+        before = _ranked(index, QUERIES)
+        assert _segments(settings) > 1
+        assert index.compact()
+        assert _segments(settings) == 1 and index.count() == len(corpus)
+        assert _ranked(index, QUERIES) == before
+        assert not index.compact()  # one segment: nothing to do
+    with EmbeddedIndex(settings, search_tokenizer) as reopened:
+        assert _ranked(reopened, QUERIES) == before
+
+
+def test_compact_keeps_the_live_copy_of_a_replaced_chunk_and_drops_deleted_documents(
+    settings, search_tokenizer, corpus
+):
+    changed = dataclasses.replace(corpus[0], text="营业收入 储能电站")
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        index.add(corpus)
+        index.commit()
+        index.add([changed])
+        index.delete_documents([corpus[-1].doc_id])
+        index.commit()
+        assert index.compact()
+        assert _segments(settings) == 1 and index.count() == len(corpus) - 1
+        assert [h.chunk for h in index.search(SearchQuery(text="储能电站"))] == [changed]
+        assert not index.search(SearchQuery(text="", doc_ids=(corpus[-1].doc_id,)))
+        assert index.search(SearchQuery(text="", doc_ids=(corpus[-2].doc_id,)))
+
+
+def test_compact_leaves_an_index_holding_chunks_another_writer_added(settings, search_tokenizer, corpus):
+    fill(settings, search_tokenizer, corpus[:3])
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        index.add(corpus[3:])
+        index.commit()
+        assert not index.compact()  # the first writer's tokens were not kept: tantivy's merges are theirs
+        assert index.count() == len(corpus) and _segments(settings) == 2
+
+
+def test_compact_waits_for_a_commit(settings, search_tokenizer, corpus):
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        index.add(corpus[:3])
+        index.commit()
+        index.add(corpus[3:])
+        assert not index.compact()
+        index.commit()
+        assert index.compact() and index.count() == len(corpus)
+
+
+def test_an_interrupted_compaction_keeps_the_index_as_committed(
+    settings, search_tokenizer, corpus, monkeypatch
+):
+    index = EmbeddedIndex(settings, search_tokenizer)
+    for chunk in corpus:
+        index.add([chunk])
+        index.commit()
+    before, segments = _ranked(index, QUERIES), _segments(settings)
+
+    real = AddedChunks.in_chunk_order
+
+    def interrupted(self):  # Ctrl-C once the rewrite has begun
+        records = real(self)
+        yield next(records)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(AddedChunks, "in_chunk_order", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        index.compact()
+    index.close()
+    with EmbeddedIndex(settings, search_tokenizer) as reopened:
+        assert reopened.count() == len(corpus) and _segments(settings) == segments
+        assert _ranked(reopened, QUERIES) == before

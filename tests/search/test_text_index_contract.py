@@ -231,3 +231,11 @@ def test_a_batch_of_queries_gets_the_hits_of_each_query_alone(text_index):
         [h.score for h in text_index.search(q)] for q in queries
     ]
     assert batch[0] and batch[2] == [] and batch[3] == [] and text_index.search_many([]) == []
+
+
+def test_compacting_after_the_last_commit_changes_no_hit(text_index, corpus):
+    queries = [SearchQuery(text=t, limit=5) for t in ("保單借款", "2023年第1季合併營業收入", "従業員数")]
+    before = [[(h.chunk, h.score) for h in text_index.search(q)] for q in queries]
+    assert isinstance(text_index.compact(), bool)
+    assert [[(h.chunk, h.score) for h in text_index.search(q)] for q in queries] == before
+    assert text_index.count() == len(corpus)
