@@ -40,22 +40,21 @@ class AddedChunks:
     def __init__(self, directory: Path):
         self.directory = directory
         self._file: IO[bytes] | None = None
+        self._end = 0  # where the next record goes (a seek there would flush the file's buffer every time)
         self._at: dict[str, tuple[int, str]] = {}  # chunk id -> (offset of its record, its document)
         self._chunks_of: dict[str, set[str]] = {}  # doc id -> chunk ids added with it
 
     def add(self, chunk_id: str, doc_id: str, fields: tuple) -> None:
         """Keep a document's field values (strings, bytes and tuples of them), replacing an earlier one of the
         chunk id, as the index replaces it."""
-        spill = self._spill()
-        offset = spill.seek(0, 2)
         record = marshal.dumps(fields)
+        record = _LENGTH.pack(len(record)) + record
         try:
-            spill.write(_LENGTH.pack(len(record)) + record)
+            self._spill().write(record)
         except OSError as exc:
-            raise StoreError(
-                f"cannot write beside the text index: {exc.strerror}", str(self.directory)
-            ) from None
-        self._at[chunk_id] = offset, doc_id
+            raise self._unwritable(exc) from None
+        self._at[chunk_id] = self._end, doc_id
+        self._end += len(record)
         self._chunks_of.setdefault(doc_id, set()).add(chunk_id)
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
@@ -73,16 +72,20 @@ class AddedChunks:
         """Each live document's field values, by chunk id (an index written from them does not depend on the
         order the parsers finished in)."""
         spill = self._spill()
-        for chunk_id in sorted(self._at):
-            spill.seek(self._at[chunk_id][0])
-            (length,) = _LENGTH.unpack(spill.read(_LENGTH.size))
-            yield marshal.loads(spill.read(length))
+        try:
+            for chunk_id in sorted(self._at):
+                spill.seek(self._at[chunk_id][0])
+                (length,) = _LENGTH.unpack(spill.read(_LENGTH.size))
+                yield marshal.loads(spill.read(length))
+        finally:
+            spill.seek(self._end)  # where add() writes next
 
     def close(self) -> None:
         """Forget everything (the spill file goes with it)."""
         if self._file is not None:
             self._file.close()
             self._file = None
+        self._end = 0
         self._at.clear()
         self._chunks_of.clear()
 
@@ -91,7 +94,8 @@ class AddedChunks:
             try:
                 self._file = tempfile.TemporaryFile(dir=self.directory, prefix=".added-")
             except OSError as exc:
-                raise StoreError(
-                    f"cannot write beside the text index: {exc.strerror}", str(self.directory)
-                ) from None
+                raise self._unwritable(exc) from None
         return self._file
+
+    def _unwritable(self, exc: OSError) -> StoreError:
+        return StoreError(f"cannot write beside the text index: {exc.strerror}", str(self.directory))
