@@ -31,14 +31,21 @@ from typing import IO
 
 from core.errors import StoreError
 
+# Chunks kept at most (their ids take ~250 bytes of memory each): a corpus past it has segments of thousands of
+# chunks each already, and writing it again would take minutes
+MAX_KEPT = 1_000_000
 _LENGTH = struct.Struct("<I")  # each record: its length, then the marshalled tuple of field values
 
 
 class AddedChunks:
     """The live documents one writer session added: chunk id -> (its document, where its fields are spilled)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, limit: int = MAX_KEPT):
         self.directory = directory
+        self.limit = limit
+        self.overflowed = (
+            False  # more than `limit` were added: none are kept, and compaction is left to tantivy
+        )
         self._file: IO[bytes] | None = None
         self._end = 0  # where the next record goes (a seek there would flush the file's buffer every time)
         self._at: dict[str, tuple[int, str]] = {}  # chunk id -> (offset of its record, its document)
@@ -47,6 +54,12 @@ class AddedChunks:
     def add(self, chunk_id: str, doc_id: str, fields: tuple) -> None:
         """Keep a document's field values (strings, bytes and tuples of them), replacing an earlier one of the
         chunk id, as the index replaces it."""
+        if self.overflowed:
+            return
+        if len(self._at) >= self.limit and chunk_id not in self._at:
+            self._forget()
+            self.overflowed = True
+            return
         record = marshal.dumps(fields)
         record = _LENGTH.pack(len(record)) + record
         try:
@@ -81,7 +94,11 @@ class AddedChunks:
             spill.seek(self._end)  # where add() writes next
 
     def close(self) -> None:
-        """Forget everything (the spill file goes with it)."""
+        """Forget everything (the spill file goes with it), ready for a new session."""
+        self._forget()
+        self.overflowed = False
+
+    def _forget(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -11,6 +11,10 @@ and scores exactly the tokens Elasticsearch scores (BM25 on both).
 
 Only one process may write at a time (tantivy's writer lock); any number may
 search. Changes not committed when the index is closed are dropped.
+
+Each commit leaves a segment, and every search pays per segment: a writer that
+added every chunk the index holds (a fresh ingest) writes them again as one
+segment with compact(), from what it kept while adding (search/added_chunks.py).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import tantivy
 from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Chunk
-from search.added_chunks import AddedChunks
+from search.added_chunks import MAX_KEPT, AddedChunks
 from search.backend import Hit, SearchQuery
 from search.index_terms import (
     TIE_MARGIN,
@@ -81,7 +85,7 @@ class EmbeddedIndex:
 
     `writer_heap_mb` bounds the memory tantivy's writer buffers before it
     flushes a segment; `cached_chunks` how many chunks read from the index are
-    kept decoded.
+    kept decoded; `kept_chunks` how many added chunks are kept for compact().
     """
 
     def __init__(
@@ -90,11 +94,14 @@ class EmbeddedIndex:
         tokenizer: Tokenizer | None = None,
         writer_heap_mb: int = 128,
         cached_chunks: int = 16384,
+        kept_chunks: int = MAX_KEPT,
     ):
         if writer_heap_mb < 16:
             raise InputError(f"writer_heap_mb must be at least 16, got {writer_heap_mb}")
-        if cached_chunks < 1:
-            raise InputError(f"cached_chunks must be positive, got {cached_chunks}")
+        if cached_chunks < 1 or kept_chunks < 0:
+            raise InputError(
+                f"cached_chunks must be positive and kept_chunks not negative, got {cached_chunks}, {kept_chunks}"
+            )
         self.settings = settings
         self.directory = Path(settings.text_dir)
         self._heap = writer_heap_mb * 1_000_000
@@ -115,7 +122,9 @@ class EmbeddedIndex:
             ) from None
         self._index = self._open()
         self.tokenizer = tokenizer or Tokenizer()
-        self._added = AddedChunks(self.directory)  # what this session's writer added, for compact()
+        self._added = AddedChunks(
+            self.directory, kept_chunks
+        )  # what this session's writer added, for compact()
         self._uncommitted = False  # added or deleted since the last commit
 
     def add(self, chunks: Iterable[Chunk]) -> int:
@@ -164,7 +173,7 @@ class EmbeddedIndex:
         """Write the index again as one segment (searches pay per segment) when this writer added every
         document it holds and they lie in several: from what it added (search.added_chunks), in one commit,
         so an interruption keeps the segments as they were. False when there was nothing to do."""
-        if self._writer is None or self._uncommitted or not len(self._added):
+        if self._writer is None or self._uncommitted or self._added.overflowed or not len(self._added):
             return False
         searcher = self._searcher()
         if searcher.num_segments < 2 or searcher.num_docs != len(self._added):

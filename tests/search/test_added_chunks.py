@@ -52,3 +52,17 @@ def test_the_spill_file_is_unnamed_and_leaves_nothing_behind(tmp_path):
 def test_an_unwritable_folder_is_a_store_error_naming_it(tmp_path):
     with pytest.raises(StoreError, match="cannot write beside the text index"):
         AddedChunks(tmp_path / "missing").add("doc/a#0", "doc/a", _fields("doc/a#0", "body"))
+
+
+def test_past_its_limit_nothing_is_kept_and_the_overflow_is_told(tmp_path):
+    added = AddedChunks(tmp_path, limit=2)
+    added.add("doc/a#0", "doc/a", _fields("doc/a#0", "one"))
+    added.add("doc/a#1", "doc/a", _fields("doc/a#1", "two"))
+    added.add("doc/a#1", "doc/a", _fields("doc/a#1", "two again"))  # a replacement is no new chunk
+    assert len(added) == 2 and not added.overflowed
+    added.add("doc/b#0", "doc/b", _fields("doc/b#0", "three"))
+    assert added.overflowed and len(added) == 0 and list(added.in_chunk_order()) == []
+    added.add("doc/c#0", "doc/c", _fields("doc/c#0", "four"))
+    assert len(added) == 0
+    added.close()
+    assert not added.overflowed

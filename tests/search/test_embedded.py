@@ -121,9 +121,11 @@ def test_an_unwritable_location_is_reported(tmp_path, search_tokenizer):
         EmbeddedIndex(IndexSettings(blocker / "index"), search_tokenizer)
 
 
-def test_writer_memory_is_checked(settings, search_tokenizer):
+def test_writer_memory_and_the_chunks_kept_are_checked(settings, search_tokenizer):
     with pytest.raises(InputError, match="writer_heap_mb"):
         EmbeddedIndex(settings, search_tokenizer, writer_heap_mb=1)
+    with pytest.raises(InputError, match="kept_chunks"):
+        EmbeddedIndex(settings, search_tokenizer, kept_chunks=-1)
 
 
 def _segments(settings) -> int:
@@ -178,6 +180,15 @@ def test_compact_leaves_an_index_holding_chunks_another_writer_added(settings, s
         index.commit()
         assert not index.compact()  # the first writer's tokens were not kept: tantivy's merges are theirs
         assert index.count() == len(corpus) and _segments(settings) == 2
+
+
+def test_compact_is_left_to_tantivy_past_the_chunks_a_writer_keeps(settings, search_tokenizer, corpus):
+    with EmbeddedIndex(settings, search_tokenizer, kept_chunks=len(corpus) - 1) as index:
+        for start in range(0, len(corpus), 4):
+            index.add(corpus[start : start + 4])
+            index.commit()
+        assert not index.compact()
+        assert _segments(settings) > 1 and index.count() == len(corpus)
 
 
 def test_compact_waits_for_a_commit(settings, search_tokenizer, corpus):
