@@ -91,7 +91,8 @@ class AddedChunks:
                 (length,) = _LENGTH.unpack(spill.read(_LENGTH.size))
                 yield marshal.loads(spill.read(length))
         finally:
-            spill.seek(self._end)  # where add() writes next
+            if not spill.closed:  # a reading given up after close(): nothing to write anymore
+                spill.seek(self._end)  # where add() writes next
 
     def close(self) -> None:
         """Forget everything (the spill file goes with it), ready for a new session."""

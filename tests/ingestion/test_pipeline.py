@@ -368,6 +368,30 @@ def test_a_run_interrupted_between_batches_resumes_where_it_stopped(tmp_path, mo
     assert found(tmp_path / "index", "氢燃料电池") == {"d3"}
 
 
+def test_ctrl_c_while_the_text_index_is_written_again_keeps_every_file_ingested(tmp_path, monkeypatch):
+    from search.added_chunks import AddedChunks
+
+    corpus = four_documents(tmp_path / "corpus")
+    real = AddedChunks.in_chunk_order
+
+    def interrupted(self):
+        records = real(self)
+        yield next(records)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(AddedChunks, "in_chunk_order", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(corpus, tmp_path / "index", batch_size=1)
+    monkeypatch.undo()
+
+    assert len(Manifest.load(tmp_path / "index" / "manifest.json").entries) == 4
+    consistent(tmp_path / "index")
+    assert _text_segments(tmp_path / "index") > 1  # as committed, batch by batch
+    assert found(tmp_path / "index", "氢燃料电池") == {"d3"}
+    again = run(corpus, tmp_path / "index", batch_size=1)
+    assert again.counts == {"ingested": 0, "unchanged": 4, "failed": 0, "removed": 0}
+
+
 def test_a_crash_after_a_commit_but_before_the_manifest_redoes_that_batch_without_duplicates(
     tmp_path, monkeypatch
 ):
