@@ -200,6 +200,7 @@ SCHEMAS: dict[str, dict] = {
             determiners=PATTERN,
             longer=PATTERN,
             actors=PATTERN,
+            instruments=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),

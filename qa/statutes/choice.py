@@ -21,12 +21,13 @@ judge the statement against them with general operations of reading law, choose 
    numbers,
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
-   or body the article does not name; two terms swapped), exceptions (the statement applies the provision
+   or body the article does not name; two terms swapped), another rule-maker (a kind of enactment the article
+   does not name: 条例 where the law leaves the matter to a 政令, or to none), exceptions (the statement applies the provision
    to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
    as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and
    conditions (のみ, 限り where the law limits nothing, 常に, 直ちに), quoted words the article does not say
    (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision).
-   A statement's goodness is its similarity minus the weights; negation, modality and actor, read off word-level
+   A statement's goodness is its similarity minus the weights; negation, modality, actor and rule-maker, read off word-level
    differences, count fully on an edit of the law text and half on a free paraphrase, by the share of the
    statement copied from its sentence (`Alignment.copied`). With a model loaded, the model also judges each
    statement against its sentence by the log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
@@ -84,6 +85,7 @@ CHANGE_WEIGHTS = {
     "opposite": 0.35,
     "quoted": 0.35,
     "actor": 0.35,
+    "instrument": 0.35,
     "condition": 0.25,
     "term": 0.12,
     "moved": 0.1,
@@ -91,7 +93,7 @@ CHANGE_WEIGHTS = {
 }
 # Detectors that read word-level differences from the aligned sentence: their signal means less on a paraphrase
 # (`ChoiceAnswerer._weighed`).
-EDIT_DETECTORS = frozenset({"negation", "modality", "actor"})
+EDIT_DETECTORS = frozenset({"negation", "modality", "actor", "instrument"})
 _STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 _PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
 _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegation"]))
