@@ -214,6 +214,9 @@ SCHEMAS: dict[str, dict] = {
             blanks=PATTERN,
             marks=TEXT,
             ranges=PATTERN,
+            wrapped=PATTERN,
+            opening=TEXT,
+            closing=TEXT,
         ),
     ),
     # qa/topics.py: the report sections text questions are about, how questions write them, their headings.

@@ -36,9 +36,8 @@ _RANGES = pattern_per_book(lambda: re.compile(_LAYOUTS["ranges"]))
 _SENTENCE_END = per_book(lambda: vocabulary("statutes")["sentence_end"])
 _STRAY = re.compile(r"[^\w]")
 # a word of an option that a PDF wrapped inside its table cell (償うことのでき \nない損害): its lines are one word
-_WRAPPED = re.compile(r"[ \t　]+\n(?=\S)")
+_WRAPPED = pattern_per_book(lambda: re.compile(_LAYOUTS["wrapped"]))
 _KATAKANA = "\u30a0-\u30ff"
-_OPENING, _CLOSING = "（(「『〔", "）)」』〕"
 
 
 @dataclass(frozen=True)
@@ -123,7 +122,7 @@ def _split_sentences(text: str) -> list[str]:
     """The sentences of a passage, split at each full stop outside brackets (（以下「…」という。） is inside one)."""
     out, start, depth = [], 0, 0
     for at, char in enumerate(text):
-        depth += (char in _OPENING) - (char in _CLOSING)
+        depth += (char in _LAYOUTS["opening"]) - (char in _LAYOUTS["closing"])
         if char == _SENTENCE_END.value() and depth <= 0:
             out.append(text[start : at + 1])
             start, depth = at + 1, 0
