@@ -92,6 +92,8 @@ def _read_blanks(question: str, options: dict[str, str]) -> Layout | None:
         return None
     marks = _blank_marks(asked.group(1))
     end = question.find(_SENTENCE_END.value(), asked.end()) + 1
+    if not end:  # the question sentence does not end: no passage follows it
+        return None
     # the passage without the line of column heads above the options (ア イ ウ エ オ)
     heads = re.compile(rf"[\s{_LAYOUTS['marks']}]*")
     passage = unwrap("\n".join(line for line in question[end:].splitlines() if not heads.fullmatch(line)))
