@@ -369,7 +369,7 @@ class CellAnswerer:
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
-        readings = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        readings = _Readings(asked)
         for cell in cells:
             self._score(asked, cell, readings, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
@@ -482,18 +482,18 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
-        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        readings: _Readings,
         persons: set[tuple[str, str]] = frozenset(),
         by_wording: bool = False,
     ) -> None:
-        likeness = self._likeness(asked, cell, matches, by_wording)
+        likeness = self._likeness(asked, cell, readings, by_wording)
         cell.label = max(likeness)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
         fact, titles = cell.fact, cell.chunk.titles
         named_row, period = cell.named, cell.period
         parts = cell.parts = {}
-        parts["label"] = _fit(cell, likeness, matches) + 0.5 * cell.rank
+        parts["label"] = _fit(cell, likeness, readings.matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
         parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
@@ -521,30 +521,29 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
-        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        readings: _Readings,
         by_wording: bool,
-    ) -> list[float]:
+    ) -> tuple[float, ...]:
         """How well each reading of the label names the cell (0..1): its row and column labels, a wording of the
         field list, or, for a row of a bare total or of the member, the titles of its table."""
         titles, named_row = cell.chunk.titles, cell.named
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        likeness = [match.of(named_row, cell.period) for match, _ in matches]
+        likeness = readings.of(named_row, cell.period)
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
-            likeness[0] = 1.0
+            likeness = (1.0, *likeness[1:])
         if asked.component_balance and _balance_row(cell):
-            likeness[0] = (
-                1.0  # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
-            )
+            # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
+            likeness = (1.0, *likeness[1:])
         if titles and (
             _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
         ):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
-            likeness = [
+            likeness = tuple(
                 max(similarity, *(TITLED * match.of(t, "") for t in titles))
-                for similarity, (match, _) in zip(likeness, matches)
-            ]
+                for similarity, (match, _) in zip(likeness, readings.matches)
+            )
         return likeness
 
     def _member_points(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]]) -> float | None:
@@ -616,7 +615,9 @@ class CellAnswerer:
         )
 
 
-def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
+def _fit(
+    cell: _Cell, likeness: tuple[float, ...], matches: list[tuple[_LabelMatch, tuple[str, ...]]]
+) -> float:
     """The best reading's label likeness (x4) with its context words found in the cell's titles, column and row.
 
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
@@ -777,10 +778,29 @@ def _unnegated(part: str) -> re.Pattern:
     return re.compile(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}")
 
 
+class _Readings:
+    """The readings of a question's quoted label (CellQuestion.readings: label, context), each read as a
+    _LabelMatch, and how well they name each (row label, column) pair. A question's candidate cells share their
+    pairs (UFO: 136 cells, 97 pairs a question), so each pair is weighed once, by every reading at a time."""
+
+    def __init__(self, asked: CellQuestion):
+        self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
+
+    def of(self, field: str, period: str) -> tuple[float, ...]:
+        """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
+        pair = (field, period)
+        likeness = self._pairs.get(pair)
+        if likeness is None:
+            likeness = self._pairs[pair] = tuple(match.of(field, period) for match, _ in self.matches)
+        return likeness
+
+
 class _LabelMatch:
     """How well one reading of the question's row label names a cell: its row label, or row and column label
     together ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他). The label's own work is done
-    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows.
+    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows
+    (_Readings keeps each cell's likeness).
 
     >>> _LabelMatch("売上高").of("売上高合計", "当連結会計年度")
     1.0
@@ -796,65 +816,78 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
-        self._cells: dict[tuple[str, str], float] = {}
+        self._counts: dict[str, int] = {}  # the label's characters, each with how often it holds it
+        for character in self.wanted:
+            self._counts[character] = self._counts.get(character, 0) + 1
         self._rows: dict[str, float] = {}
-        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
+        self._fields: dict[str, tuple[str, float, int]] = {}  # by row label as stored: _named_row's
         self._columns: dict[str, float] = {}
-        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
+        self._headers: dict[str, tuple[tuple[str, ...], str, float, int]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str) -> float:
         """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
-        # Called for every candidate cell: the dictionaries are read inline, a method call costs as much as a ratio.
-        cell = (field, period)
-        likeness = self._cells.get(cell)
-        if likeness is not None:
-            return likeness
+        # Called for every (row, column) pair of a question's cells: the dictionaries are read inline, a method call
+        # costs as much as a ratio.
         row = self._fields.get(field)
         if row is None:
             row = self._fields[field] = self._named_row(field)
-        name, best = row
+        name, best, row_shared = row
         header = self._headers.get(period)
         if header is None:
             header = self._headers[period] = self._header(period)
-        columns, column, named = header
+        columns, column, named, column_shared = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
             if named > best:
                 best = named
-            # Row and column read together can beat the best so far only if their length allows (most cells: not):
-            # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
-            together = len(name) + len(column)
-            shorter = together if together < self._length else self._length
-            if 200 * shorter / (together + self._length) > best - 1e-9:
+            # Row and column read together can beat the best so far only if they share enough characters with the
+            # label (most pairs: not): the ratio is 200 x the longest common subsequence / both lengths, and that
+            # subsequence is no longer than the characters the label shares with the row and with the column, nor
+            # than the label. Then the pair is not even built.
+            shared = row_shared + column_shared
+            if shared > self._length:
+                shared = self._length
+            if 200 * shared / (len(name) + len(column) + self._length) > best - 1e-9:
                 best = max(
                     best,
                     fuzz.ratio(self.wanted, name + column, score_cutoff=best),
                     fuzz.ratio(self.wanted, column + name, score_cutoff=best),
                 )
-        likeness = self._cells[cell] = best / 100
-        return likeness
+        return best / 100
 
-    def _named_row(self, field: str) -> tuple[str, float]:
-        """A row label normalised, and how well the label names it (kept per normalised label)."""
+    def _named_row(self, field: str) -> tuple[str, float, int]:
+        """A row label normalised, how well the label names it (kept per normalised label), and the characters they
+        share."""
         name = _norm(field)
         score = self._rows.get(name)
         if score is None:
             score = self._rows[name] = self._row(name, _head(field))
-        return name, score
+        return name, score, self._shared(name)
 
-    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
-        """A column header path's headers, its own (last) header, and how well the label names that header (the
-        label may name the column of a row the member or the context picks: "報酬等の総額")."""
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float, int]:
+        """A column header path's headers, its own (last) header, how well the label names that header (the label
+        may name the column of a row the member or the context picks: "報酬等の総額"), and the characters they share."""
         columns = _columns(period)
         if not columns:
-            return columns, "", 0.0
+            return columns, "", 0.0, 0
         named = self._columns.get(columns[-1])
         if named is None:
             named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
-        return columns, columns[-1], named
+        return columns, columns[-1], named, self._shared(columns[-1])
+
+    def _shared(self, text: str) -> int:
+        """How many characters the label and `text` share, each counted as often as both hold it: an upper bound
+        of their longest common subsequence."""
+        left = dict(self._counts)
+        shared = 0
+        for character in text:
+            if left.get(character):
+                left[character] -= 1
+                shared += 1
+        return shared
 
     def _row(self, name: str, head: str = "") -> float:
         score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
