@@ -369,7 +369,7 @@ class CellAnswerer:
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
-        readings = _Readings(asked)
+        readings = _Readings(asked, self.settings.min_label)
         for cell in cells:
             self._score(asked, cell, readings, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
@@ -441,7 +441,8 @@ class CellAnswerer:
             if in_sources[doc_id]:
                 cell_id = fact["cell_id"]
                 place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
-                cells.append(_Cell.of(fact, *rows[place], place))
+                chunk, rank = rows[place]
+                cells.append(_Cell.of(fact, chunk, rank, place))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -525,8 +526,15 @@ class CellAnswerer:
         by_wording: bool,
     ) -> tuple[float, ...]:
         """How well each reading of the label names the cell (0..1): its row and column labels, a wording of the
-        field list, or, for a row of a bare total or of the member, the titles of its table."""
+        field list, or, for a row of a bare total or of the member, the titles of its table. A cell none of these
+        can name (most cells) gets bounds below min_label only."""
         titles, named_row = cell.chunk.titles, cell.named
+        titled = titles and (
+            _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
+        )
+        likeness = readings.bounds(named_row, cell.period)
+        if not (by_wording or asked.component_balance or titled) and max(likeness) < self.settings.min_label:
+            return likeness
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
         likeness = readings.of(named_row, cell.period)
         field = self.canonical(asked.label) if by_wording else None
@@ -535,9 +543,7 @@ class CellAnswerer:
         if asked.component_balance and _balance_row(cell):
             # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
             likeness = (1.0, *likeness[1:])
-        if titles and (
-            _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
-        ):
+        if titled:
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
             likeness = tuple(
@@ -623,15 +629,19 @@ def _fit(
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
-    row = _norm(cell.named)
-    titled, title_names = _titles(cell.chunk.titles)
-    where = titled + _norm(cell.period) + row  # each part is kept normalised
-    names = title_names | {row}
-    above = _norm(cell.above)
+    # The first reading's context holds every part another reading reads as context: each part is matched once.
+    points: dict[str, float] = {}
+    if matches[0][1]:
+        row = _norm(cell.named)
+        titled, title_names = _titles(cell.chunk.titles)
+        where = titled + _norm(cell.period) + row  # each part is kept normalised
+        names = title_names | {row}
+        above = _norm(cell.above)
+        points = {p: _context_match(_norm(p), names, where, above) for p in matches[0][1]}
     return max(
         4.0 * similarity
         + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-        + sum(_context_match(_norm(p), names, where, above) for p in context)
+        + sum(points[p] for p in context)
         for similarity, (_, context) in zip(likeness, matches)
     )
 
@@ -781,11 +791,17 @@ def _unnegated(part: str) -> re.Pattern:
 class _Readings:
     """The readings of a question's quoted label (CellQuestion.readings: label, context), each read as a
     _LabelMatch, and how well they name each (row label, column) pair. A question's candidate cells share their
-    pairs (UFO: 136 cells, 97 pairs a question), so each pair is weighed once, by every reading at a time."""
+    pairs (UFO: 136 cells, 97 pairs a question), so each pair is weighed once, by every reading at a time.
 
-    def __init__(self, asked: CellQuestion):
+    Most pairs name no answer: `bounds` spares the work that could only tell how far below `floor` (min_label)
+    a likeness is."""
+
+    def __init__(self, asked: CellQuestion, floor: float):
         self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        # in ratio points, a hair below: a likeness under it is under floor however the division rounds
+        self._floor = 100 * floor - 1e-6
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._bounds: dict[tuple[str, str], tuple[float, ...]] = {}
 
     def of(self, field: str, period: str) -> tuple[float, ...]:
         """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
@@ -793,6 +809,17 @@ class _Readings:
         likeness = self._pairs.get(pair)
         if likeness is None:
             likeness = self._pairs[pair] = tuple(match.of(field, period) for match, _ in self.matches)
+        return likeness
+
+    def bounds(self, field: str, period: str) -> tuple[float, ...]:
+        """Each reading's likeness of the cell where it is at least the floor; where it is below, a value below
+        the floor too."""
+        pair = (field, period)
+        likeness = self._bounds.get(pair)
+        if likeness is None:
+            likeness = self._bounds[pair] = tuple(
+                match.of(field, period, self._floor) for match, _ in self.matches
+            )
         return likeness
 
 
@@ -816,41 +843,37 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
-        self._counts: dict[str, int] = {}  # the label's characters, each with how often it holds it
-        for character in self.wanted:
-            self._counts[character] = self._counts.get(character, 0) + 1
         self._rows: dict[str, float] = {}
-        self._fields: dict[str, tuple[str, float, int]] = {}  # by row label as stored: _named_row's
+        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
         self._columns: dict[str, float] = {}
-        self._headers: dict[str, tuple[tuple[str, ...], str, float, int]] = {}  # by header path: _header's
+        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
-    def of(self, field: str, period: str) -> float:
-        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
+    def of(self, field: str, period: str, floor: float = 0.0) -> float:
+        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined); where
+        it is below `floor` (ratio points, 0..100), a value below `floor` too."""
         # Called for every (row, column) pair of a question's cells: the dictionaries are read inline, a method call
         # costs as much as a ratio.
         row = self._fields.get(field)
         if row is None:
             row = self._fields[field] = self._named_row(field)
-        name, best, row_shared = row
+        name, best = row
         header = self._headers.get(period)
         if header is None:
             header = self._headers[period] = self._header(period)
-        columns, column, named, column_shared = header
+        columns, column, named = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
             if named > best:
                 best = named
-            # Row and column read together can beat the best so far only if they share enough characters with the
-            # label (most pairs: not): the ratio is 200 x the longest common subsequence / both lengths, and that
-            # subsequence is no longer than the characters the label shares with the row and with the column, nor
-            # than the label. Then the pair is not even built.
-            shared = row_shared + column_shared
-            if shared > self._length:
-                shared = self._length
-            if 200 * shared / (len(name) + len(column) + self._length) > best - 1e-9:
+            # Row and column read together can beat the best so far, and the floor, only if their length allows
+            # (most pairs: not): the ratio is at most 200 x the shorter length / both lengths, so the pair is not
+            # even built then.
+            together = len(name) + len(column)
+            shorter = together if together < self._length else self._length
+            if 200 * shorter / (together + self._length) > (best if best > floor else floor) - 1e-9:
                 best = max(
                     best,
                     fuzz.ratio(self.wanted, name + column, score_cutoff=best),
@@ -858,36 +881,24 @@ class _LabelMatch:
                 )
         return best / 100
 
-    def _named_row(self, field: str) -> tuple[str, float, int]:
-        """A row label normalised, how well the label names it (kept per normalised label), and the characters they
-        share."""
+    def _named_row(self, field: str) -> tuple[str, float]:
+        """A row label normalised, and how well the label names it (kept per normalised label)."""
         name = _norm(field)
         score = self._rows.get(name)
         if score is None:
             score = self._rows[name] = self._row(name, _head(field))
-        return name, score, self._shared(name)
+        return name, score
 
-    def _header(self, period: str) -> tuple[tuple[str, ...], str, float, int]:
-        """A column header path's headers, its own (last) header, how well the label names that header (the label
-        may name the column of a row the member or the context picks: "報酬等の総額"), and the characters they share."""
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
+        """A column header path's headers, its own (last) header, and how well the label names that header (the
+        label may name the column of a row the member or the context picks: "報酬等の総額")."""
         columns = _columns(period)
         if not columns:
-            return columns, "", 0.0, 0
+            return columns, "", 0.0
         named = self._columns.get(columns[-1])
         if named is None:
             named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
-        return columns, columns[-1], named, self._shared(columns[-1])
-
-    def _shared(self, text: str) -> int:
-        """How many characters the label and `text` share, each counted as often as both hold it: an upper bound
-        of their longest common subsequence."""
-        left = dict(self._counts)
-        shared = 0
-        for character in text:
-            if left.get(character):
-                left[character] -= 1
-                shared += 1
-        return shared
+        return columns, columns[-1], named
 
     def _row(self, name: str, head: str = "") -> float:
         score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
