@@ -370,8 +370,12 @@ class CellAnswerer:
             return None
         persons = self._person_rows(asked, cells)
         readings = _Readings(asked, self.settings.min_label)
+        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the scoring (the field
+        # list's wordings and a component's balance row name cells whatever their labels).
+        plain = not (wordings or asked.component_balance)
         for cell in cells:
-            self._score(asked, cell, readings, persons, bool(wordings))
+            if not (plain and readings.hopeless(cell.named, cell.period)):
+                self._score(asked, cell, readings, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
@@ -526,15 +530,8 @@ class CellAnswerer:
         by_wording: bool,
     ) -> tuple[float, ...]:
         """How well each reading of the label names the cell (0..1): its row and column labels, a wording of the
-        field list, or, for a row of a bare total or of the member, the titles of its table. A cell none of these
-        can name (most cells) gets bounds below min_label only."""
+        field list, or, for a row of a bare total or of the member, the titles of its table."""
         titles, named_row = cell.chunk.titles, cell.named
-        titled = titles and (
-            _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
-        )
-        likeness = readings.bounds(named_row, cell.period)
-        if not (by_wording or asked.component_balance or titled) and max(likeness) < self.settings.min_label:
-            return likeness
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
         likeness = readings.of(named_row, cell.period)
         field = self.canonical(asked.label) if by_wording else None
@@ -543,7 +540,7 @@ class CellAnswerer:
         if asked.component_balance and _balance_row(cell):
             # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
             likeness = (1.0, *likeness[1:])
-        if titled:
+        if titles and readings.titled(named_row):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
             likeness = tuple(
@@ -793,15 +790,18 @@ class _Readings:
     _LabelMatch, and how well they name each (row label, column) pair. A question's candidate cells share their
     pairs (UFO: 136 cells, 97 pairs a question), so each pair is weighed once, by every reading at a time.
 
-    Most pairs name no answer: `bounds` spares the work that could only tell how far below `floor` (min_label)
-    a likeness is."""
+    Most pairs name no answer: `hopeless` tells them without the work that could only tell how far below `floor`
+    (min_label) their likeness is."""
 
     def __init__(self, asked: CellQuestion, floor: float):
+        self.asked = asked
         self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
-        # in ratio points, a hair below: a likeness under it is under floor however the division rounds
-        self._floor = 100 * floor - 1e-6
+        self.floor = floor
+        self._points = (
+            100 * floor - 1e-6
+        )  # in ratio points, a hair below: under it is under floor, however rounded
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
-        self._bounds: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._hopeless: dict[tuple[str, str], bool] = {}
 
     def of(self, field: str, period: str) -> tuple[float, ...]:
         """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
@@ -811,16 +811,21 @@ class _Readings:
             likeness = self._pairs[pair] = tuple(match.of(field, period) for match, _ in self.matches)
         return likeness
 
-    def bounds(self, field: str, period: str) -> tuple[float, ...]:
-        """Each reading's likeness of the cell where it is at least the floor; where it is below, a value below
-        the floor too."""
+    def hopeless(self, field: str, period: str) -> bool:
+        """Whether every reading names the cell less than the floor, and a row so named cannot be named by its
+        table's titles either (see `titled`)."""
         pair = (field, period)
-        likeness = self._bounds.get(pair)
-        if likeness is None:
-            likeness = self._bounds[pair] = tuple(
-                match.of(field, period, self._floor) for match, _ in self.matches
-            )
-        return likeness
+        hopeless = self._hopeless.get(pair)
+        if hopeless is None:
+            hopeless = self._hopeless[pair] = max(
+                match.of(field, period, self._points) for match, _ in self.matches
+            ) < self.floor and not self.titled(field)
+        return hopeless
+
+    def titled(self, field: str) -> bool:
+        """Whether a row so named is about what its table is about: a bare total (合計, 計) or the member's name."""
+        spoken = self.asked.spoken
+        return _bare_total(field) or bool(spoken and spoken.likeness(field) >= MIN_SPOKEN)
 
 
 class _LabelMatch:
