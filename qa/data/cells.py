@@ -923,24 +923,24 @@ class _LabelMatch:
 def _label_rows_above(cells: list[_Cell]) -> None:
     """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
     balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
-    named = {c.place: c.named for c in cells}
+    named = {(c.place[0], c.row): c.named for c in cells}
     for cell in cells:
-        cell.above = named.get((cell.place[0], str(cell.row - 1)), "")
+        cell.above = named.get((cell.place[0], cell.row - 1), "")
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:
     """A row label of two lines spanning two rows names each row by one line: the first row by its first line, the
     next by its parenthesised second line ("株主総利回り (比較指標：配当込みTOPIX)": the company's return, then the
     index's). The table reader repeats a merged label over the rows it spans, so two consecutive rows of one table
-    with the same two-line label are such a pair."""
-    two_line = [(cell, lines) for cell in cells if (lines := _two_lines(str(cell.fact["field"]))) is not None]
+    with the same two-line label are such a pair. Each cell is named by its row's label as stored until then."""
+    two_line = [(cell, lines) for cell in cells if (lines := _two_lines(cell.named)) is not None]
     if not two_line:
         return  # most questions: no candidate row has a second line
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        rows.setdefault((cell.place[0], str(cell.fact["field"])), set()).add(cell.row)
+        rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
     for cell, (head, second) in two_line:
-        spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
+        spanned = sorted(rows[(cell.place[0], cell.named)])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
         cell.named = (head if cell.row == spanned[0] else second) or cell.named  # "(…)" alone names no row
