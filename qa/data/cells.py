@@ -445,8 +445,7 @@ class CellAnswerer:
             if in_sources[doc_id]:
                 cell_id = fact["cell_id"]
                 place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
-                chunk, rank = rows[place]
-                cells.append(_Cell.of(fact, chunk, rank, place))
+                cells.append(_Cell.of(fact, *rows[place], place))
         _split_spanned_labels(cells)
         _label_rows_above(cells)
         return cells
@@ -797,9 +796,8 @@ class _Readings:
         self.asked = asked
         self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
         self.floor = floor
-        self._points = (
-            100 * floor - 1e-6
-        )  # in ratio points, a hair below: under it is under floor, however rounded
+        # the floor in ratio points, a hair below: a ratio under it is a likeness under the floor, however rounded
+        self._points = 100 * floor - 1e-6
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
         self._hopeless: dict[tuple[str, str], bool] = {}
 
