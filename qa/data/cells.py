@@ -795,6 +795,7 @@ class _Readings:
     def __init__(self, asked: CellQuestion, floor: float):
         self.asked = asked
         self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        self._labels = [match for match, _ in self.matches]
         self.floor = floor
         # the floor in ratio points, a hair below: a ratio under it is a likeness under the floor, however rounded
         self._points = 100 * floor - 1e-6
@@ -806,7 +807,7 @@ class _Readings:
         pair = (field, period)
         likeness = self._pairs.get(pair)
         if likeness is None:
-            likeness = self._pairs[pair] = tuple(match.of(field, period) for match, _ in self.matches)
+            likeness = self._pairs[pair] = tuple([match.of(field, period) for match in self._labels])
         return likeness
 
     def hopeless(self, field: str, period: str) -> bool:
@@ -815,9 +816,13 @@ class _Readings:
         pair = (field, period)
         hopeless = self._hopeless.get(pair)
         if hopeless is None:
-            hopeless = self._hopeless[pair] = max(
-                match.of(field, period, self._points) for match, _ in self.matches
-            ) < self.floor and not self.titled(field)
+            # a list, not a generator: asked of every pair, and a generator's resumptions cost as much as a ratio
+            bounds = tuple([match.of(field, period, self._points) for match in self._labels])
+            if min(bounds) >= self.floor:
+                self._pairs[pair] = (
+                    bounds  # at or above the floor a bound is the likeness itself: `of` needs no more
+                )
+            hopeless = self._hopeless[pair] = max(bounds) < self.floor and not self.titled(field)
         return hopeless
 
     def titled(self, field: str) -> bool:
