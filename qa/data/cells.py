@@ -953,8 +953,17 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
 def _titled(label: str, titles: tuple[str, ...]) -> float:
     """0..1: how much of the label one of the titles prints (best alignment of the label within a title); 0 below
     MIN_TITLED, where a title shares a character or two with the label by chance."""
-    best = max((fuzz.partial_ratio(label, _norm(t)) for t in titles if t), default=0.0) / 100
+    best = max((_title_fit(label, t) for t in titles if t), default=0.0) / 100
     return best if best >= MIN_TITLED else 0.0
+
+
+@cached_per_book(
+    maxsize=65536
+)  # a report's tables share their section titles: each is aligned once per label
+def _title_fit(label: str, title: str) -> float:
+    """How much of the label the title prints (ratio points); 0 below MIN_TITLED, which lets the alignment stop
+    early."""
+    return fuzz.partial_ratio(label, _norm(title), score_cutoff=100 * MIN_TITLED - 1e-6)
 
 
 @lru_cache(maxsize=65536)  # reads no rule file
