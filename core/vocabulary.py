@@ -200,11 +200,24 @@ SCHEMAS: dict[str, dict] = {
             determiners=PATTERN,
             longer=PATTERN,
             actors=PATTERN,
+            instruments=PATTERN,
         ),
         # qa/statutes/choice.py: delegations to orders, and how a law defines a term.
         choices=_section(delegation=PATTERN, orders=WORDS, definition=TEXT),
         # qa/statutes/layouts.py: statements a question prints, and what the options of each layout say.
-        layouts=_section(statement=PATTERN, joiners=PATTERN, joined=TEXT, counting=PATTERN, counts=_COUNTS),
+        layouts=_section(
+            statement=PATTERN,
+            joiners=PATTERN,
+            joined=TEXT,
+            counting=PATTERN,
+            counts=_COUNTS,
+            blanks=PATTERN,
+            marks=TEXT,
+            ranges=PATTERN,
+            wrapped=PATTERN,
+            opening=TEXT,
+            closing=TEXT,
+        ),
     ),
     # qa/topics.py: the report sections text questions are about, how questions write them, their headings.
     "topics": _section(

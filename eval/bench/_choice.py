@@ -84,7 +84,8 @@ def answer_all(engine: Engine, questions: list[Question]) -> tuple[dict[str, Ans
 
 def baseline(engine: Engine, question: Question) -> str:
     """BM25 top-5 articles for the question, then option-word coverage (least covered for negative forms); the
-    statements of a combination are scored alike and each option gets the mean of its statements'."""
+    statements of a combination (or the sentences an option's words fill in) are scored alike and each option gets
+    the mean of its statements'."""
     layout = read_layout(question.text, dict(question.choices))
     hits = engine.index.search(SearchQuery(text=layout.stem, kinds=(ARTICLE_KIND,), limit=5))
     words = set()
@@ -95,7 +96,7 @@ def baseline(engine: Engine, question: Question) -> str:
         tokens = engine.tokenizer.tokens(text)
         scores[mark] = sum(t in words for t in tokens) / max(len(tokens), 1)
     negative = engine.choice.laws.form(layout.stem) == "negative"
-    if layout.kind == "combination":
+    if layout.kind in ("combination", "blanks"):
         scores = {
             letter: sum(scores[m] for m in marks) / len(marks) for letter, marks in layout.options.items()
         }

@@ -3,7 +3,8 @@ judge the statement against them with general operations of reading law, choose 
 
 0. Layout (qa/statutes/layouts.py): the statements judged are the options themselves (numbered 1-5, a-d), or
    the statements ア～オ the question prints, whose combination (ア・イ) or count (いくつあるか) the
-   options name.
+   options name, or the sentences of a passage the question prints with blanks (空欄ア～オ), each filled
+   with an option's words.
 1. Governing articles (`ArticleFinder`): articles the question or statements cite
    (第5条第6項, 同条, 前条; a bare reference belongs to the law named before it; 項 and 号 numbers
    the corpus lost resolve to the article) are fetched directly; keyword and title search with the
@@ -21,12 +22,13 @@ judge the statement against them with general operations of reading law, choose 
    numbers,
    periods and deadlines (years and months on one scale; not the facts of the statement's case; the
    longest agreed period where a proviso lets a longer one stand), actor and object substitution (a person
-   or body the article does not name; two terms swapped), exceptions (the statement applies the provision
+   or body the article does not name; two terms swapped), another rule-maker (a kind of enactment the article
+   does not name: 条例 where the law leaves the matter to a 政令, or to none), exceptions (the statement applies the provision
    to what its bracket takes out: （Xを除く。）; a statement restating the sentence's proviso, ただし…この限りでない
    as …場合を除き, is read for polarity against the whole sentence, without its bracketed asides), limits and
    conditions (のみ, 限り where the law limits nothing, 常に, 直ちに), quoted words the article does not say
    (quoting the law cites it), and the weaker word-level changes (term, reworded, moved to another provision).
-   A statement's goodness is its similarity minus the weights; negation, modality and actor, read off word-level
+   A statement's goodness is its similarity minus the weights; negation, modality, actor and rule-maker, read off word-level
    differences, count fully on an edit of the law text and half on a free paraphrase, by the share of the
    statement copied from its sentence (`Alignment.copied`). With a model loaded, the model also judges each
    statement against its sentence by the log-probabilities of two fixed labels (正 / 誤, rules/prompts.yaml), never free text; its capped
@@ -37,8 +39,9 @@ judge the statement against them with general operations of reading law, choose 
 3. Choosing by the question's polarity (rules/laws.yaml `forms`): positive (正しい, 妥当な) picks the
    statement that changes least, negative (誤っている, 妥当でない, 該当しない) the one that changes most; a
    combination the option whose worst statement is best (a combination is right only when all its statements
-   are; for a negative question the option whose least wrong statement is worst); a
-   counting question the option naming how many statements show no substantive change (or how many do,
+   are; for a negative question the option whose least wrong statement is worst); a question for the words
+   of blanks the option whose filled sentences are on average the best (the same passage for every option: only
+   the words differ); a counting question the option naming how many statements show no substantive change (or how many do,
    when it asks for wrong ones). Which-article questions pick the option whose cited article best covers
    the question (an option naming only a law stands for its best article found; an article the corpus
    lacks is left out); a question for a value (期間を定めた条文) prefers the provisions that state one,
@@ -84,6 +87,7 @@ CHANGE_WEIGHTS = {
     "opposite": 0.35,
     "quoted": 0.35,
     "actor": 0.35,
+    "instrument": 0.35,
     "condition": 0.25,
     "term": 0.12,
     "moved": 0.1,
@@ -91,7 +95,7 @@ CHANGE_WEIGHTS = {
 }
 # Detectors that read word-level differences from the aligned sentence: their signal means less on a paraphrase
 # (`ChoiceAnswerer._weighed`).
-EDIT_DETECTORS = frozenset({"negation", "modality", "actor"})
+EDIT_DETECTORS = frozenset({"negation", "modality", "actor", "instrument"})
 _STATUTES = per_book(lambda: vocabulary("statutes"))  # rules/statutes.yaml
 _PROMPTS = per_book(lambda: vocabulary("prompts"))  # rules/prompts.yaml
 _DELEGATION = pattern_per_book(lambda: re.compile(_STATUTES["choices"]["delegation"]))
@@ -387,8 +391,11 @@ class ChoiceAnswerer:
 
     def _decide_layout(self, layout: Layout, negative: bool, judged: list[Judged]) -> tuple[Judged, str]:
         """Combination: the option whose worst statement is the most right (negative: whose least wrong statement is
-        the most wrong), since a combination is right only when all its statements are. Counting: the option naming how many statements are right (negative: wrong); a statement is right when
-        its alignment finds no substantive change in the law."""
+        the most wrong), since a combination is right only when all its statements are. Blanks: the option whose
+        filled sentences are on average the most right: every option fills the same passage, so what the sentences
+        say besides the blanks (article labels, asides) weighs alike on all, and only the words told apart count.
+        Counting: the option naming how many statements are right (negative: wrong); a statement is right when its
+        alignment finds no substantive change in the law."""
         by_mark = {j.letter: j for j in judged}
         if layout.kind == "counting":
             right = sum(not _substantive(j) for j in judged)
@@ -397,7 +404,8 @@ class ChoiceAnswerer:
             return Judged(letter, "", Alignment(None, 0.0, ()), float(count)), "rules:counting"
         options = []
         for letter, marks in layout.options.items():
-            goodness = (max if negative else min)(by_mark[m].goodness for m in marks)
+            each = [by_mark[m].goodness for m in marks]
+            goodness = sum(each) / len(each) if layout.kind == "blanks" else (max if negative else min)(each)
             options.append(
                 Judged(
                     letter,
@@ -407,7 +415,7 @@ class ChoiceAnswerer:
                 )
             )
         ranked = sorted(options, key=lambda j: j.goodness, reverse=not negative)
-        return ranked[0], "rules:combination"
+        return ranked[0], f"rules:{layout.kind}"
 
     # -- judging -----------------------------------------------------------------------------------
 

@@ -45,6 +45,7 @@ _DETERMINERS = pattern_per_book(lambda: re.compile(_WORDS["determiners"]))
 _SENTENCE_END = per_book(lambda: vocabulary("statutes")["sentence_end"])
 _LONGER = pattern_per_book(lambda: re.compile(_WORDS["longer"]))
 _ACTOR = pattern_per_book(lambda: re.compile(_WORDS["actors"]))
+_INSTRUMENT = pattern_per_book(lambda: re.compile(_WORDS["instruments"]))
 _EXCLUSION_MARK = 3  # characters after a word in which an option takes it out itself (を除く, 以外)
 _ADDED_SPAN = 3  # law characters an option's added negation may stand for (された -> されていない); longer is a rewording
 _ASIDE = re.compile(r"\([^()]*\)")  # a bracketed aside in `comparable` text (NFKC makes （） ASCII)
@@ -92,7 +93,8 @@ class Sentence:
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # number, negation, modality, swap, opposite, condition, quoted, excluded, actor, term, reworded, moved
+    # number, negation, modality, swap, opposite, condition, quoted, excluded, actor, instrument, term, reworded, moved
+    kind: str
     option: str  # what the option says
     law: str  # what the law says ("" when it says nothing of it)
 
@@ -313,8 +315,8 @@ def _excluded_changes(
 
 
 def _word_changes(said: str, sentence: Sentence) -> list[Change]:
-    """The option's content words the article does not bear out (another actor, a new term, a rewording) and
-    those it says in another provision (an option that joins two items' halves)."""
+    """The option's content words the article does not bear out (another actor or rule-maker, a new term, a
+    rewording) and those it says in another provision (an option that joins two items' halves)."""
     found = []
     squeezed_article = _DROP.sub("", sentence.article)
     words = list(dict.fromkeys(_DETERMINERS.sub("", w) for w in CONTENT_WORD.findall(_DROP.sub("", said))))
@@ -327,7 +329,12 @@ def _word_changes(said: str, sentence: Sentence) -> list[Change]:
     actors = [w for w in new if _ACTOR.search(w)]  # a person or body the article does not name: another actor
     if actors:
         found.append(Change("actor", _WORDS["list"].join(actors[:4]), ""))
-    new = [w for w in new if w not in actors]
+    # a kind of enactment the article does not name (条例 where the law leaves the matter to a 政令, or to nothing):
+    # who makes the rule is changed as much as who acts
+    instruments = [w for w in new if w not in actors and _INSTRUMENT.search(w)]
+    if instruments:
+        found.append(Change("instrument", _WORDS["list"].join(instruments[:4]), ""))
+    new = [w for w in new if w not in actors and w not in instruments]
     if new:
         found.append(Change("term", _WORDS["list"].join(new[:4]), ""))
     if reworded:

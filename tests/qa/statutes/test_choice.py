@@ -334,6 +334,22 @@ def test_a_counting_question_picks_the_number_of_statements_judged_so(products):
     assert products.run(right).value == "2"
 
 
+def test_a_question_for_the_words_of_its_blanks_picks_the_words_the_law_writes(products):
+    question = Question(
+        "t",
+        "次に掲げる架空製品法の条文の空欄ア・イに当てはまる語句の組合せとして、正しいものはどれか。\n"
+        "第3 条 管理製品、一般製品又は再生製品を製造しようとする者は、アの許可をイ。\n ア イ",
+        choices=(
+            ("1", "審議会 受けなければならない"),
+            ("2", "大臣 受けることができる"),
+            ("3", "大臣 受けなければならない"),
+        ),
+    )
+    decision = products.decide(question)
+    assert decision.layout.kind == "blanks" and decision.form == "positive"
+    assert decision.choice.letter == "3" and decision.decided_by == "rules:blanks"
+
+
 class _LabelModel:
     """A stand-in model: the label of the option holding `liked` is `odds` times as likely as each other one,
     and label "1" is always twice as likely as it would be (a liking for the first place)."""

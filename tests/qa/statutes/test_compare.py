@@ -53,6 +53,21 @@ def test_an_added_condition_and_a_swapped_actor_are_found():
     )
 
 
+def test_a_matter_left_to_another_kind_of_enactment_is_an_instrument_change():
+    # 地方自治法 第二百三十四条 (its last paragraph) leaves the procedure to a cabinet order, not to a local ordinance
+    law = sentence(
+        "競争入札に加わろうとする者に必要な資格、競争入札における公告又は指名の方法、随意契約及びせり売りの手続"
+        "その他契約の締結の方法に関し必要な事項は、政令でこれを定める。"
+    )
+    moved = align(
+        "随意契約の手続に関し必要な事項は、当該普通地方公共団体が条例でこれを定める。", [law], WORDS
+    )
+    assert any(c.kind == "instrument" and c.option == "条例" for c in moved.changes)
+    assert "actor" not in moved.kinds  # a kind of enactment is no person or body
+    kept = align("随意契約の手続に関し必要な事項は、政令でこれを定める。", [law], WORDS)
+    assert "instrument" not in kept.kinds
+
+
 def test_the_closest_of_several_sentences_is_chosen():
     other = sentence("届出者は、取引の日から三十日以内に届出書を提出しなければならない。")
     alignment = align("取引の日から30日以内に届出書を提出する", [sentence(), other], WORDS)

@@ -1,4 +1,6 @@
-"""The layouts of multiple-choice questions on statutes: plain, combination (ア～オ) and counting."""
+"""The layouts of multiple-choice questions on statutes: plain, combination (ア～オ), counting and blanks."""
+
+import re
 
 import pytest
 
@@ -43,6 +45,36 @@ def test_options_that_are_statements_or_words_keep_the_plain_layout():
     assert words.kind == "plain"
 
 
+BLANKS = (
+    "次に掲げる国家行政組織法の条文の空欄ア～ウに当てはまる語句の組合せ\nとして、妥当なものはどれか。\n"
+    "第1 条 この法律は、内閣の統轄の下における行政機関でア及びデジタル庁以外\nのもの（以下「国の行政機関」"
+    "という。）の組織の基準を定める。\n"
+    "第3 条第1 項 国の行政機関の組織は、この法律でこれを定めるものとする。\n"
+    "同第2 項 行政組織のため置かれる国の行政機関は、省、イ及び庁とし、その設\n置及び廃止は、別にウの定めると"
+    "ころによる。\n"
+    " ア イ ウ"
+)
+
+
+def test_a_question_for_the_words_of_its_blanks_fills_each_sentence_that_has_one():
+    layout = read_layout(BLANKS, {"1": "内閣府 委員会 法律", "2": "防衛省 独立行政 \n法人\n 政令"})
+    assert layout.kind == "blanks"
+    assert layout.stem.endswith("妥当なものはどれか。")
+    # the sentence without a blank is no statement; a bracket's full stop ends no sentence
+    assert layout.options == {"1": ("1-1", "1-2"), "2": ("2-1", "2-2")}
+    assert layout.statements["1-1"].startswith(
+        "第1 条 この法律は、内閣の統轄の下における行政機関で内閣府及び"
+    )
+    assert layout.statements["1-1"].endswith("という。）の組織の基準を定める。")
+    assert "デジタル庁" in layout.statements["2-1"]  # a katakana word is no blank
+    # a word its table cell wrapped is one word
+    assert layout.statements["2-2"].endswith(
+        "省、独立行政法人及び庁とし、その設置及び廃止は、別に政令の定めるところによる。"
+    )
+    # options that do not give one word per blank are not read as blanks
+    assert read_layout(BLANKS, {"1": "内閣府 委員会", "2": "防衛省 独立行政法人 政令"}).kind == "plain"
+
+
 def test_unwrap_joins_lines_without_spaces():
     assert unwrap("定めなければなら\nない。\n") == "定めなければならない。"
 
@@ -61,3 +93,18 @@ def test_every_real_exam_question_tagged_combination_is_read_as_one(shared_data)
     for qid in tagged:  # each option names statements the question prints
         layout = layouts[qid]
         assert len(layout.statements) >= 3 and all(len(text) > 10 for text in layout.statements.values())
+
+
+def test_every_real_exam_question_for_blanks_gives_each_blank_one_word(shared_data):
+    import json
+
+    root = shared_data / "gyosei"
+    if not root.exists():
+        pytest.skip(f"gyosei data not found at {root}")
+    questions = json.loads((root / "questions_dev.json").read_text(encoding="utf-8"))
+    asking = [q for q in questions if "空欄" in q["question"] and "に当てはまる語句" in q["question"]]
+    layouts = [read_layout(q["question"], q["choices"]) for q in asking]
+    assert asking and all(layout.kind == "blanks" for layout in layouts)
+    blank = re.compile(r"(?<![\u30a0-\u30ff])[アイウエオ](?![\u30a0-\u30ff])")
+    for layout in layouts:  # every blank is filled: no mark is left alone between the words around it
+        assert not any(blank.search(text) for text in layout.statements.values())
