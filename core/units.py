@@ -190,9 +190,8 @@ def header_name(path: str) -> str:
     return next((p for p in reversed(parts) if not _states_unit(p)), "")
 
 
-@cached_per_book(
-    maxsize=65536
-)  # a report's header parts (当連結会計年度, 百万円) recur over its columns and tables
+# a report's header parts (当連結会計年度, 百万円) recur over its columns and tables
+@cached_per_book(maxsize=65536)
 def _states_unit(part: str) -> bool:
     """Whether a header part is a unit or says nothing but a unit."""
     return is_unit(nfkc(part)) or is_unit_statement(part)

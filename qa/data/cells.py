@@ -816,12 +816,11 @@ class _Readings:
         pair = (field, period)
         hopeless = self._hopeless.get(pair)
         if hopeless is None:
-            # a list, not a generator: asked of every pair, and a generator's resumptions cost as much as a ratio
+            # a list, not a generator: this runs for every pair of every question
             bounds = tuple([match.of(field, period, self._points) for match in self._labels])
             if min(bounds) >= self.floor:
-                self._pairs[pair] = (
-                    bounds  # at or above the floor a bound is the likeness itself: `of` needs no more
-                )
+                # at or above the floor a bound is the likeness itself: `of` needs no more
+                self._pairs[pair] = bounds
             hopeless = self._hopeless[pair] = max(bounds) < self.floor and not self.titled(field)
         return hopeless
 
@@ -957,9 +956,8 @@ def _titled(label: str, titles: tuple[str, ...]) -> float:
     return best if best >= MIN_TITLED else 0.0
 
 
-@cached_per_book(
-    maxsize=65536
-)  # a report's tables share their section titles: each is aligned once per label
+# a report's tables share their section titles: each is aligned once per label
+@cached_per_book(maxsize=65536)
 def _title_fit(label: str, title: str) -> float:
     """How much of the label the title prints (ratio points); 0 below MIN_TITLED, which lets the alignment stop
     early."""
