@@ -187,7 +187,14 @@ def header_name(path: str) -> str:
     ('計', '')
     """
     parts = [p.strip() for p in path.split("/") if p.strip()]
-    return next((p for p in reversed(parts) if not (is_unit(nfkc(p)) or is_unit_statement(p))), "")
+    return next((p for p in reversed(parts) if not _states_unit(p)), "")
+
+
+# a report's header parts (当連結会計年度, 百万円) recur over its columns and tables
+@cached_per_book(maxsize=65536)
+def _states_unit(part: str) -> bool:
+    """Whether a header part is a unit or says nothing but a unit."""
+    return is_unit(nfkc(part)) or is_unit_statement(part)
 
 
 def is_dash(text: str) -> bool:

@@ -369,9 +369,13 @@ class CellAnswerer:
         if not cells:
             return None
         persons = self._person_rows(asked, cells)
-        readings = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        readings = _Readings(asked, self.settings.min_label)
+        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the scoring (the field
+        # list's wordings and a component's balance row name cells whatever their labels).
+        plain = not (wordings or asked.component_balance)
         for cell in cells:
-            self._score(asked, cell, readings, persons, bool(wordings))
+            if not (plain and readings.hopeless(cell.named, cell.period)):
+                self._score(asked, cell, readings, persons, bool(wordings))
         named = [c for c in cells if c.label >= self.settings.min_label]
         if not named:
             return None
@@ -482,18 +486,18 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
-        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        readings: _Readings,
         persons: set[tuple[str, str]] = frozenset(),
         by_wording: bool = False,
     ) -> None:
-        likeness = self._likeness(asked, cell, matches, by_wording)
+        likeness = self._likeness(asked, cell, readings, by_wording)
         cell.label = max(likeness)
         if cell.label < self.settings.min_label:
             return  # never the answer: spare the rest
         fact, titles = cell.fact, cell.chunk.titles
         named_row, period = cell.named, cell.period
         parts = cell.parts = {}
-        parts["label"] = _fit(cell, likeness, matches) + 0.5 * cell.rank
+        parts["label"] = _fit(cell, likeness, readings.matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
         parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
@@ -521,30 +525,27 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
-        matches: list[tuple[_LabelMatch, tuple[str, ...]]],
+        readings: _Readings,
         by_wording: bool,
-    ) -> list[float]:
+    ) -> tuple[float, ...]:
         """How well each reading of the label names the cell (0..1): its row and column labels, a wording of the
         field list, or, for a row of a bare total or of the member, the titles of its table."""
         titles, named_row = cell.chunk.titles, cell.named
         # A label may itself hold 、 ("法人税、住民税及び事業税"): the reading that fits the cell best counts.
-        likeness = [match.of(named_row, cell.period) for match, _ in matches]
+        likeness = readings.of(named_row, cell.period)
         field = self.canonical(asked.label) if by_wording else None
         if field is not None and field == self.canonical(named_row):
-            likeness[0] = 1.0
+            likeness = (1.0, *likeness[1:])
         if asked.component_balance and _balance_row(cell):
-            likeness[0] = (
-                1.0  # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
-            )
-        if titles and (
-            _bare_total(named_row) or (asked.spoken and asked.spoken.likeness(named_row) >= MIN_SPOKEN)
-        ):
+            # 純資産 of a member (資本金): the member's balance in the statement of changes in equity
+            likeness = (1.0, *likeness[1:])
+        if titles and readings.titled(named_row):
             # A row named by a bare total (合計, 計) or by the member (a segment, エネルギー) is about what its table
             # is about: the label may name one of the table's titles instead.
-            likeness = [
+            likeness = tuple(
                 max(similarity, *(TITLED * match.of(t, "") for t in titles))
-                for similarity, (match, _) in zip(likeness, matches)
-            ]
+                for similarity, (match, _) in zip(likeness, readings.matches)
+            )
         return likeness
 
     def _member_points(self, asked: CellQuestion, cell: _Cell, persons: set[tuple[str, str]]) -> float | None:
@@ -616,21 +617,27 @@ class CellAnswerer:
         )
 
 
-def _fit(cell: _Cell, likeness: list[float], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
+def _fit(
+    cell: _Cell, likeness: tuple[float, ...], matches: list[tuple[_LabelMatch, tuple[str, ...]]]
+) -> float:
     """The best reading's label likeness (x4) with its context words found in the cell's titles, column and row.
 
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
-    row = _norm(cell.named)
-    titled, title_names = _titles(cell.chunk.titles)
-    where = titled + _norm(cell.period) + row  # each part is kept normalised
-    names = title_names | {row}
-    above = _norm(cell.above)
+    # The first reading's context holds every part another reading reads as context: each part is matched once.
+    points: dict[str, float] = {}
+    if matches[0][1]:
+        row = _norm(cell.named)
+        titled, title_names = _titles(cell.chunk.titles)
+        where = titled + _norm(cell.period) + row  # each part is kept normalised
+        names = title_names | {row}
+        above = _norm(cell.above)
+        points = {p: _context_match(_norm(p), names, where, above) for p in matches[0][1]}
     return max(
         4.0 * similarity
         + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-        + sum(_context_match(_norm(p), names, where, above) for p in context)
+        + sum(points[p] for p in context)
         for similarity, (_, context) in zip(likeness, matches)
     )
 
@@ -777,10 +784,57 @@ def _unnegated(part: str) -> re.Pattern:
     return re.compile(f"(?<!{re.escape(_CELLS['negation'])}){re.escape(part)}")
 
 
+class _Readings:
+    """The readings of a question's quoted label (CellQuestion.readings: label, context), each read as a
+    _LabelMatch, and how well they name each (row label, column) pair. A question's candidate cells share their
+    pairs (UFO: 136 cells, 97 pairs a question), so each pair is weighed once, by every reading at a time.
+
+    Most pairs name no answer: `hopeless` tells them without the work that could only tell how far below `floor`
+    (min_label) their likeness is."""
+
+    def __init__(self, asked: CellQuestion, floor: float):
+        self.asked = asked
+        self.matches = [(_LabelMatch(label), context) for label, context in asked.readings()]
+        self._labels = [match for match, _ in self.matches]
+        self.floor = floor
+        # the floor in ratio points, a hair below: a ratio under it is a likeness under the floor, however rounded
+        self._points = 100 * floor - 1e-6
+        self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
+        self._hopeless: dict[tuple[str, str], bool] = {}
+
+    def of(self, field: str, period: str) -> tuple[float, ...]:
+        """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
+        pair = (field, period)
+        likeness = self._pairs.get(pair)
+        if likeness is None:
+            likeness = self._pairs[pair] = tuple([match.of(field, period) for match in self._labels])
+        return likeness
+
+    def hopeless(self, field: str, period: str) -> bool:
+        """Whether every reading names the cell less than the floor, and a row so named cannot be named by its
+        table's titles either (see `titled`)."""
+        pair = (field, period)
+        hopeless = self._hopeless.get(pair)
+        if hopeless is None:
+            # a list, not a generator: this runs for every pair of every question
+            bounds = tuple([match.of(field, period, self._points) for match in self._labels])
+            if min(bounds) >= self.floor:
+                # at or above the floor a bound is the likeness itself: `of` needs no more
+                self._pairs[pair] = bounds
+            hopeless = self._hopeless[pair] = max(bounds) < self.floor and not self.titled(field)
+        return hopeless
+
+    def titled(self, field: str) -> bool:
+        """Whether a row so named is about what its table is about: a bare total (合計, 計) or the member's name."""
+        spoken = self.asked.spoken
+        return _bare_total(field) or bool(spoken and spoken.likeness(field) >= MIN_SPOKEN)
+
+
 class _LabelMatch:
     """How well one reading of the question's row label names a cell: its row label, or row and column label
     together ("所有株式数（単元）－個人その他" is row 所有株式数, column 個人その他). The label's own work is done
-    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows.
+    once and each row label and column once, since a question weighs a few hundred cells of a few dozen rows
+    (_Readings keeps each cell's likeness).
 
     >>> _LabelMatch("売上高").of("売上高合計", "当連結会計年度")
     1.0
@@ -796,20 +850,17 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
-        self._cells: dict[tuple[str, str], float] = {}
         self._rows: dict[str, float] = {}
         self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
         self._columns: dict[str, float] = {}
         self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
-    def of(self, field: str, period: str) -> float:
-        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined)."""
-        # Called for every candidate cell: the dictionaries are read inline, a method call costs as much as a ratio.
-        cell = (field, period)
-        likeness = self._cells.get(cell)
-        if likeness is not None:
-            return likeness
+    def of(self, field: str, period: str, floor: float = 0.0) -> float:
+        """The likeness (0..1) of the cell in row `field` and column `period` (its header path, "/"-joined); where
+        it is below `floor` (ratio points, 0..100), a value below `floor` too."""
+        # Called for every (row, column) pair of a question's cells: the dictionaries are read inline, a method call
+        # costs as much as a ratio.
         row = self._fields.get(field)
         if row is None:
             row = self._fields[field] = self._named_row(field)
@@ -824,18 +875,18 @@ class _LabelMatch:
         if columns:
             if named > best:
                 best = named
-            # Row and column read together can beat the best so far only if their length allows (most cells: not):
-            # the ratio is at most 200 x the shorter length / both lengths, so the pair is not even built then.
+            # Row and column read together can beat the best so far, and the floor, only if their length allows
+            # (most pairs: not): the ratio is at most 200 x the shorter length / both lengths, so the pair is not
+            # even built then.
             together = len(name) + len(column)
             shorter = together if together < self._length else self._length
-            if 200 * shorter / (together + self._length) > best - 1e-9:
+            if 200 * shorter / (together + self._length) > (best if best > floor else floor) - 1e-9:
                 best = max(
                     best,
                     fuzz.ratio(self.wanted, name + column, score_cutoff=best),
                     fuzz.ratio(self.wanted, column + name, score_cutoff=best),
                 )
-        likeness = self._cells[cell] = best / 100
-        return likeness
+        return best / 100
 
     def _named_row(self, field: str) -> tuple[str, float]:
         """A row label normalised, and how well the label names it (kept per normalised label)."""
@@ -874,24 +925,24 @@ class _LabelMatch:
 def _label_rows_above(cells: list[_Cell]) -> None:
     """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
     balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
-    named = {c.place: c.named for c in cells}
+    named = {(c.place[0], c.row): c.named for c in cells}
     for cell in cells:
-        cell.above = named.get((cell.place[0], str(cell.row - 1)), "")
+        cell.above = named.get((cell.place[0], cell.row - 1), "")
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:
     """A row label of two lines spanning two rows names each row by one line: the first row by its first line, the
     next by its parenthesised second line ("株主総利回り (比較指標：配当込みTOPIX)": the company's return, then the
     index's). The table reader repeats a merged label over the rows it spans, so two consecutive rows of one table
-    with the same two-line label are such a pair."""
-    two_line = [(cell, lines) for cell in cells if (lines := _two_lines(str(cell.fact["field"]))) is not None]
+    with the same two-line label are such a pair. Each cell is named by its row's label as stored until then."""
+    two_line = [(cell, lines) for cell in cells if (lines := _two_lines(cell.named)) is not None]
     if not two_line:
         return  # most questions: no candidate row has a second line
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        rows.setdefault((cell.place[0], str(cell.fact["field"])), set()).add(cell.row)
+        rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
     for cell, (head, second) in two_line:
-        spanned = sorted(rows[(cell.place[0], str(cell.fact["field"]))])
+        spanned = sorted(rows[(cell.place[0], cell.named)])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:
             continue
         cell.named = (head if cell.row == spanned[0] else second) or cell.named  # "(…)" alone names no row
@@ -901,8 +952,16 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
 def _titled(label: str, titles: tuple[str, ...]) -> float:
     """0..1: how much of the label one of the titles prints (best alignment of the label within a title); 0 below
     MIN_TITLED, where a title shares a character or two with the label by chance."""
-    best = max((fuzz.partial_ratio(label, _norm(t)) for t in titles if t), default=0.0) / 100
+    best = max((_title_fit(label, t) for t in titles if t), default=0.0) / 100
     return best if best >= MIN_TITLED else 0.0
+
+
+# a report's tables share their section titles: each is aligned once per label
+@cached_per_book(maxsize=65536)
+def _title_fit(label: str, title: str) -> float:
+    """How much of the label the title prints (ratio points); 0 below MIN_TITLED, which lets the alignment stop
+    early."""
+    return fuzz.partial_ratio(label, _norm(title), score_cutoff=100 * MIN_TITLED - 1e-6)
 
 
 @lru_cache(maxsize=65536)  # reads no rule file

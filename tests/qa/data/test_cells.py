@@ -14,7 +14,9 @@ from qa.data.cells import (
     MemberWords,
     _Cell,
     _default_column,
+    _LabelMatch,
     _member_fit,
+    _Readings,
     _split_spanned_labels,
     _titled,
 )
@@ -568,6 +570,37 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     empty = [cell(13, "貸倒引当金()"), cell(14, "貸倒引当金()")]  # an empty second line names no row
     _split_spanned_labels(empty)
     assert [c.named for c in empty] == ["貸倒引当金", "貸倒引当金()"]
+
+
+def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_as_well_as_the_floor():
+    # rows and columns of a securities report's statements, notes and summary, each against every reading
+    asked = CellQuestion.parse("2024年における「売上高、経営指標等」は？")
+    rows = [
+        "売上高",
+        "売上高合計",
+        "売上原価",
+        "営業利益",
+        "経常利益",
+        "その他",
+        "合計",
+        "1株当たり配当額 (内1株当たり中間配当額)",
+    ]
+    columns = [
+        "",
+        "当連結会計年度",
+        "前事業年度/売上高",
+        "報告セグメント/計/(百万円)",
+        "経営指標等",
+        "第120期",
+    ]
+    readings = _Readings(asked, 0.45)
+    told = {(row, column): readings.hopeless(row, column) for row in rows for column in columns}
+    for (row, column), hopeless in told.items():
+        exact = [_LabelMatch(label).of(row, column) for label, _ in asked.readings()]
+        # a bare total (合計) is never hopeless: its table's titles may name it
+        assert hopeless == (max(exact) < 0.45 and row != "合計"), (row, column)
+        assert readings.of(row, column) == tuple(exact)
+    assert 0 < sum(told.values()) < len(told)
 
 
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():
