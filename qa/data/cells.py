@@ -602,12 +602,10 @@ class CellAnswerer:
             f"{c.why()}"
             for i, c in enumerate((cell, *runners_up), 1)
         ]
-        return Answer(
-            id=analysis.question.id,
-            question=analysis.question.text,
-            answer=text,
-            type=analysis.type,
-            route="lookup:cell",
+        return Answer.to(
+            analysis,
+            text,
+            "lookup:cell",
             value=value,
             documents=[str(fact["doc_id"])],
             evidence=[_evidence(cell)],
