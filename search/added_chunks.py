@@ -43,9 +43,8 @@ class AddedChunks:
     def __init__(self, directory: Path, limit: int = MAX_KEPT):
         self.directory = directory
         self.limit = limit
-        self.overflowed = (
-            False  # more than `limit` were added: none are kept, and compaction is left to tantivy
-        )
+        # more than `limit` were added: none are kept, and compaction is left to tantivy
+        self.overflowed = False
         self._file: IO[bytes] | None = None
         self._end = 0  # where the next record goes (a seek there would flush the file's buffer every time)
         self._at: dict[str, tuple[int, str]] = {}  # chunk id -> (offset of its record, its document)

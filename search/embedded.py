@@ -122,9 +122,8 @@ class EmbeddedIndex:
             ) from None
         self._index = self._open()
         self.tokenizer = tokenizer or Tokenizer()
-        self._added = AddedChunks(
-            self.directory, kept_chunks
-        )  # what this session's writer added, for compact()
+        # what this session's writer added, for compact()
+        self._added = AddedChunks(self.directory, kept_chunks)
         self._uncommitted = False  # added or deleted since the last commit
 
     def add(self, chunks: Iterable[Chunk]) -> int:
