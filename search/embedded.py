@@ -98,10 +98,10 @@ class EmbeddedIndex:
     ):
         if writer_heap_mb < 16:
             raise InputError(f"writer_heap_mb must be at least 16, got {writer_heap_mb}")
-        if cached_chunks < 1 or kept_chunks < 0:
-            raise InputError(
-                f"cached_chunks must be positive and kept_chunks not negative, got {cached_chunks}, {kept_chunks}"
-            )
+        if cached_chunks < 1:
+            raise InputError(f"cached_chunks must be positive, got {cached_chunks}")
+        if kept_chunks < 0:
+            raise InputError(f"kept_chunks must not be negative, got {kept_chunks}")
         self.settings = settings
         self.directory = Path(settings.text_dir)
         self._heap = writer_heap_mb * 1_000_000
