@@ -241,7 +241,7 @@ def _answer_in_worker(batch: list[Question]) -> tuple[list[tuple[Answer, tuple[s
     # The engine opens with the first batch: an index it cannot open is then that batch's InputError, raised to
     # the caller, rather than an initializer failure the pool would only report as broken.
     global _worker_engine
-    started = time.process_time()
+    started = time.process_time()  # CPU seconds, for the dealer: what the part cost, however busy the machine
     engine_settings, settings = _worker_settings
     if _worker_engine is None:
         _worker_engine = Engine(engine_settings)
