@@ -19,7 +19,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -117,14 +117,20 @@ class BatchAnswerer:
         (a part that failed is told when it is collected)."""
         for _, parts in pending:
             for part in parts:
-                if not part.reported and part.future.done() and part.future.exception() is None:
+                future = part.future
+                if (
+                    not part.reported
+                    and future.done()
+                    and not future.cancelled()
+                    and future.exception() is None
+                ):
                     self._report(part)
 
     def _report(self, part: _Part) -> list[tuple[Answer, tuple[str, ...]]] | None:
         """The part's answers (None: its worker died), told to the dealer once."""
         try:
             answered, seconds = part.future.result()
-        except BrokenProcessPool:
+        except (BrokenProcessPool, CancelledError):  # cancelled: by the shutdown of its broken pool
             if not part.reported:
                 self._dealer.lost(part.worker, len(part.positions))
             part.reported = True
