@@ -8,6 +8,7 @@ import pytest
 import tantivy
 
 from core.errors import InputError
+from core.records import Chunk
 from search.added_chunks import AddedChunks
 from search.backend import SearchQuery
 from search.embedded import STORED_TOKENIZER, EmbeddedIndex
@@ -103,6 +104,29 @@ def test_a_missing_segment_file_is_reported(settings, search_tokenizer, corpus):
         store.unlink()
     with pytest.raises(InputError, match="damaged"):
         EmbeddedIndex(settings, search_tokenizer)
+
+
+def test_every_field_of_a_chunk_comes_back_from_the_stored_form(settings, search_tokenizer):
+    chunk = Chunk(
+        "S100/0101#t7",
+        "S100/0101",
+        '売上高 1,234 "引用"\n次の行',
+        titles=("第一部", "【経理の状況】"),
+        page_start=3,
+        page_end=4,
+        company="甲株式会社",
+        year=2023,
+        kind="table",
+        cell_id="S100-0101-tab7-r2c3",
+        period="2023FY",
+    )
+    fill(settings, search_tokenizer, [chunk, dataclasses.replace(chunk, chunk_id="S100/0101#t8", year=None)])
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        found = {hit.chunk.chunk_id: hit.chunk for hit in index.search(SearchQuery(text="売上高"))}
+    assert found == {
+        "S100/0101#t7": chunk,
+        "S100/0101#t8": dataclasses.replace(chunk, chunk_id="S100/0101#t8", year=None),
+    }
 
 
 @pytest.mark.parametrize(
