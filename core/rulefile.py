@@ -28,6 +28,7 @@ from core.errors import InputError, RuleError
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS = yaml.SafeLoader("")  # one constructor for every scalar, not one per value
 _SCALARS_LOCK = threading.Lock()
+_STR = "tag:yaml.org,2002:str"
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Budgets for a hostile or broken file: the largest bundled rule file is 31 KB and ~1,500 values. An alias
 # repeats a whole subtree, so nine levels of nine aliases in 11 KB expand to 387 million values: counted as
@@ -173,6 +174,8 @@ def _construct(node: yaml.Node, at: tuple, lines: dict[tuple, int], budget: list
 
 
 def _scalar(node: yaml.Node) -> Any:
+    if node.tag == _STR:  # most values of a rule file: the text as written, no constructor needed
+        return node.value
     with _SCALARS_LOCK:
         try:
             return _SCALARS.construct_object(node, deep=True)

@@ -156,7 +156,8 @@ def contenders(scored: list[tuple[float, object]], limit: int) -> list[tuple[flo
 
 
 def chunk_to_stored(chunk: Chunk) -> dict:
-    """The chunk as a JSON-able dict, as both backends store it: `dataclasses.asdict`'s, without its deep copy
+    """The chunk as a JSON-able dict, as Elasticsearch stores it (the embedded index stores a JSON array of the
+    fields, search/embedded.py): `dataclasses.asdict`'s, without its deep copy
     (a chunk holds strings, numbers and a tuple of strings; the copy was a sixth of indexing a chunk)."""
     return {name: getattr(chunk, name) for name in _CHUNK_FIELD_NAMES}
 

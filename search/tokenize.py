@@ -287,6 +287,8 @@ class Tokenizer:
         from sudachipy import SplitMode
 
         min_chars = self.settings.compound_min_chars if self.settings.sub_words else 10**6
+        # The rules' values looked up once a text, not once a word.
+        hiragana_only, drop_pos = _HIRAGANA_ONLY.value().fullmatch, JA_DROP_POS.value()
         out: list[tuple[str, bool]] = []
         for piece in _pieces(text, _SUDACHI_MAX_CHARS):
             morphemes = sudachi.tokenize(piece)
@@ -297,8 +299,8 @@ class Tokenizer:
                 # Hiragana-only words are inflections and function words (おける, なり, ください).
                 if (
                     surface
-                    and not _HIRAGANA_ONLY.fullmatch(surface)
-                    and pos_of(morpheme.part_of_speech_id()) not in JA_DROP_POS.value()
+                    and not hiragana_only(surface)
+                    and pos_of(morpheme.part_of_speech_id()) not in drop_pos
                 ):
                     if len(surface) >= min_chars:
                         parts = morpheme.split(SplitMode.A)

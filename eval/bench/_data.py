@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -105,15 +106,41 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list, llm: str
     return EngineRun(settings, answers, ingest_seconds, analyse_seconds, answer_seconds)
 
 
-def answer_in_workers(settings: IndexSettings, questions: list, workers: int) -> tuple[float, list]:
-    """Seconds to answer `questions` as qa.run does with `workers` answering processes (its batches, the
-    workers' start-up included), and the answers."""
-    from qa.engine import EngineSettings
-    from qa.io.batch import BatchAnswerer, BatchSettings
-    from qa.run import BATCH
+def answer_in_workers(settings: IndexSettings, questions: Path, workers: int) -> tuple[float, list[str]]:
+    """Seconds to answer the questions of the file `questions` as qa.run does with `workers` answering processes,
+    and the answers as qa.run writes them (eval.bench._pooled.answer_line), in input order.
 
-    batches = [questions[i : i + BATCH] for i in range(0, len(questions), BATCH)]
-    started = time.perf_counter()
-    with BatchAnswerer(EngineSettings(index=settings), BatchSettings(workers=workers)) as answerer:
-        answers = [answer for _, answer, _ in answerer.run(batches)]
-    return time.perf_counter() - started, answers
+    Measured in a fresh interpreter (eval/bench/_pooled.py) in the state qa.run opens its answerer in: its
+    imports loaded and the questions read, nothing answered. Forked from this process instead, the workers would
+    inherit what answering here already did (rule files read, pandas and the tokenizers' dictionaries loaded,
+    caches warm) and the figure would hide the cost every qa.run pays. The seconds run from opening the answerer
+    to the last answer written, the workers' start-up included; interpreter start-up is eval/bench/startup.py's."""
+    with tempfile.TemporaryDirectory(prefix="pooled-") as tmp:
+        out = Path(tmp) / "answers.jsonl"
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "eval.bench._pooled",
+                str(questions),
+                str(settings.index_dir),
+                str(workers),
+            ]
+            + [str(out)],
+            cwd=PROJECT_ROOT,
+            env={
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(
+                    filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])
+                ),
+            },
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"the pooled run failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}"
+            )
+        seconds = json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+        return seconds, out.read_text(encoding="utf-8").splitlines()

@@ -108,8 +108,12 @@ def _env(code: Path) -> dict:
 
 
 def stored_chunks(index: Path) -> dict[str, dict]:
-    """Every chunk the text index stores, by chunk id (read with tantivy directly: both revisions' layout)."""
+    """Every chunk the text index stores, by chunk id (read with tantivy directly: both revisions' layout, the
+    chunk's one stored field: JSON bytes of an object of its fields or, since issue 26, JSON text of an array of
+    STORED_FIELDS)."""
     import tantivy
+
+    from search.embedded import STORED_FIELDS
 
     text = tantivy.Index.open(str(index / "text"))
     text.reload()
@@ -117,7 +121,10 @@ def stored_chunks(index: Path) -> dict[str, dict]:
     found = searcher.search(tantivy.Query.all_query(), limit=max(1, searcher.num_docs))
     chunks = {}
     for _, address in found.hits:
-        stored = json.loads(bytes(searcher.doc(address)["chunk"][0]).decode("utf-8"))
+        (values,) = searcher.doc(address).to_dict().values()
+        stored = json.loads(values[0] if isinstance(values[0], str) else bytes(values[0]).decode("utf-8"))
+        if isinstance(stored, list):
+            stored = dict(zip(STORED_FIELDS, stored))
         chunks[stored["chunk_id"]] = stored
     return chunks
 

@@ -675,7 +675,10 @@ class TextAnswerer:
         """Every sentence of the passages that shares a question term or stands under the topic's heading, scored
         (see `best_sentences`); each statement once, only those that write `named` (of no other year) when given."""
         defining = _defining(analysis)
-        keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k)}
+        # Key words in the question's language, as the search reads them: a kanji-only key word of a Japanese
+        # question (育児休業) read alone looks Chinese and would be segmented as Chinese.
+        language = language_of(analysis.question.text)
+        keywords = {t for k in analysis.keywords for t in self.tokenizer.tokens(k, language)}
         phrases = [folded(k) for k in analysis.keywords if len(k) >= 2]
         wanted = set(self.tokenizer.tokens(topic_text(analysis))) | keywords
         bonus = self.settings.topic_bonus

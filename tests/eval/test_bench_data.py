@@ -25,3 +25,30 @@ def test_json_lines_reads_the_bundled_text_questions():
     rows = json_lines(BUNDLED_QUESTIONS)
     assert [row["id"] for row in rows] == [f"T{i:02d}" for i in range(1, 47)]
     assert all(row["question"] and row["keywords"] for row in rows)
+
+
+def test_answer_in_workers_answers_in_a_fresh_process_as_this_one_does(tmp_path, examples_index):
+    from core.rulefile import data_dir
+    from eval.bench._data import answer_in_workers
+    from eval.bench._pooled import answer_line
+    from qa.engine import Engine, EngineSettings
+    from qa.io.question_stream import iter_questions
+
+    base = list(iter_questions(data_dir("examples") / "questions.json"))
+    questions = tmp_path / "q.jsonl"  # 70 questions: two batches, shared out among the workers
+    questions.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"{q.id}#{n}", "question": q.text, "source": list(q.sources)}, ensure_ascii=False
+            )
+            + "\n"
+            for n in range(5)
+            for q in base
+        ),
+        encoding="utf-8",
+    )
+    seconds, lines = answer_in_workers(examples_index, questions, 2)
+    with Engine(EngineSettings(index=examples_index)) as engine:
+        alone = [answer_line(engine.answer(q)) for q in iter_questions(questions)]
+    assert seconds > 0 and len(lines) == 70
+    assert lines == alone

@@ -8,9 +8,10 @@ import pytest
 import tantivy
 
 from core.errors import InputError
+from core.records import Chunk
 from search.added_chunks import AddedChunks
 from search.backend import SearchQuery
-from search.embedded import EmbeddedIndex
+from search.embedded import STORED_TOKENIZER, EmbeddedIndex
 from search.settings import IndexSettings
 from search.stores import open_text_index
 
@@ -103,6 +104,63 @@ def test_a_missing_segment_file_is_reported(settings, search_tokenizer, corpus):
         store.unlink()
     with pytest.raises(InputError, match="damaged"):
         EmbeddedIndex(settings, search_tokenizer)
+
+
+def test_every_field_of_a_chunk_comes_back_from_the_stored_form(settings, search_tokenizer):
+    chunk = Chunk(
+        "S100/0101#t7",
+        "S100/0101",
+        '売上高 1,234 "引用"\n次の行',
+        titles=("第一部", "【経理の状況】"),
+        page_start=3,
+        page_end=4,
+        company="甲株式会社",
+        year=2023,
+        kind="table",
+        cell_id="S100-0101-tab7-r2c3",
+        period="2023FY",
+    )
+    fill(settings, search_tokenizer, [chunk, dataclasses.replace(chunk, chunk_id="S100/0101#t8", year=None)])
+    with EmbeddedIndex(settings, search_tokenizer) as index:
+        found = {hit.chunk.chunk_id: hit.chunk for hit in index.search(SearchQuery(text="売上高"))}
+    assert found == {
+        "S100/0101#t7": chunk,
+        "S100/0101#t8": dataclasses.replace(chunk, chunk_id="S100/0101#t8", year=None),
+    }
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [None, "{not json", '{"chunk_id": "d#0"}', '["d#0", "d"]', '["d#0","d","x",3,0,0,"","","t","",""]'],
+)
+def test_a_damaged_stored_chunk_is_reported_not_raised_as_another_error(
+    settings, search_tokenizer, corpus, stored
+):
+    fill(settings, search_tokenizer, corpus[:1])
+    raw = tantivy.Index.open(str(settings.text_dir))
+    raw.register_tokenizer(STORED_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw()).build())
+    raw.reload()
+    searcher = raw.searcher()
+    (stored_field,) = searcher.doc(searcher.search(tantivy.Query.all_query()).hits[0][1]).to_dict()
+    writer = raw.writer(heap_size=20_000_000, num_threads=1)
+    writer.delete_all_documents()
+    doc = tantivy.Document()
+    for field, value in (
+        ("chunk_id", "d#0"),
+        ("doc_id", "d"),
+        ("kind", "text"),
+        ("body", "损坏"),
+        ("titles", "∅"),
+        (stored_field, stored),
+    ):
+        if value is not None:
+            doc.add_text(field, value)
+    writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    with EmbeddedIndex(settings, search_tokenizer) as index, pytest.raises(InputError) as error:
+        index.search(SearchQuery(text="损坏"))
+    assert "cannot read the text index" in str(error.value) and "ingest again" in str(error.value)
 
 
 def test_an_index_with_another_schema_is_refused(settings, search_tokenizer):

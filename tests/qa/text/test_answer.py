@@ -516,3 +516,19 @@ def test_a_dividend_plan_of_another_year_does_not_answer_for_the_year_asked(answ
     answer = answerer.run(analysis)
     assert answer.documents[0] == "annual/nodividend-2019"
     assert "不派发现金红利" in answer.answer and "2.00元" not in answer.answer
+
+
+def test_the_key_words_of_a_japanese_question_are_segmented_as_japanese(answerer, monkeypatch):
+    # 育児休業 alone has no kana and no Japanese-only kanji: read by itself it would look Chinese.
+    segmented_as_chinese = []
+    chinese = answerer.tokenizer._segment_zh
+    monkeypatch.setattr(
+        answerer.tokenizer, "_segment_zh", lambda text: segmented_as_chinese.append(text) or chinese(text)
+    )
+    passages = [
+        _passage(1, ("従業員の状況",), "男性労働者の育児休業取得率は72.6%です。女性管理職の比率は5.1%です。"),
+    ]
+    analysis = replace(_analysis("男性労働者の育児休業取得率は？", keywords=["育児休業"]), language="ja")
+    sentences = answerer.best_sentences(analysis, passages)
+    assert sentences[0] == "男性労働者の育児休業取得率は72.6%です。"
+    assert segmented_as_chinese == []
