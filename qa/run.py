@@ -50,6 +50,7 @@ from qa.io.answer_file import AnswerFile
 from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
 from qa.io.question_stream import clean_text, iter_questions
 from qa.records import Question
+from search.embedded import FORMAT as TEXT_INDEX_FORMAT
 from search.ingest_lock import ingest_in_progress
 from search.settings import IndexSettings, add_index_options, index_settings
 from search.stores import require_stores
@@ -63,14 +64,16 @@ ANSWER_WORKERS = 4  # answering processes by default (at most): each holds its o
 
 
 def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
-    """Where the bundled examples are indexed: the user's cache, one folder per copy of finqa.
+    """Where the bundled examples are indexed: the user's cache, one folder per copy of finqa and layout of
+    the text index.
 
     An installed finqa's own folder may be read-only, and two checkouts (or a checkout and an
-    install) must not share an index their different code wrote.
+    install) must not share an index their different code wrote; an upgrade that stores chunks otherwise
+    builds a new one rather than refusing the old.
     """
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     copy = hashlib.sha256(str(corpus.resolve()).encode()).hexdigest()[:12]
-    return cache / "finqa" / f"examples-{copy}"
+    return cache / "finqa" / f"examples-{copy}-{TEXT_INDEX_FORMAT}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -55,6 +55,7 @@ _TITLES = STORED_FIELDS.index("titles")
 # search reads ~40). The field's name carries a digest of those names, so an index stored with other fields has
 # another schema and is refused (_open), never misread.
 _STORED = "chunk_" + hashlib.sha256(" ".join(STORED_FIELDS).encode()).hexdigest()[:8]
+FORMAT = _STORED.removeprefix("chunk_")  # names the layout this code writes (a cache of an index keys on it)
 # A text field, since tantivy reads a stored bytes field back a byte at a time; indexed (tantivy-py indexes every
 # text field) by this tokenizer, whose one raw token is always dropped as too long: stored, never searched.
 STORED_TOKENIZER = "finqa_stored_only"
