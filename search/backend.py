@@ -7,8 +7,9 @@ exactly the same tokens with BM25.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from core.records import Chunk, Fact, ReportYear
@@ -82,6 +83,32 @@ class FactLookup(NamedTuple):
     fields: tuple[str, ...]
 
 
+class CellFact(NamedTuple):
+    """A fact of a table row as FactStore.row_cells gives it: what a table-cell answer weighs and prints.
+
+    A tuple, not a dict or a Fact: a question reads the cells of 30-90 rows, a hundred or more new ones, and
+    most are dropped on their row label and column header alone."""
+
+    cell_id: str
+    field: str  # the row label
+    period: str  # the column's header path, "/"-joined
+    year: int
+    doc_id: str
+    company: str
+    value: str
+    exact: str | None  # the number as exact decimal text, None for a text value: see `number`
+    unit: str
+    raw: str
+    statement: str
+    scope: str
+    period_kind: str
+
+    @property
+    def number(self) -> Decimal | None:
+        """The value as a Decimal, None for text (made when read: most cells' numbers never are)."""
+        return None if self.exact is None else Decimal(self.exact)
+
+
 class FactStore(Protocol):
     """Long-form facts and the company-years the corpus covers.
 
@@ -89,9 +116,9 @@ class FactStore(Protocol):
     search.elastic_facts.ElasticFactStore. Query results are pandas
     DataFrames with the columns of core.records.Fact plus `report_year`
     (the year of the report the value was printed in) and `precision`.
-    `reports` and `row_cells` give plain rows (dicts): every question's
-    start-up reads the reports, and a table-cell question weighs a few
-    hundred cells one by one, so neither needs pandas.
+    `reports` gives plain rows (dicts) and `row_cells` CellFact tuples: every
+    question's start-up reads the reports, and a table-cell question weighs a
+    few hundred cells one by one, so neither needs pandas.
     """
 
     def add(self, facts: Iterable[Fact], reports: Iterable[ReportYear] = ()) -> int: ...
@@ -141,9 +168,10 @@ class FactStore(Protocol):
     def companies_with_text(self, fields: Sequence[str], words: Sequence[str]) -> set[str]:
         """Companies with a text fact of one of `fields` (any year) containing one of `words`."""
 
-    def row_cells(self, rows: Sequence[str]) -> list[dict]:
-        """Every fact of these table rows: facts whose cell id is a row prefix ("S100IXUZ-0105010-tab89-r25")
-        followed by "c" and the column number, in cell id order, as dicts keyed by RESULT_COLUMNS."""
+    def row_cells(self, rows: Sequence[str]) -> Mapping[str, Sequence[CellFact]]:
+        """Every fact of these table rows by row: the facts whose cell id is the row ("S100IXUZ-0105010-tab89-r25")
+        followed by "c" and the column number (search.fact_rows.row_of), each row's in cell id order; a row
+        without facts is left out. The rows given are shared with later calls: read them only."""
         ...
 
     def reports(self, company: str | None = None) -> list[dict]: ...

@@ -33,9 +33,16 @@ from elasticsearch import Elasticsearch, helpers
 
 from core.errors import InputError
 from core.records import Fact, ReportYear
-from search.backend import Condition, FactLookup
+from search.backend import CellFact, Condition, FactLookup
 from search.elastic import ElasticStore, ensure_index
-from search.fact_rows import REPORT_COLUMNS, RESULT_COLUMNS, precision_of, rank_companies, report_year_of
+from search.fact_rows import (
+    REPORT_COLUMNS,
+    RESULT_COLUMNS,
+    precision_of,
+    rank_companies,
+    report_year_of,
+    row_of,
+)
 from search.settings import IndexSettings
 
 MAPPING_VERSION = 2  # bump when the mapping changes; an index of another version is refused
@@ -146,10 +153,10 @@ class ElasticFactStore(ElasticStore):
             )
         return frames
 
-    def row_cells(self, rows: Sequence[str]) -> list[dict]:
-        """As search.sqlite_facts.SqliteFactStore.row_cells: prefix queries on the cell id keyword."""
+    def row_cells(self, rows: Sequence[str]) -> dict[str, tuple[CellFact, ...]]:
+        """As search.backend.FactStore.row_cells: prefix queries on the cell id keyword."""
         rows = list(dict.fromkeys(rows))
-        found: list[dict] = []
+        read: dict[str, list[CellFact]] = {row: [] for row in rows}
         for start in range(0, len(rows), 500):
             query = {
                 "bool": {
@@ -159,10 +166,12 @@ class ElasticFactStore(ElasticStore):
                 }
             }
             response = self._call(lambda: self.client.search(index=self.name, query=query, size=_LOOKUP_SIZE))  # noqa: B023 - called at once, in this iteration
-            found += [_row(hit) for hit in response["hits"]["hits"]]
-        return [
-            {name: row[name] for name in RESULT_COLUMNS} for row in sorted(found, key=lambda r: r["cell_id"])
-        ]
+            for hit in response["hits"]["hits"]:
+                fact = _cell_fact(hit)
+                facts = read.get(row_of(fact.cell_id))
+                if facts is not None:  # else a cell of a row not asked whose id starts as an asked row's
+                    facts.append(fact)
+        return {row: tuple(sorted(facts, key=lambda f: f.cell_id)) for row, facts in read.items() if facts}
 
     def ranking(
         self,
@@ -483,6 +492,26 @@ def _preference(row: dict, rank: dict[str, int]) -> tuple:
         row["page"],
         row["table"],
         row["cell_id"],
+    )
+
+
+def _cell_fact(hit: dict) -> CellFact:
+    source = hit["_source"]
+    stored = source.get("stored", {})
+    return CellFact(
+        source.get("cell_id", ""),
+        source["field"],
+        stored.get("period", ""),
+        source["year"],
+        source.get("doc_id", ""),
+        source["company"],
+        stored.get("value", ""),
+        stored.get("number"),
+        source.get("unit", ""),
+        stored.get("raw", ""),
+        source.get("statement", ""),
+        source.get("scope", ""),
+        source.get("period_kind", ""),
     )
 
 

@@ -92,6 +92,15 @@ def _threshold(nums: list[float], limit: int, descending: bool) -> float | None:
     return sorted(nums, reverse=descending)[limit - 1]
 
 
+def row_of(cell_id: str) -> str:
+    """The table row of a cell id: the id up to its last "c" (a row id may hold a "c", the column number none).
+
+    >>> row_of("S100c-tab1-r5c3")
+    'S100c-tab1-r5'
+    """
+    return cell_id[: cell_id.rfind("c")]
+
+
 def report_year_of(year: int, document_years: frozenset[int] | set[int]) -> int:
     """Which report a fact of `year` came from, given the years its document covers for the company."""
     if not document_years or year in document_years:

@@ -2,7 +2,7 @@
 
 Facts are never loaded whole: every question reads only the rows it needs
 through an index, into a small pandas DataFrame (or, for the cells of table
-rows, plain dicts).
+rows, CellFact tuples).
 
     facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
           doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind)
@@ -29,6 +29,7 @@ import functools
 import heapq
 import itertools
 import json
+import operator
 import os
 import sqlite3
 import uuid
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING
 from core.errors import InputError, StoreError
 from core.lru import LeastRecent
 from core.records import Fact, ReportYear
-from search.backend import Condition, FactLookup
+from search.backend import CellFact, Condition, FactLookup
 from search.fact_rows import (
     REPORT_COLUMNS,
     RESULT_COLUMNS,
@@ -48,6 +49,7 @@ from search.fact_rows import (
     precision_of,
     rank_companies,
     report_year_of,
+    row_of,
 )
 
 if TYPE_CHECKING:
@@ -100,6 +102,14 @@ _COLUMNS_SQL = (
     'table_id AS "table", cell_id, report_year, precision, statement, scope, period_kind'
 )
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
+# CellFact's fields: the columns a table-cell answer reads, of every cell of the rows it weighs
+_CELLS_SELECT = (
+    "SELECT cell_id, field, period, year, doc_id, company, value, number, unit, raw, statement, scope, "
+    "period_kind FROM facts"
+)
+_cell_id = operator.attrgetter("cell_id")
+# CellFact._make without its length check (the query gives its fields): one C call a fact, not a Python one
+_cell_fact = functools.partial(tuple.__new__, CellFact)
 
 
 def store_error(exc: sqlite3.Error, path: Path) -> StoreError | None:
@@ -167,7 +177,7 @@ class SqliteFactStore:
         self.path = Path(path)
         self.batch_size = batch_size
         self.page_size = page_size
-        self._rows: LeastRecent[str, list[dict]] = LeastRecent(cached_rows)
+        self._rows: LeastRecent[str, tuple[CellFact, ...]] = LeastRecent(cached_rows)
         self._data_version = -1  # SQLite's count of other connections' commits when _rows was last valid
         self.read_only = self.path.is_file() and not os.access(self.path.parent, os.W_OK)
         try:
@@ -397,29 +407,33 @@ class SqliteFactStore:
         return sql, args
 
     @_one_line
-    def row_cells(self, rows: Sequence[str]) -> list[dict]:
-        """Every fact of these table rows (cell id = row prefix + "c" + column), in cell id order, as
-        RESULT_COLUMNS dicts (a question weighs a few hundred cells one by one: no frame to build).
-        The dicts are shared with later calls (the rows are kept until the store changes): read them only."""
-        rows = list(dict.fromkeys(rows))
+    def row_cells(self, rows: Sequence[str]) -> dict[str, tuple[CellFact, ...]]:
+        """As search.backend.FactStore.row_cells: cell id ranges down the (cell_id) index, each row kept until
+        the store changes (questions about one report read the same rows)."""
         self._forget_rows_if_changed()
-        by_row: dict[str, list[dict] | None] = {row: self._rows.get(row) for row in rows}
-        missing = [row for row, kept in by_row.items() if kept is None]
-        found: list = []
+        cells: dict[str, tuple[CellFact, ...]] = {}
+        missing: list[str] = []
+        for row in dict.fromkeys(rows):
+            kept = self._rows.get(row)
+            if kept is None:
+                missing.append(row)
+            elif kept:
+                cells[row] = kept
+        read: dict[str, list[CellFact]] = {row: [] for row in missing}
         for start in range(0, len(missing), _ROWS_PER_QUERY):
             part = missing[start : start + _ROWS_PER_QUERY]
             ranges = " OR ".join(["(cell_id >= ? AND cell_id < ?)"] * len(part))
             args = [bound for row in part for bound in (row + "c", row + "d")]
-            found += self._db.execute(f"{_SELECT} WHERE {ranges}", args).fetchall()
-        read: dict[str, list[dict]] = {row: [] for row in missing}
-        at = RESULT_COLUMNS.index("cell_id")
-        for fact in _with_decimals(found):
-            read[_row_of(fact[at], read)].append(dict(zip(RESULT_COLUMNS, fact)))
-        for row, cells in read.items():
-            self._rows[row] = by_row[row] = cells
-        found_cells = [cell for cells in by_row.values() for cell in cells]
-        found_cells.sort(key=lambda cell: cell["cell_id"])
-        return found_cells
+            for fact in map(_cell_fact, self._db.execute(f"{_CELLS_SELECT} WHERE {ranges}", args).fetchall()):
+                facts = read.get(row_of(fact.cell_id))
+                if facts is not None:  # else a cell of a row not asked whose id starts as an asked row's
+                    facts.append(fact)
+        for row, facts in read.items():
+            facts.sort(key=_cell_id)
+            self._rows[row] = kept = tuple(facts)
+            if kept:
+                cells[row] = kept
+        return cells
 
     def _forget_rows_if_changed(self) -> None:
         """Drop the kept rows when another connection has committed since (an ingest while questions are
@@ -559,14 +573,6 @@ def _with_decimals(rows: list) -> list[tuple]:
     """Rows in RESULT_COLUMNS order with `number` as a Decimal (stored as text: no float rounding)."""
     at = RESULT_COLUMNS.index("number")
     return [(*r[:at], None if r[at] is None else Decimal(r[at]), *r[at + 1 :]) for r in rows]
-
-
-def _row_of(cell_id: str, rows: dict[str, list]) -> str:
-    """Which of `rows` the cell id is in: the longest one followed by "c" (the row id may hold a "c" too)."""
-    cut = cell_id.rfind("c")
-    while cut > 0 and cell_id[:cut] not in rows:
-        cut = cell_id.rfind("c", 0, cut)
-    return cell_id[:cut]
 
 
 def _marks(values: Sequence) -> str:

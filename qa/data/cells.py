@@ -54,7 +54,7 @@ from qa.answers import AnswerTemplates
 from qa.data.answer import TRACED
 from qa.data.readings import name_likeness, person_key, spelled_key
 from qa.records import Analysis, Answer, Evidence
-from search.backend import FactStore, SearchQuery, TextIndex
+from search.backend import CellFact, FactStore, Hit, SearchQuery, TextIndex
 from search.tokenize import Tokenizer
 
 _CELLS = per_book(lambda: vocabulary("cells"))  # rules/cells.yaml
@@ -279,9 +279,9 @@ class CellQuestion:
 
 @dataclass(slots=True)
 class _Cell:
-    """A candidate cell: a fact row of the store and the table-row chunk it belongs to."""
+    """A candidate cell: a fact of the store and the table-row chunk it belongs to."""
 
-    fact: dict
+    fact: CellFact
     chunk: Chunk
     rank: float  # the chunk's search score relative to the best hit (0..1]
     place: tuple[str, str]  # (table id, row) of its cell id, read once: every step below groups cells by row
@@ -289,18 +289,19 @@ class _Cell:
     # The fact's row label and column header path as strings, read once: every scoring step reads them.
     named: str  # the row label that names this row: as stored, or one line of a two-line label (_split_spanned_labels)
     period: str  # the column's header path, "/"-joined ("" for none)
+    # the label each candidate row is named by, by (table id, row number): shared by a question's cells
+    labels: dict[tuple[str, int], str]
     score: float = 0.0
     label: float = 0.0  # how well the question's row label names the cell (0..1)
     parts: dict[str, float] | None = (
         None  # the score's parts, for the trace (only a cell whose label fits has them)
     )
-    above: str = ""  # the label of the row above, when it is a candidate too
 
-    @classmethod
-    def of(cls, fact: dict, chunk: Chunk, rank: float, place: tuple[str, str] | None = None) -> _Cell:
-        """The candidate cell of a fact (its cell id "…-tab89-r25c9" places it, unless `place` is given)."""
-        place = place or _place(str(fact["cell_id"])) or ("", "0")
-        return cls(fact, chunk, rank, place, int(place[1]), str(fact["field"]), str(fact.get("period") or ""))
+    @property
+    def above(self) -> str:
+        """The label of the row above, when it is a candidate too ("" otherwise): a context word may name that
+        row, as a balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
+        return self.labels.get((self.place[0], self.row - 1), "")
 
     def why(self) -> str:
         return ", ".join(f"{name} {points:+.2f}" for name, points in (self.parts or {}).items() if points)
@@ -421,33 +422,29 @@ class CellAnswerer:
         )
         if not hits:
             return []
-        top = max(h.score for h in hits) or 1.0
-        rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
-        for hit in hits:
-            place = _place(hit.chunk.cell_id)
-            # The rows a merged label spans each have a chunk under the label cell's id: the next one is the next row.
-            while place is not None and place in rows and hit.chunk.text != rows[place][0].text:
-                place = (place[0], str(int(place[1]) + 1))
-            if place is not None and place not in rows:
-                rows[place] = (hit.chunk, hit.score / top)
-        years = set(range(asked.year - 10, asked.year + 3)) if asked.year else None
-        cells = []
-        in_sources: dict[str, bool] = {}
-        # A fact's row is its cell id up to the column ("…-tab89-r25" of "…-tab89-r25c9"): found by name, since the
-        # cell ids of a few hundred facts a question are each new to _place's cache.
+        rows = _hit_rows(hits)
+        # A fact's row is its cell id up to the column ("…-tab89-r25" of "…-tab89-r25c9").
         places = {f"{table}-r{row}": (table, row) for table, row in rows}
-        for fact in self.store.row_cells(list(places)):
-            year, doc_id = fact["year"], fact["doc_id"]
-            if years is not None and year and year not in years:
-                continue
-            if doc_id not in in_sources:
-                in_sources[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in sources)
-            if in_sources[doc_id]:
-                cell_id = fact["cell_id"]
-                place = places.get(cell_id[: cell_id.rfind("c")]) or _place(cell_id)
-                cells.append(_Cell.of(fact, *rows[place], place))
+        found = self.store.row_cells(list(places))
+        years = range(asked.year - 10, asked.year + 3) if asked.year else None
+        in_sources = _InSources(sources)
+        cells: list[_Cell] = []
+        ends = []  # each row's last cell
+        labels: dict[tuple[str, int], str] = {}
+        # in cell id order (the facts of a row follow each other in it): cells scored alike rank in it
+        for row in sorted(found, key=lambda row: found[row][0].cell_id):
+            place = places[row]
+            chunk, rank = rows[place]
+            number = int(place[1])
+            cells += [
+                _Cell(fact, chunk, rank, place, number, fact.field, fact.period, labels)
+                for fact in found[row]
+                if (years is None or not fact.year or fact.year in years) and in_sources[fact.doc_id]
+            ]
+            if cells and cells[-1].place is place:
+                ends.append(cells[-1])
         _split_spanned_labels(cells)
-        _label_rows_above(cells)
+        labels.update(((cell.place[0], cell.row), cell.named) for cell in ends)
         return cells
 
     # -- scoring -----------------------------------------------------------------------------------
@@ -459,9 +456,7 @@ class CellAnswerer:
             return set()
         likeness: dict[tuple[str, str], float] = {}
         for cell in cells:
-            names = [str(cell.fact["field"])] + (
-                [str(cell.fact["value"])] if cell.fact["number"] is None else []
-            )
+            names = [str(cell.fact.field)] + ([str(cell.fact.value)] if cell.fact.exact is None else [])
             place = cell.place
             for name in names:
                 if 1 < len(name) <= MAX_NAME_CHARS:
@@ -501,18 +496,18 @@ class CellAnswerer:
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
         parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
-        if asked.year is not None and fact["year"]:
-            parts["year"] = 1.5 if int(fact["year"]) == asked.year else -1.5
-        if fact["statement"] in _PRIMARY:
+        if asked.year is not None and fact.year:
+            parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
+        if fact.statement in _PRIMARY:
             parts["statement"] = 0.8
         if asked.per_share != _per_share(named_row):
             parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if asked.point_in_time and fact["period_kind"] == "change":
+        if asked.point_in_time and fact.period_kind == "change":
             parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
         if asked.us_gaap != _us_gaap(period):
             # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
             parts["gaap"] = -1.5
-        scope = _scope_points(asked, fact["statement"], fact["scope"])
+        scope = _scope_points(asked, fact.statement, fact.scope)
         if scope is not None:
             parts["scope"] = scope
         member = self._member_points(asked, cell, persons)
@@ -582,23 +577,23 @@ class CellAnswerer:
         company = (
             analysis.company.name
             if analysis.company
-            else str(fact["company"]) or self.templates.words[lang]["unknown_company"]
+            else str(fact.company) or self.templates.words[lang]["unknown_company"]
         )
-        unit = str(fact["unit"] or "")
+        unit = str(fact.unit or "")
         fields = {
             "company": company,
-            "year": asked.year or fact["year"],
+            "year": asked.year or fact.year,
             "field": _SEPARATOR.value().join((asked.label, *asked.context)),
             "value": value,
         }
-        if fact["number"] is None:
+        if fact.exact is None:
             text = self.templates.render("lookup_text", lang, **fields)
         else:
             text = self.templates.render(
                 "lookup", lang, **fields, unit="" if unit in _PERCENT_UNITS.value() else unit
             )
         trace = [
-            f"#{i} {c.score:.2f} {c.fact['cell_id']} {c.fact['scope'] or 'scope unknown'} {c.fact['statement']}: "
+            f"#{i} {c.score:.2f} {c.fact.cell_id} {c.fact.scope or 'scope unknown'} {c.fact.statement}: "
             f"{c.why()}"
             for i, c in enumerate((cell, *runners_up), 1)
         ]
@@ -607,7 +602,7 @@ class CellAnswerer:
             text,
             "lookup:cell",
             value=value,
-            documents=[str(fact["doc_id"])],
+            documents=[str(fact.doc_id)],
             evidence=[_evidence(cell)],
             trace=trace,
             unit=unit,
@@ -651,10 +646,10 @@ def _scope_points(asked: CellQuestion, statement: str, scope: str) -> float | No
     return None
 
 
-def _shown_value(asked: CellQuestion, fact: dict) -> str:
+def _shown_value(asked: CellQuestion, fact: CellFact) -> str:
     """The cell's value as the answer gives it: signed when a deduction, with % when a percentage."""
-    value = str(fact["value"])
-    number = fact["number"]
+    value = str(fact.value)
+    number = fact.number
     if (
         number is not None
         and number == number
@@ -662,7 +657,7 @@ def _shown_value(asked: CellQuestion, fact: dict) -> str:
         and any(_ACCUMULATED.search(p) for p in (asked.label, *asked.context))
     ):
         value = "-" + value  # accumulated depreciation/impairment is a deduction; notes print it unsigned
-    if str(fact["unit"] or "") in _PERCENT_UNITS.value() and number is not None:
+    if str(fact.unit or "") in _PERCENT_UNITS.value() and number is not None:
         value += "%"  # the gold keeps percentages as fractions; "12.5%" normalises to 0.125
     return value
 
@@ -671,18 +666,18 @@ def _evidence(cell: _Cell) -> Evidence:
     """The cell as the answer's evidence: where it is, and its titles, row, column and printed text."""
     fact = cell.fact
     return Evidence(
-        doc=str(fact["doc_id"]),
+        doc=str(fact.doc_id),
         page=None,
-        cell_id=str(fact["cell_id"]),
+        cell_id=str(fact.cell_id),
         text=_CELLS["evidence"].format(
             titles=" > ".join(cell.chunk.titles),
-            field=fact["field"],
-            period=fact["period"],
-            raw=fact["raw"],
+            field=fact.field,
+            period=fact.period,
+            raw=fact.raw,
         ),
-        statement=fact["statement"],
-        scope=fact["scope"],
-        period=str(fact["period"] or ""),
+        statement=fact.statement,
+        scope=fact.scope,
+        period=str(fact.period or ""),
     )
 
 
@@ -729,7 +724,7 @@ def _member_fit(word: str, period: str) -> float:
 
 def _balance_row(cell: _Cell) -> bool:
     """A balance row of a statement of changes in equity (当期首残高, 2020年3月31日残高: then the row is the period)."""
-    return cell.fact["statement"] == "equity_changes" and bool(
+    return cell.fact.statement == "equity_changes" and bool(
         _BALANCE.search(_norm(cell.named)) or _BALANCE.search(_norm(cell.period))
     )
 
@@ -920,12 +915,31 @@ class _LabelMatch:
         return ratios
 
 
-def _label_rows_above(cells: list[_Cell]) -> None:
-    """Give each cell the label of the row above it among the candidates: a context word may name that row, as a
-    balance sheet prints 減価償却累計額 under the asset it is of (工具、器具及び備品, then 減価償却累計額)."""
-    named = {(c.place[0], c.row): c.named for c in cells}
-    for cell in cells:
-        cell.above = named.get((cell.place[0], cell.row - 1), "")
+def _hit_rows(hits: list[Hit]) -> dict[tuple[str, str], tuple[Chunk, float]]:
+    """The table rows the hits are, (table id, row) -> (chunk, its score relative to the best hit), best first."""
+    top = max(h.score for h in hits) or 1.0
+    rows: dict[tuple[str, str], tuple[Chunk, float]] = {}
+    for hit in hits:
+        place = _place(hit.chunk.cell_id)
+        # The rows a merged label spans each have a chunk under the label cell's id: the next one is the next row.
+        while place is not None and place in rows and hit.chunk.text != rows[place][0].text:
+            place = (place[0], str(int(place[1]) + 1))
+        if place is not None and place not in rows:
+            rows[place] = (hit.chunk, hit.score / top)
+    return rows
+
+
+class _InSources(dict[str, bool]):
+    """Whether a document is one of the question's sources (an id or a prefix of ids), by document id, each id
+    told once."""
+
+    def __init__(self, sources: tuple[str, ...]):
+        super().__init__()
+        self.sources = sources
+
+    def __missing__(self, doc_id: str) -> bool:
+        inside = self[doc_id] = any(doc_id.startswith(s) or s in doc_id for s in self.sources)
+        return inside
 
 
 def _split_spanned_labels(cells: list[_Cell]) -> None:

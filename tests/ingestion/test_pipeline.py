@@ -239,8 +239,8 @@ def test_facts_of_a_report_whose_company_is_unknown_are_kept_with_their_document
     report = json.loads((tmp_path / "index" / "ingest_report.json").read_text(encoding="utf-8"))
     assert report["totals"]["facts_without_company"] == row.facts
     with SqliteFactStore(tmp_path / "index" / "facts.sqlite") as store:
-        cells = store.row_cells(["S100ZZZZ-0105010-tab1-r2"])
-        assert [(c["company"], c["year"], c["value"], c["doc_id"]) for c in cells] == [
+        cells = store.row_cells(["S100ZZZZ-0105010-tab1-r2"])["S100ZZZZ-0105010-tab1-r2"]
+        assert [(c.company, c.year, c.value, c.doc_id) for c in cells] == [
             ("", 2024, "1234000000", "S100ZZZZ/0105010")
         ]
         assert store.reports() == []  # no company-year is claimed for it

@@ -196,6 +196,7 @@ def test_both_stores_give_the_cells_of_table_rows_alike(store, tmp_path):
         Fact("甲", 2021, "売上高", "12", Decimal(12), "円", "12", doc_id="d", page=1, cell_id="T-tab1-r5c3"),
         Fact("甲", 2021, "費用", "7", Decimal(7), "円", "7", doc_id="d", page=1, cell_id="T-tab1-r50c3"),
         Fact("甲", 2021, "代表者", "山田", doc_id="d", page=1, cell_id="T-tab2-r5c3"),
+        Fact("甲", 2021, "費用", "3", Decimal(3), "円", "3", doc_id="d", page=1, cell_id="T-tab1-r5c-x-r1c2"),
     ]
     reports = [ReportYear("甲", 2021, doc_id="d")]
     store.add(facts, reports)
@@ -203,6 +204,15 @@ def test_both_stores_give_the_cells_of_table_rows_alike(store, tmp_path):
     with SqliteFactStore(tmp_path / "facts.sqlite") as sqlite:
         sqlite.add(facts, reports)
         sqlite.commit()
-        for rows in (["T-tab1-r5"], ["T-tab1-r50", "T-tab2-r5"], []):
-            assert sqlite.row_cells(rows) == store.row_cells(rows), rows
-        assert [r["cell_id"] for r in store.row_cells(["T-tab1-r5"])] == ["T-tab1-r5c2", "T-tab1-r5c3"]
+        for rows in (
+            ["T-tab1-r5"],
+            ["T-tab1-r50", "T-tab2-r5", "T-tab3-r1"],
+            ["T-tab1-r5", "T-tab1-r5c-x-r1"],
+            [],
+        ):
+            assert dict(sqlite.row_cells(rows)) == dict(store.row_cells(rows)), rows
+        assert [r.cell_id for r in store.row_cells(["T-tab1-r5"])["T-tab1-r5"]] == [
+            "T-tab1-r5c2",
+            "T-tab1-r5c3",
+        ]
+        assert [r.number for r in store.row_cells(["T-tab2-r5"])["T-tab2-r5"]] == [None]

@@ -350,7 +350,7 @@ def test_a_fact_without_a_company_is_no_companys_in_rankings_counts_and_lists(st
     assert store.count_companies(["营业收入"], 2021) == 3
     assert store.count_companies(["营业收入"], 2021, condition=Condition(">", 500)) == 1
     assert store.companies_with_text(["注册地址"], ["浙江"]) == {"甲"}
-    assert [c["value"] for c in store.row_cells(["unknown-tab1-r1"])] == ["999999.00"]
+    assert [c.value for c in store.row_cells(["unknown-tab1-r1"])["unknown-tab1-r1"]] == ["999999.00"]
 
 
 def test_delete_documents_removes_their_facts_and_company_years(store):
@@ -468,6 +468,10 @@ def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_pa
     assert (row.value, row.statement, row.scope, row.period_kind) == ("1", "", "", "")
 
 
+def _cell_ids(found: dict) -> dict[str, list[str]]:
+    return {row: [fact.cell_id for fact in facts] for row, facts in found.items()}
+
+
 def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
     store.add(
         [
@@ -479,10 +483,30 @@ def test_row_cells_returns_every_fact_of_the_rows_asked_and_no_other(store):
         [ReportYear("甲", 2021, doc_id="甲/a")],
     )
     store.commit()
-    assert [r["cell_id"] for r in store.row_cells(["T-tab1-r5"])] == ["T-tab1-r5c2", "T-tab1-r5c3"]
-    rows = store.row_cells(["T-tab1-r50", "T-tab2-r5"])
-    assert [(r["value"], r["number"]) for r in rows] == [("7", Decimal("7")), ("99", Decimal("99"))]
-    assert store.row_cells([]) == []
+    assert _cell_ids(store.row_cells(["T-tab1-r5"])) == {"T-tab1-r5": ["T-tab1-r5c2", "T-tab1-r5c3"]}
+    rows = store.row_cells(["T-tab1-r50", "T-tab2-r5", "T-tab3-r1"])  # a row without facts is left out
+    assert {row: [(c.value, c.number) for c in facts] for row, facts in rows.items()} == {
+        "T-tab1-r50": [("7", Decimal("7"))],
+        "T-tab2-r5": [("99", Decimal("99"))],
+    }
+    assert store.row_cells([]) == {}
+
+
+def test_row_cells_give_a_row_the_cells_its_id_names_and_no_longer_rows_cells(store):
+    """A row id may hold a "c" itself: a cell of the row "T-tab1-r5c-x-r1" sorts among the cells of the row
+    "T-tab1-r5", but is only the longer row's."""
+    store.add(
+        [
+            fact("甲", 2021, "売上高", "1", "甲/a", cell_id="T-tab1-r5c2"),
+            fact("甲", 2021, "費用", "2", "甲/a", cell_id="T-tab1-r5c-x-r1c2"),
+        ]
+    )
+    store.commit()
+    assert _cell_ids(store.row_cells(["T-tab1-r5"])) == {"T-tab1-r5": ["T-tab1-r5c2"]}
+    assert _cell_ids(store.row_cells(["T-tab1-r5", "T-tab1-r5c-x-r1"])) == {
+        "T-tab1-r5": ["T-tab1-r5c2"],
+        "T-tab1-r5c-x-r1": ["T-tab1-r5c-x-r1c2"],
+    }
 
 
 def test_row_cells_read_again_see_what_another_connection_committed_since(tmp_path):
@@ -490,7 +514,7 @@ def test_row_cells_read_again_see_what_another_connection_committed_since(tmp_pa
     with SqliteFactStore(path) as reader, SqliteFactStore(path) as writer:
         writer.add([fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3")])
         writer.commit()
-        assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["12"]
+        assert [r.value for r in reader.row_cells(["T-tab1-r5"])["T-tab1-r5"]] == ["12"]
         writer.delete_documents(["甲/a"])
         writer.add(
             [
@@ -499,16 +523,16 @@ def test_row_cells_read_again_see_what_another_connection_committed_since(tmp_pa
             ]
         )
         writer.commit()
-        assert [r["value"] for r in reader.row_cells(["T-tab1-r5"])] == ["13", "14"]
+        assert [r.value for r in reader.row_cells(["T-tab1-r5"])["T-tab1-r5"]] == ["13", "14"]
 
 
 def test_row_cells_read_again_see_the_stores_own_writes(store):
     store.add([fact("甲", 2021, "売上高", "12", "甲/a", cell_id="T-tab1-r5c3")])
     store.commit()
-    assert [r["value"] for r in store.row_cells(["T-tab1-r5"])] == ["12"]
+    assert [r.value for r in store.row_cells(["T-tab1-r5"])["T-tab1-r5"]] == ["12"]
     store.delete_documents(["甲/a"])
     store.commit()
-    assert store.row_cells(["T-tab1-r5"]) == []
+    assert store.row_cells(["T-tab1-r5"]) == {}
 
 
 def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
@@ -523,7 +547,9 @@ def test_row_cells_are_whole_when_more_rows_are_asked_than_are_kept(tmp_path):
         small.commit()
         small.row_cells(["T-tab1-r1", "T-tab1-r2"])
         cells = small.row_cells(["T-tab1-r2", "T-tab1-r3", "T-tab1-r4", "T-tab1-r1"])
-    assert [r["cell_id"] for r in cells] == [f"T-tab1-r{row}c{col}" for row in range(1, 5) for col in (2, 3)]
+    assert _cell_ids(cells) == {
+        f"T-tab1-r{row}": [f"T-tab1-r{row}c{col}" for col in (2, 3)] for row in (2, 3, 4, 1)
+    }
 
 
 def test_a_full_disk_while_adding_is_one_line_naming_the_store(tmp_path):

@@ -22,6 +22,7 @@ from qa.data.cells import (
 )
 from qa.records import Question
 from qa.understand.analyse import QuestionAnalyzer
+from search.backend import CellFact
 from search.settings import IndexSettings
 from search.stores import open_fact_store, open_text_index
 from search.tokenize import Tokenizer
@@ -559,7 +560,10 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     label = "株主総利回り (比較指標：配当込みTOPIX)"
 
     def cell(row: int, field: str = label) -> _Cell:
-        return _Cell.of({"cell_id": f"T-0101010-tab5-r{row}c3", "field": field}, None, 1.0)
+        fact = CellFact(
+            f"T-0101010-tab5-r{row}c3", field, "", 2024, "T/0101010", "", "1", "1", "", "1", "", "", ""
+        )
+        return _Cell(fact, None, 1.0, ("T-0101010-tab5", str(row)), row, field, "", {})
 
     pair = [cell(21), cell(22)]
     _split_spanned_labels(pair)
