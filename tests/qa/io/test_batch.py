@@ -15,7 +15,7 @@ import pytest
 from core.errors import InputError
 from core.rulefile import PROJECT_ROOT, data_dir
 from qa.engine import EngineSettings
-from qa.io.batch import BatchAnswerer, BatchSettings
+from qa.io.batch import IN_FLIGHT, BatchAnswerer, BatchSettings
 from qa.io.question_stream import iter_questions
 from qa.records import Question
 
@@ -69,7 +69,7 @@ def test_the_time_budget_holds_in_worker_processes(examples_index):
 
 def test_a_dead_worker_costs_only_the_batches_it_held(examples_index):
     questions = _questions(6)
-    batches = [questions[i : i + 6] for i in range(0, len(questions), 6)]  # 14 batches, 2 in flight at a time
+    batches = [questions[i : i + 6] for i in range(0, len(questions), 6)]  # 14 batches, IN_FLIGHT at a time
     lines = []
     with BatchAnswerer(EngineSettings(index=examples_index), BatchSettings(workers=2)) as answerer:
         for _question, answer, _ in answerer.run(batches):
@@ -80,7 +80,7 @@ def test_a_dead_worker_costs_only_the_batches_it_held(examples_index):
             lines.append(answer)
     assert [a.id for a in lines] == [q.id for q in questions]
     lost = [a for a in lines if a.error]
-    assert all("worker process died" in a.error for a in lost) and len(lost) <= 2 * 6
+    assert all("worker process died" in a.error for a in lost) and len(lost) <= IN_FLIGHT * 6
     assert all(not a.error for a in lines[-6:])  # a new pool answered the batches after the death
 
 
