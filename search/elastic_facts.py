@@ -131,10 +131,10 @@ class ElasticFactStore(ElasticStore):
 
     # -- reading -----------------------------------------------------------------------------------
 
-    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> pd.DataFrame:
+    def lookup(self, company: str, years: Iterable[int], fields: Sequence[str]) -> list[dict]:
         return self.lookup_many([FactLookup(company, tuple(years), tuple(fields))])[0]
 
-    def lookup_many(self, lookups: Sequence[FactLookup]) -> list[pd.DataFrame]:
+    def lookup_many(self, lookups: Sequence[FactLookup]) -> list[list[dict]]:
         """The lookup of each (company, years, fields), in order, from one `_msearch` per `msearch_size`."""
         asked = [([int(y) for y in years], list(dict.fromkeys(fields))) for _, years, fields in lookups]
         pending = [
@@ -142,16 +142,15 @@ class ElasticFactStore(ElasticStore):
             for i, ((company, _, _), (years, fields)) in enumerate(zip(lookups, asked))
             if years and fields
         ]
-        frames = [_frame([]) for _ in lookups]
+        found: list[list[dict]] = [[] for _ in lookups]
         for (i, _), response in zip(pending, self._msearch([body for _, body in pending], self.msearch_size)):
             rank = {name: n for n, name in enumerate(asked[i][1])}
-            frames[i] = _frame(
-                sorted(
-                    (_row(hit) for hit in response["hits"]["hits"]),
-                    key=lambda r: (r["year"], *_preference(r, rank)),
-                )
+            ordered = sorted(
+                (_row(hit) for hit in response["hits"]["hits"]),
+                key=lambda r: (r["year"], *_preference(r, rank)),
             )
-        return frames
+            found[i] = [{column: row[column] for column in RESULT_COLUMNS} for row in ordered]
+        return found
 
     def row_cells(self, rows: Sequence[str]) -> dict[str, tuple[CellFact, ...]]:
         """As search.backend.FactStore.row_cells: prefix queries on the cell id keyword."""

@@ -84,10 +84,10 @@ class PrefetchedFacts:
     1
     >>> store.commit()
     >>> store.prefetch([FactLookup("甲", (2021,), ("营业收入",))])   # one round trip on a server
-    >>> list(store.lookup("甲", [2021], ["营业收入"])["value"]), store.served
+    >>> [row["value"] for row in store.lookup("甲", [2021], ["营业收入"])], store.served
     (['10'], 1)
 
-    A served frame is shared by the look-ups of equal arguments: callers only read it.
+    Served rows are shared by the look-ups of equal arguments: callers copy a row before changing it.
     """
 
     def __init__(self, store: FactStore):

@@ -431,8 +431,8 @@ class DataAnswerer:
         }
         rows = rank_facts(
             [
-                r
-                for r in frame_rows(self.store.lookup(company, sorted(years), list(owner)))
+                dict(r)  # a copy: "canonical" is added below, and a prefetched look-up's rows are shared
+                for r in self.store.lookup(company, sorted(years), list(owner))
                 if fits_period(r, asked)
             ],
             asked.parent,

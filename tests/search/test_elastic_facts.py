@@ -143,7 +143,7 @@ def test_both_stores_answer_a_generated_corpus_alike(store, tmp_path):
         for company in ("公司00", "公司17", "公司39"):
             mine = sqlite.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])
             theirs = store.lookup(company, [2019, 2020, 2021], ["负债合计", "总负债", "法定代表人", "净利润"])
-            assert mine.to_dict("records") == theirs.to_dict("records")
+            assert mine == theirs
         for field, year, limit, descending in [
             ("营业收入", 2021, 5, True),
             ("净利润", 2020, 7, False),
@@ -184,9 +184,9 @@ def test_a_batch_of_lookups_gets_on_both_stores_what_each_lookup_gets(settings, 
         for opened in (store, sqlite):
             opened.add(facts, reports)
             opened.commit()
-        batch = [frame.to_dict("records") for frame in store.lookup_many(lookups)]  # 5 _msearch requests
-        assert batch == [frame.to_dict("records") for frame in sqlite.lookup_many(lookups)]
-        assert batch == [sqlite.lookup(*lookup).to_dict("records") for lookup in lookups]
+        batch = store.lookup_many(lookups)  # 5 _msearch requests
+        assert batch == sqlite.lookup_many(lookups)
+        assert batch == [sqlite.lookup(*lookup) for lookup in lookups]
         assert all(batch[:-2]) and batch[-2:] == [[], []]
 
 

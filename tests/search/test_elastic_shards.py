@@ -77,7 +77,7 @@ def contents(settings: IndexSettings) -> dict:
             "facts": facts.count(),
             "hits": hits,
             "reports": facts.reports(),
-            "lookup": facts.lookup(COMPANIES[1], [2022], ["营业收入"]).to_dict("records"),
+            "lookup": facts.lookup(COMPANIES[1], [2022], ["营业收入"]),
         }
     finally:
         text.close()

@@ -16,7 +16,7 @@ import pytest
 from core.errors import InputError
 from core.records import Fact, ReportYear
 from search.backend import Condition
-from search.fact_rows import precision_of, report_year_of
+from search.fact_rows import RESULT_COLUMNS, precision_of, report_year_of
 from search.settings import IndexSettings
 from search.sqlite_facts import SqliteFactStore
 from search.stores import open_fact_store
@@ -77,9 +77,12 @@ def store(request, tmp_path):
     client.close()
 
 
-def best(frame):
+def best(rows: list[dict]) -> dict[tuple[int, str], dict]:
     """The preferred row per (year, field), as the store orders them."""
-    return frame.drop_duplicates(["year", "field"])
+    chosen: dict[tuple[int, str], dict] = {}
+    for row in rows:
+        chosen.setdefault((row["year"], row["field"]), row)
+    return chosen
 
 
 def test_lookup_returns_fact_columns_with_exact_decimals_and_sources(store):
@@ -91,13 +94,14 @@ def test_lookup_returns_fact_columns_with_exact_decimals_and_sources(store):
         [ReportYear("甲公司", 2021, short_name="甲", code="600001", doc_id="甲/2021")],
     )
     store.commit()
-    frame = store.lookup("甲公司", [2021], ["营业收入", "电子信箱"])
-    rows = {r.field: r for r in frame.itertuples()}
-    assert rows["营业收入"].number == Decimal("6799061282.86") and rows["营业收入"].unit == "元"
-    assert (rows["营业收入"].doc_id, rows["营业收入"].page, rows["营业收入"].cell_id) == ("甲/2021", 88, "c1")
-    assert rows["电子信箱"].value == "ir@jia.cn" and rows["电子信箱"].number is None
-    assert store.lookup("乙公司", [2021], ["营业收入"]).empty
-    assert store.lookup("甲公司", [2020], ["营业收入"]).empty
+    rows = {r["field"]: r for r in store.lookup("甲公司", [2021], ["营业收入", "电子信箱"])}
+    assert all(list(row) == list(RESULT_COLUMNS) for row in rows.values())
+    revenue, mail = rows["营业收入"], rows["电子信箱"]
+    assert revenue["number"] == Decimal("6799061282.86") and revenue["unit"] == "元"
+    assert (revenue["doc_id"], revenue["page"], revenue["cell_id"]) == ("甲/2021", 88, "c1")
+    assert mail["value"] == "ir@jia.cn" and mail["number"] is None
+    assert store.lookup("乙公司", [2021], ["营业收入"]) == []
+    assert store.lookup("甲公司", [2020], ["营业收入"]) == []
 
 
 def test_the_years_own_report_wins_over_the_next_years_previous_year_column(store):
@@ -111,10 +115,10 @@ def test_the_years_own_report_wins_over_the_next_years_previous_year_column(stor
         [ReportYear("甲", 2020, doc_id="甲/2020"), ReportYear("甲", 2021, doc_id="甲/2021")],
     )
     store.commit()
-    frame = best(store.lookup("甲", [2020], ["净利润", "存货"])).set_index("field")
-    assert frame.loc["净利润", "value"] == "100.00" and frame.loc["净利润", "report_year"] == 2020
+    chosen = best(store.lookup("甲", [2020], ["净利润", "存货"]))
+    assert chosen[2020, "净利润"]["value"] == "100.00" and chosen[2020, "净利润"]["report_year"] == 2020
     # The next year's report supplies what the year's own report lacks, and says so.
-    assert frame.loc["存货", "value"] == "7.00" and frame.loc["存货", "report_year"] == 2021
+    assert chosen[2020, "存货"]["value"] == "7.00" and chosen[2020, "存货"]["report_year"] == 2021
 
 
 def test_the_most_precise_figure_wins_then_the_earliest_page(store):
@@ -129,8 +133,7 @@ def test_the_most_precise_figure_wins_then_the_earliest_page(store):
         [ReportYear("甲", 2021, doc_id="甲/2021")],
     )
     store.commit()
-    rows = store.lookup("甲", [2021], ["营业收入"])
-    assert list(rows["page"]) == [60, 70, 8]
+    assert [row["page"] for row in store.lookup("甲", [2021], ["营业收入"])] == [60, 70, 8]
 
 
 def test_the_name_asked_first_wins_over_its_synonyms(store):
@@ -142,8 +145,8 @@ def test_the_name_asked_first_wins_over_its_synonyms(store):
         [ReportYear("甲", 2021, doc_id="甲/2021")],
     )
     store.commit()
-    assert store.lookup("甲", [2021], ["负债合计", "总负债"])["value"].tolist() == ["6", "5"]
-    assert store.lookup("甲", [2021], ["总负债", "负债合计"])["value"].tolist() == ["5", "6"]
+    assert [r["value"] for r in store.lookup("甲", [2021], ["负债合计", "总负债"])] == ["6", "5"]
+    assert [r["value"] for r in store.lookup("甲", [2021], ["总负债", "负债合计"])] == ["5", "6"]
 
 
 def test_a_workbook_covering_many_years_marks_previous_year_values_as_from_the_next_report(store):
@@ -161,9 +164,9 @@ def test_a_workbook_covering_many_years_marks_previous_year_values_as_from_the_n
         reports,
     )
     store.commit()
-    assert store.lookup("甲", [2020], ["净利润"])["report_year"].tolist() == [2021]
-    assert store.lookup("乙", [2020], ["净利润"])["report_year"].tolist() == [2020]
-    assert store.lookup("甲", [2021], ["净利润"])["report_year"].tolist() == [2021]
+    assert [r["report_year"] for r in store.lookup("甲", [2020], ["净利润"])] == [2021]
+    assert [r["report_year"] for r in store.lookup("乙", [2020], ["净利润"])] == [2020]
+    assert [r["report_year"] for r in store.lookup("甲", [2021], ["净利润"])] == [2021]
 
 
 @pytest.mark.parametrize(
@@ -361,7 +364,7 @@ def test_delete_documents_removes_their_facts_and_company_years(store):
     store.commit()
     store.delete_documents(["甲/2021"])
     store.commit()
-    assert store.lookup("甲", [2021], ["净利润"]).empty
+    assert store.lookup("甲", [2021], ["净利润"]) == []
     assert [row["company"] for row in store.reports()] == ["乙"]
     assert store.count() == 1
 
@@ -443,13 +446,10 @@ def test_statement_scope_and_period_kind_are_stored_and_returned(store):
         [ReportYear("甲公司", 2021, doc_id="甲/2021")],
     )
     store.commit()
-    rows = {r.cell_id: r for r in store.lookup("甲公司", [2021], ["货币资金"]).itertuples()}
-    assert (rows["c1"].statement, rows["c1"].scope, rows["c1"].period_kind) == (
-        "balance_sheet",
-        "consolidated",
-        "",
-    )
-    assert (rows["c2"].statement, rows["c2"].scope, rows["c2"].period_kind) == ("notes", "parent", "quarter")
+    rows = {r["cell_id"]: r for r in store.lookup("甲公司", [2021], ["货币资金"])}
+    kinds = ("statement", "scope", "period_kind")
+    assert tuple(rows["c1"][k] for k in kinds) == ("balance_sheet", "consolidated", "")
+    assert tuple(rows["c2"][k] for k in kinds) == ("notes", "parent", "quarter")
 
 
 def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_path):
@@ -464,8 +464,8 @@ def test_a_store_written_before_statement_columns_existed_gets_them_empty(tmp_pa
     db.commit()
     db.close()
     with SqliteFactStore(path) as store:
-        row = next(store.lookup("甲公司", [2021], ["货币资金"]).itertuples())
-    assert (row.value, row.statement, row.scope, row.period_kind) == ("1", "", "", "")
+        [row] = store.lookup("甲公司", [2021], ["货币资金"])
+    assert (row["value"], row["statement"], row["scope"], row["period_kind"]) == ("1", "", "", "")
 
 
 def _cell_ids(found: dict) -> dict[str, list[str]]:
