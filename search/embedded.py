@@ -19,7 +19,6 @@ segment with compact(), from what it kept while adding (search/added_chunks.py).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from core.records import Chunk
 from search.added_chunks import MAX_KEPT, AddedChunks
 from search.backend import Hit, SearchQuery
 from search.index_terms import (
+    CHUNK_FIELD_NAMES,
     TIE_MARGIN,
     QueryTerms,
     best_first,
@@ -49,12 +49,11 @@ GENERATION_FILE = "generation"  # not a tantivy file: tantivy ignores it
 _KEYWORD = "raw"  # tantivy's built-in tokenizers: "raw" keeps the value whole,
 _TOKENS = "whitespace"  # "whitespace" splits our pre-tokenized text on spaces only
 
-STORED_FIELDS = tuple(field.name for field in dataclasses.fields(Chunk))  # the stored chunk's, in order
-_TITLES = STORED_FIELDS.index("titles")
+_TITLES = CHUNK_FIELD_NAMES.index("titles")
 # The stored chunk: a JSON array of Chunk's fields in their order, read back in half the time of a JSON object (a
 # search reads ~40). The field's name carries a digest of those names, so an index stored with other fields has
 # another schema and is refused (_open), never misread.
-_STORED = "chunk_" + hashlib.sha256(" ".join(STORED_FIELDS).encode()).hexdigest()[:8]
+_STORED = "chunk_" + hashlib.sha256(" ".join(CHUNK_FIELD_NAMES).encode()).hexdigest()[:8]
 FORMAT = _STORED.removeprefix("chunk_")  # names the layout this code writes (a cache of an index keys on it)
 # A text field, since tantivy reads a stored bytes field back a byte at a time; indexed (tantivy-py indexes every
 # text field) by this tokenizer, whose one raw token is always dropped as too long: stored, never searched.
@@ -92,7 +91,7 @@ def _document(fields: tuple) -> tantivy.Document:
 
 
 def _stored_form(chunk: Chunk) -> str:
-    return json.dumps([getattr(chunk, name) for name in STORED_FIELDS], ensure_ascii=False)
+    return json.dumps([getattr(chunk, name) for name in CHUNK_FIELD_NAMES], ensure_ascii=False)
 
 
 def _chunk_of(stored: str | None) -> Chunk:
@@ -100,7 +99,7 @@ def _chunk_of(stored: str | None) -> Chunk:
     if type(stored) is not str:
         raise ValueError("a document without its stored chunk")
     values = json.loads(stored)
-    if type(values) is not list or len(values) != len(STORED_FIELDS) or type(values[_TITLES]) is not list:
+    if type(values) is not list or len(values) != len(CHUNK_FIELD_NAMES) or type(values[_TITLES]) is not list:
         raise ValueError("a stored chunk is not a list of the chunk's fields")
     values[_TITLES] = tuple(values[_TITLES])
     return Chunk(*values)

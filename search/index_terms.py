@@ -159,11 +159,13 @@ def chunk_to_stored(chunk: Chunk) -> dict:
     """The chunk as a JSON-able dict, as Elasticsearch stores it (the embedded index stores a JSON array of the
     fields, search/embedded.py): `dataclasses.asdict`'s, without its deep copy
     (a chunk holds strings, numbers and a tuple of strings; the copy was a sixth of indexing a chunk)."""
-    return {name: getattr(chunk, name) for name in _CHUNK_FIELD_NAMES}
+    return {name: getattr(chunk, name) for name in CHUNK_FIELD_NAMES}
 
 
-_CHUNK_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Chunk))
-_CHUNK_FIELDS = frozenset(_CHUNK_FIELD_NAMES)
+CHUNK_FIELD_NAMES = tuple(
+    f.name for f in dataclasses.fields(Chunk)
+)  # in Chunk's order: the stored forms' fields
+_CHUNK_FIELDS = frozenset(CHUNK_FIELD_NAMES)
 
 
 def chunk_from_stored(stored: dict) -> Chunk:

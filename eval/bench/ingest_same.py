@@ -110,10 +110,10 @@ def _env(code: Path) -> dict:
 def stored_chunks(index: Path) -> dict[str, dict]:
     """Every chunk the text index stores, by chunk id (read with tantivy directly: both revisions' layout, the
     chunk's one stored field: JSON bytes of an object of its fields or, since issue 26, JSON text of an array of
-    STORED_FIELDS)."""
+    CHUNK_FIELD_NAMES)."""
     import tantivy
 
-    from search.embedded import STORED_FIELDS
+    from search.index_terms import CHUNK_FIELD_NAMES
 
     text = tantivy.Index.open(str(index / "text"))
     text.reload()
@@ -124,7 +124,7 @@ def stored_chunks(index: Path) -> dict[str, dict]:
         (values,) = searcher.doc(address).to_dict().values()
         stored = json.loads(values[0] if isinstance(values[0], str) else bytes(values[0]).decode("utf-8"))
         if isinstance(stored, list):
-            stored = dict(zip(STORED_FIELDS, stored))
+            stored = dict(zip(CHUNK_FIELD_NAMES, stored))
         chunks[stored["chunk_id"]] = stored
     return chunks
 
