@@ -30,7 +30,6 @@ import argparse
 import dataclasses
 import hashlib
 import itertools
-import json
 import logging
 import os
 import sys
@@ -46,9 +45,9 @@ from core.manifest import Manifest
 from core.progress import Progress
 from core.rulefile import data_dir
 from qa.engine import EngineSettings
-from qa.io.answer_file import AnswerFile
+from qa.io.answer_file import AnswerFile, answer_line
 from qa.io.batch import DEFAULT_QUESTION_SECONDS, BatchAnswerer, BatchSettings
-from qa.io.question_stream import clean_text, iter_questions
+from qa.io.question_stream import iter_questions
 from qa.records import Question
 from search.embedded import FORMAT as TEXT_INDEX_FORMAT
 from search.ingest_lock import ingest_in_progress
@@ -260,7 +259,7 @@ def answer_all(
         try:
             for question, answer, steps in answerer.run(itertools.chain([head], batches)):
                 log.info("%s: %s -> %s", question.id, answer.type, answer.route)
-                out.write_line(clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False)))
+                out.write_line(answer_line(answer, steps))
                 total += 1  # written: the count an error reports as kept
                 failed += bool(answer.error)
                 types[answer.type] += 1

@@ -108,7 +108,7 @@ def ingest_and_answer(reports: list[Path], work: Path, questions: list, llm: str
 
 def answer_in_workers(settings: IndexSettings, questions: Path, workers: int) -> tuple[float, list[str]]:
     """Seconds to answer the questions of the file `questions` as qa.run does with `workers` answering processes,
-    and the answers as qa.run writes them (eval.bench._pooled.answer_line), in input order.
+    and the answers as qa.run writes them (qa.io.answer_file.answer_line), in input order.
 
     Measured in a fresh interpreter (eval/bench/_pooled.py) in the state qa.run opens its answerer in: its
     imports loaded and the questions read, nothing answered. Forked from this process instead, the workers would

@@ -16,15 +16,11 @@ import time
 from pathlib import Path
 
 from qa.engine import EngineSettings
+from qa.io.answer_file import answer_line
 from qa.io.batch import BatchAnswerer, BatchSettings
-from qa.io.question_stream import clean_text, iter_questions
+from qa.io.question_stream import iter_questions
 from qa.run import BATCH  # and with it every module qa.run imports
 from search.settings import IndexSettings
-
-
-def answer_line(answer) -> str:
-    """An answer as qa.run writes it (without the line's end)."""
-    return clean_text(json.dumps(answer.to_json(), ensure_ascii=False))
 
 
 def main(argv: list[str]) -> int:

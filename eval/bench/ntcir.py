@@ -59,8 +59,8 @@ import lxml.html
 
 from core.command_names import command_name
 from eval.bench._data import answer_in_workers, fixed_halves, ingest_and_answer, shared_data, work_dir
-from eval.bench._pooled import answer_line
 from eval.normalize import ntcir_value
+from qa.io.answer_file import answer_line
 from qa.io.questions import load_questions
 from qa.run import default_answer_workers
 

@@ -21,6 +21,14 @@ from pathlib import Path
 from typing import IO
 
 from core.errors import InputError
+from qa.io.question_stream import clean_text
+from qa.records import Answer
+
+
+def answer_line(answer: Answer, steps: tuple[str, ...] = ()) -> str:
+    """An answer as qa.run writes it, one JSON line (without its end), cleaned of what breaks a line
+    (question_stream.clean_text); `steps`: its analysis steps, given with --trace."""
+    return clean_text(json.dumps(answer.to_json(steps), ensure_ascii=False))
 
 
 class AnswerFile:

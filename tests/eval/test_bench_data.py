@@ -30,8 +30,8 @@ def test_json_lines_reads_the_bundled_text_questions():
 def test_answer_in_workers_answers_in_a_fresh_process_as_this_one_does(tmp_path, examples_index):
     from core.rulefile import data_dir
     from eval.bench._data import answer_in_workers
-    from eval.bench._pooled import answer_line
     from qa.engine import Engine, EngineSettings
+    from qa.io.answer_file import answer_line
     from qa.io.question_stream import iter_questions
 
     base = list(iter_questions(data_dir("examples") / "questions.json"))
