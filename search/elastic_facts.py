@@ -495,23 +495,9 @@ def _preference(row: dict, rank: dict[str, int]) -> tuple:
 
 
 def _cell_fact(hit: dict) -> CellFact:
-    source = hit["_source"]
-    stored = source.get("stored", {})
-    return CellFact(
-        source.get("cell_id", ""),
-        source["field"],
-        stored.get("period", ""),
-        source["year"],
-        source.get("doc_id", ""),
-        source["company"],
-        stored.get("value", ""),
-        stored.get("number"),
-        source.get("unit", ""),
-        stored.get("raw", ""),
-        source.get("statement", ""),
-        source.get("scope", ""),
-        source.get("period_kind", ""),
-    )
+    """A hit as row_cells gives it, read as every query reads a hit (_row)."""
+    row = _row(hit)
+    return CellFact._make(row[name] for name in CellFact._fields)
 
 
 def _row(hit: dict) -> dict:
@@ -524,6 +510,7 @@ def _row(hit: dict) -> dict:
         "field": source["field"],
         "value": stored.get("value", ""),
         "number": None if number is None else Decimal(number),
+        "exact": number,  # the number's exact text, as stored (CellFact's)
         "unit": source.get("unit", ""),
         "raw": stored.get("raw", ""),
         "period": stored.get("period", ""),

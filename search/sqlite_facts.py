@@ -102,10 +102,9 @@ _COLUMNS_SQL = (
     'table_id AS "table", cell_id, report_year, precision, statement, scope, period_kind'
 )
 _SELECT = f"SELECT {_COLUMNS_SQL} FROM facts"
-# CellFact's fields: the columns a table-cell answer reads, of every cell of the rows it weighs
+# CellFact's fields, in its order: the columns a table-cell answer reads (its `exact` is the `number` column's text)
 _CELLS_SELECT = (
-    "SELECT cell_id, field, period, year, doc_id, company, value, number, unit, raw, statement, scope, "
-    "period_kind FROM facts"
+    "SELECT " + ", ".join("number" if name == "exact" else name for name in CellFact._fields) + " FROM facts"
 )
 _cell_id = operator.attrgetter("cell_id")
 # CellFact._make without its length check (the query gives its fields): one C call a fact, not a Python one
