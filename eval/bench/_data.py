@@ -125,15 +125,13 @@ def answer_in_workers(settings: IndexSettings, questions: Path, workers: int) ->
                 str(questions),
                 str(settings.index_dir),
                 str(workers),
-            ]
-            + [str(out)],
+                str(out),
+            ],
             cwd=PROJECT_ROOT,
             env={
                 **os.environ,
-                "PYTHONPATH": os.pathsep.join(
-                    filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])
-                ),
-            },
+                "PYTHONPATH": str(PROJECT_ROOT),
+            },  # as the other benches run this checkout's code
             capture_output=True,
             text=True,
             check=False,
