@@ -4,8 +4,8 @@ The register holds full names, short names (every one a company has used),
 stock codes and derived aliases (the full name without its legal suffix),
 built from the corpus's company-years and, optionally, a reports list in the
 FinGLM file-name format (`date__full name__code__short name__year__年度报告`).
-All names go into one compiled `PhraseMatcher`, so matching costs one regex
-scan per question whatever the size of the register; when nothing matches
+All names go into one `PhraseMatcher`, so matching costs about one look-up
+per character of the question whatever the size of the register; when nothing matches
 exactly, rapidfuzz compares company-like spans with the full names.
 
 >>> register = CompanyRegister.from_reports_list(Path("reports_list.csv"))

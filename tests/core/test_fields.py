@@ -95,6 +95,18 @@ def test_phrase_matcher_prefers_the_longest_overlapping_phrase():
     assert [m.text for m in matcher.find("中国平安和银行")] == ["中国平安", "银行"]
 
 
+def test_phrase_matcher_takes_the_longest_phrase_starting_at_a_position_and_single_characters():
+    matcher = PhraseMatcher(
+        {"资产": ["a"], "资产总计": ["b"], "资产总计数": ["c"], "债": ["d"], "负债合计": ["e"]}
+    )
+    # "资产总计" is the longest phrase there: "资产总计数" is cut short by the end of the text
+    assert [(m.start, m.end, m.values) for m in matcher.find("资产总计")] == [(0, 4, ("b",))]
+    assert [m.text for m in matcher.find("资产总")] == ["资产"]
+    assert [m.text for m in matcher.find("负债和资产总计数")] == ["债", "资产总计数"]
+    assert [m.text for m in matcher.find("负债合计")] == ["负债合计"]
+    assert matcher.find("") == [] and PhraseMatcher({}).find("资产") == []
+
+
 def test_fold_drops_width_case_spaces_and_parentheses():
     assert fold("福建龙溪轴承（集团）股份 有限公司 ＡＢ") == "福建龙溪轴承集团股份有限公司ab"
 
