@@ -16,6 +16,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 
 _DROPPED = re.compile(r"[\s()]+")
@@ -71,7 +72,11 @@ def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
 
 def field_particles() -> str:
     """The particles field names are matched without (rules/tokens.yaml field_particles)."""
-    return vocabulary("tokens")["field_particles"]
+    return _FIELD_PARTICLES.value()
+
+
+# Every fold of a field name or question reads them: once per rule book, not through the book each time.
+_FIELD_PARTICLES = per_book(lambda: vocabulary("tokens")["field_particles"])
 
 
 @lru_cache(maxsize=2)
