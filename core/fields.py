@@ -103,13 +103,14 @@ class PhraseMatcher(Generic[V]):
         found = []
         by_start, singles, values, size = self._lengths, self._singles, self._values, len(text)
         for i in range(size):
-            for n in by_start.get(text[i : i + 2], ()):
-                if i + n <= size and text[i : i + n] in values:
-                    found.append((i, i + n))
-                    break
-            else:
-                if text[i] in singles:
-                    found.append((i, i + 1))
+            start = text[i : i + 2]
+            if start in by_start:
+                end = next((i + n for n in by_start[start] if i + n <= size and text[i : i + n] in values), 0)
+                if end:
+                    found.append((i, end))
+                    continue
+            if singles and text[i] in singles:
+                found.append((i, i + 1))
         if len(found) > 1:
             found = _best_non_overlapping(found)
         return [PhraseMatch(s, e, text[s:e], self._values[text[s:e]]) for s, e in found]
