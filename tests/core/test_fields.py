@@ -115,3 +115,31 @@ def test_a_dictionary_needs_fields():
     with pytest.raises(InputError):
         FieldDictionary([])
     assert FieldDictionary([FieldDef("存货")]).canonical("存貨") == "存货"
+
+
+def test_fuzzy_matching_answers_as_scoring_every_field_would(fields):
+    from rapidfuzz import fuzz, process
+
+    from core.folding import fold_field
+
+    choices = {fold_field(f): f for f in fields.fields if len(f) >= fields.fuzzy_min_chars}
+    texts = [
+        "2019年四方科技的营业总收人是多少",
+        "归属母公司净利润",
+        "净利闰",
+        "営業収益の金額",
+        "产总计",
+        "货币资金余额",
+    ]
+    for text in texts:
+        for cutoff in (60, 80, 95):
+            best = process.extractOne(
+                fold_field(text),
+                list(choices),
+                scorer=fuzz.partial_ratio,
+                processor=None,
+                score_cutoff=cutoff,
+            )
+            expected = [(choices[best[0]], round(best[1]))] if best else []
+            assert [(m.field, m.score) for m in fields.find_fuzzy(text, cutoff)] == expected, (text, cutoff)
+    assert fields.find_fuzzy("营业总收人")[0].field == "营业总收入"
