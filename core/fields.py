@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 from rapidfuzz import fuzz, process
 
 from core.errors import InputError, RuleError
-from core.folding import field_particles, fold_field, fold_field_with_offsets, opencc
+from core.folding import convert_all, field_particles, fold_field, fold_field_with_offsets
 from core.rulebook import active
 from core.rulefile import RuleFile
 
@@ -228,11 +228,9 @@ class FieldDictionary:
         for f in fields:
             for word in (f.name, *f.synonyms):
                 phrases.setdefault(fold_field(word), []).append(f.name)
-        converter = opencc("s2t")
-        for f in fields:
-            for word in (f.name, *f.synonyms):
-                traditional = fold_field(converter.convert(word))
-                phrases.setdefault(traditional, [f.name])
+        written = [(f.name, word) for f in fields for word in (f.name, *f.synonyms)]
+        for (name, _), traditional in zip(written, convert_all("s2t", [word for _, word in written])):
+            phrases.setdefault(fold_field(traditional), [name])
         self._matcher: PhraseMatcher[str] = PhraseMatcher(phrases)
         self._fuzzy_choices = {fold_field(f.name): f.name for f in fields if len(f.name) >= fuzzy_min_chars}
         self._fuzzy_keys = list(self._fuzzy_choices)

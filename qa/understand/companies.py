@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 
 from core.errors import InputError
 from core.fields import PhraseMatcher
-from core.folding import fold, fold_with_offsets, opencc
+from core.folding import convert_all, fold, fold_with_offsets, opencc
 from core.identity import core_name
 from core.records import ReportYear
 from core.rulebook import pattern_per_book, per_book
@@ -383,9 +383,8 @@ def _other_script(phrases: dict[str, list[str]]) -> dict[str, list[str]]:
     """Each phrase converted Simplified->Traditional and Traditional->Simplified (OpenCC), where that changes it."""
     keys = list(phrases)
     converted: dict[str, list[str]] = {}
-    for converter in (opencc("s2t"), opencc("t2s")):
-        # One call over all names: OpenCC is fast per call, not per name.
-        for key, other in zip(keys, converter.convert("\n".join(keys)).split("\n")):
+    for config in ("s2t", "t2s"):
+        for key, other in zip(keys, convert_all(config, keys)):
             if other != key:
                 converted.setdefault(other, []).extend(phrases[key])
     return converted
