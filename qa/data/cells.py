@@ -214,6 +214,16 @@ class CellQuestion:
         return is_per_share(self.label)
 
     @cached_property
+    def wanted(self) -> str:
+        """The label normalised, as every cell's scoring reads it."""
+        return _norm(self.label)
+
+    @cached_property
+    def printed_members(self) -> tuple[str, ...]:
+        """The member's printed words normalised, as every cell's scoring reads them."""
+        return tuple(_norm(w) for w in self.member_words)
+
+    @cached_property
     def us_gaap(self) -> bool:
         return bool(_US_GAAP.search(self.label))
 
@@ -362,13 +372,18 @@ class CellAnswerer:
         # A report that does not print the asked label may print a wording of it from the field list
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
-        label = _norm(asked.label)
-        printed = any(_norm(c.named) == label for c in cells)
+        printed = any(_norm(c.named) == asked.wanted for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
             cells = self.candidates(asked, question.sources, wordings, analysis.language)
         if not cells:
             return None
+        return self._pick(analysis, asked, cells, wordings)
+
+    def _pick(
+        self, analysis: Analysis, asked: CellQuestion, cells: list[_Cell], wordings: tuple[str, ...]
+    ) -> Answer | None:
+        """The answer from the best of the candidate cells, or None when no cell's label fits."""
         persons = self._person_rows(asked, cells)
         readings = _Readings(asked, self.settings.min_label)
         # Most cells' labels cannot name the asked one, nor can their table's titles: spared the scoring (the field
@@ -495,7 +510,7 @@ class CellAnswerer:
         parts["label"] = _fit(cell, likeness, readings.matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
-        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
+        parts["titled"] = CAPTIONED * _titled(asked.wanted, titles)
         if asked.year is not None and fact.year:
             parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
         if fact.statement in _PRIMARY:
@@ -547,13 +562,16 @@ class CellAnswerer:
         """Points for how well the cell's column or row is the member's (None: the question names no member that
         weighs here)."""
         named_row, period = cell.named, cell.period
-        if asked.member_words and asked.member in self.members.neutral:
+        words = asked.printed_members
+        if words and asked.member in self.members.neutral:
             # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
             # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
-            return NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
-        if asked.member_words:
-            matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
-            row_match = any(_names(_norm(w), _norm(named_row)) for w in asked.member_words)
+            row = _norm(named_row)
+            return NEUTRAL_ROW if any(w in row for w in words) else 0.0
+        if words:
+            matched = max([_member_fit(w, period) for w in words])
+            row = _norm(named_row)
+            row_match = any(_names(w, row) for w in words)
             return 2.0 * max(matched, 0.8 if row_match else 0.0)
         if persons:
             return 3.0 if cell.place in persons else 0.0
@@ -618,20 +636,23 @@ def _fit(
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
+    if len(matches) == 1 and not matches[0][1]:
+        return 4.0 * likeness[0]  # most questions: a label alone, no context words, one reading
     # The first reading's context holds every part another reading reads as context: each part is matched once.
     points: dict[str, float] = {}
     if matches[0][1]:
         row = _norm(cell.named)
         titled, title_names = _titles(cell.chunk.titles)
         where = titled + _norm(cell.period) + row  # each part is kept normalised
-        names = title_names | {row}
         above = _norm(cell.above)
-        points = {p: _context_match(_norm(p), names, where, above) for p in matches[0][1]}
+        points = {p: _context_match(_norm(p), title_names, row, where, above) for p in matches[0][1]}
     return max(
-        4.0 * similarity
-        + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-        + sum(points[p] for p in context)
-        for similarity, (_, context) in zip(likeness, matches)
+        [
+            4.0 * similarity
+            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
+            + sum([points[p] for p in context])
+            for similarity, (_, context) in zip(likeness, matches)
+        ]
     )
 
 
@@ -758,15 +779,17 @@ def _header(period: str) -> tuple[str, str]:
     return _norm(header_name(period)), _norm(period)
 
 
-def _context_match(part: str, names: set[str], where: str, above: str = "") -> float:
-    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
-    a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the row above
-    that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy likeness."""
+def _context_match(part: str, titles: frozenset[str], row: str, where: str, above: str = "") -> float:
+    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings or its
+    row (best), a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the
+    row above that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy
+    likeness."""
     if not part:
         return 0.0
-    if part in names:
+    if part in titles or part == row:
         return 1.5
-    if _unnegated(part).search(where) or (above and _unnegated(part).search(above)):
+    unnegated = _unnegated(part)
+    if unnegated.search(where) or (above and unnegated.search(above)):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
@@ -794,6 +817,9 @@ class _Readings:
         self._points = 100 * floor - 1e-6
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
         self._hopeless: dict[tuple[str, str], bool] = {}
+        self._titled: dict[
+            str, bool
+        ] = {}  # by row label: `titled`, asked of most rows by `hopeless` and `_score`
 
     def of(self, field: str, period: str) -> tuple[float, ...]:
         """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
@@ -819,8 +845,13 @@ class _Readings:
 
     def titled(self, field: str) -> bool:
         """Whether a row so named is about what its table is about: a bare total (合計, 計) or the member's name."""
-        spoken = self.asked.spoken
-        return _bare_total(field) or bool(spoken and spoken.likeness(field) >= MIN_SPOKEN)
+        titled = self._titled.get(field)
+        if titled is None:
+            spoken = self.asked.spoken
+            titled = self._titled[field] = _bare_total(field) or bool(
+                spoken and spoken.likeness(field) >= MIN_SPOKEN
+            )
+        return titled
 
 
 class _LabelMatch:
@@ -874,11 +905,12 @@ class _LabelMatch:
             together = len(name) + len(column)
             shorter = together if together < self._length else self._length
             if 200 * shorter / (together + self._length) > (best if best > floor else floor) - 1e-9:
-                best = max(
-                    best,
-                    fuzz.ratio(self.wanted, name + column, score_cutoff=best),
-                    fuzz.ratio(self.wanted, column + name, score_cutoff=best),
-                )
+                ratio = fuzz.ratio(self.wanted, name + column, score_cutoff=best)
+                if ratio > best:
+                    best = ratio
+                ratio = fuzz.ratio(self.wanted, column + name, score_cutoff=best)
+                if ratio > best:
+                    best = ratio
         return best / 100
 
     def _named_row(self, field: str) -> tuple[str, float]:
@@ -901,7 +933,10 @@ class _LabelMatch:
         return columns, columns[-1], named
 
     def _row(self, name: str, head: str = "") -> float:
-        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
+        score = fuzz.ratio(self.wanted, name)
+        bare = _without_total(name)
+        if bare != name:  # most labels end in no total suffix: their ratio is the one above
+            score = max(score, fuzz.ratio(self.wanted, bare))
         if head:
             score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
