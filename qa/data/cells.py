@@ -874,10 +874,10 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
-        self._rows: dict[str, float] = {}
-        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
-        self._columns: dict[str, float] = {}
-        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
+        self._rows: dict[str, tuple[float, int]] = {}
+        self._fields: dict[str, tuple[str, float, int]] = {}  # by row label as stored: _named_row's
+        self._columns: dict[str, tuple[float, int]] = {}
+        self._headers: dict[str, tuple[tuple[str, ...], str, float, int]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str, floor: float = 0.0) -> float:
@@ -888,23 +888,28 @@ class _LabelMatch:
         row = self._fields.get(field)
         if row is None:
             row = self._fields[field] = self._named_row(field)
-        name, best = row
+        name, best, row_common = row
         header = self._headers.get(period)
         if header is None:
             header = self._headers[period] = self._header(period)
-        columns, column, named = header
+        columns, column, named, column_common = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
             if named > best:
                 best = named
-            # Row and column read together can beat the best so far, and the floor, only if their length allows
-            # (most pairs: not): the ratio is at most 200 x the shorter length / both lengths, so the pair is not
-            # even built then.
+            # Row and column read together can beat the best so far, and the floor, only if the characters they
+            # can share with the label allow (most pairs: not): the ratio is 200 x the common subsequence / both
+            # lengths, and that subsequence is no longer than the label, the two together, or what the row and the
+            # column each share with it, added; so the pair is not even built then.
             together = len(name) + len(column)
-            shorter = together if together < self._length else self._length
-            if 200 * shorter / (together + self._length) > (best if best > floor else floor) - 1e-9:
+            common = row_common + column_common
+            if together < common:
+                common = together
+            if self._length < common:
+                common = self._length
+            if 200 * common / (together + self._length) > (best if best > floor else floor) - 1e-9:
                 ratio = fuzz.ratio(self.wanted, name + column, score_cutoff=best)
                 if ratio > best:
                     best = ratio
@@ -913,27 +918,38 @@ class _LabelMatch:
                     best = ratio
         return best / 100
 
-    def _named_row(self, field: str) -> tuple[str, float]:
-        """A row label normalised, and how well the label names it (kept per normalised label)."""
+    def _named_row(self, field: str) -> tuple[str, float, int]:
+        """A row label normalised, how well the label names it and how many characters they share in order (kept
+        per normalised label)."""
         name = _norm(field)
-        score = self._rows.get(name)
-        if score is None:
-            score = self._rows[name] = self._row(name, _head(field))
-        return name, score
+        row = self._rows.get(name)
+        if row is None:
+            row = self._rows[name] = self._row(name, _head(field))
+        return name, *row
 
-    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
-        """A column header path's headers, its own (last) header, and how well the label names that header (the
-        label may name the column of a row the member or the context picks: "報酬等の総額")."""
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float, int]:
+        """A column header path's headers, its own (last) header, how well the label names that header (the label
+        may name the column of a row the member or the context picks: "報酬等の総額") and how many characters they
+        share in order."""
         columns = _columns(period)
         if not columns:
-            return columns, "", 0.0
-        named = self._columns.get(columns[-1])
-        if named is None:
-            named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
-        return columns, columns[-1], named
+            return columns, "", 0.0, 0
+        column = self._columns.get(columns[-1])
+        if column is None:
+            ratio = fuzz.ratio(self.wanted, columns[-1])
+            column = self._columns[columns[-1]] = (0.9 * ratio, self._common(columns[-1], ratio))
+        return columns, columns[-1], *column
 
-    def _row(self, name: str, head: str = "") -> float:
+    def _common(self, text: str, ratio: float) -> int:
+        """The length of the longest common subsequence of the label and a text, read back from their ratio (200 x
+        that length / both lengths)."""
+        return round(ratio * (self._length + len(text)) / 200)
+
+    def _row(self, name: str, head: str = "") -> tuple[float, int]:
+        """How well the label names a row label (normalised; `head`: its first line), and how many characters the
+        two share in order."""
         score = fuzz.ratio(self.wanted, name)
+        common = self._common(name, score)
         bare = _without_total(name)
         if bare != name:  # most labels end in no total suffix: their ratio is the one above
             score = max(score, fuzz.ratio(self.wanted, bare))
@@ -941,7 +957,7 @@ class _LabelMatch:
             score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
             score = max(score, fuzz.ratio(self.reordered, name))
-        return score
+        return score, common
 
     def _part_ratios(self, term: str) -> list[float]:
         ratios = self._parts.get(term)

@@ -607,6 +607,17 @@ def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_a
     assert 0 < sum(told.values()) < len(told)
 
 
+def test_a_label_naming_column_and_row_together_is_read_whole_with_or_without_a_floor():
+    # neither the row nor the column alone reaches the floor; together, in either order, they are the label
+    for label in ("報告セグメント計売上高", "売上高報告セグメント計"):
+        match = _LabelMatch(label)
+        row, column = "売上高", "報告セグメント計"
+        assert match.of(row, "") < 0.45
+        assert match.of(row, column, 44.9) == match.of(row, column) == 1.0
+    # a pair sharing few characters with the label stays below the floor
+    assert _LabelMatch("報告セグメント計売上高").of("営業利益", "前期", 44.9) < 0.45
+
+
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():
     assert _titled("銘柄数", ("b.銘柄数及び貸借対照表計上額",)) == 1.0
     assert _titled("銘柄数", ("当事業年度において株式数が増加した銘柄",)) == 0.0
