@@ -77,6 +77,9 @@ NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
 CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
 FLOW = -1.0  # points for a change within the year when the question asks for a point in time
+CONTEXT_NAMED = (
+    1.5  # points for a context word that is the name of one of a cell's headings or its row (the most)
+)
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
 _SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
 _CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
@@ -386,17 +389,64 @@ class CellAnswerer:
         """The answer from the best of the candidate cells, or None when no cell's label fits."""
         persons = self._person_rows(asked, cells)
         readings = _Readings(asked, self.settings.min_label)
-        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the scoring (the field
-        # list's wordings and a component's balance row name cells whatever their labels).
-        plain = not (wordings or asked.component_balance)
-        for cell in cells:
-            if not (plain and readings.hopeless(cell.named, cell.period)):
-                self._score(asked, cell, readings, persons, bool(wordings))
-        named = [c for c in cells if c.label >= self.settings.min_label]
+        named = self._named(asked, cells, readings, bool(wordings))
         if not named:
             return None
-        best = sorted(named, key=lambda c: -c.score)[:TRACED]
+        best = self._best(asked, named, readings, persons)
         return self._answer(analysis, asked, best[0], best[1:])
+
+    def _named(
+        self, asked: CellQuestion, cells: list[_Cell], readings: _Readings, by_wording: bool
+    ) -> list[tuple[_Cell, tuple[float, ...]]]:
+        """The cells whose label the question's names (cell.label: how well; at least min_label), each with every
+        reading's likeness."""
+        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the likeness (the field
+        # list's wordings and a component's balance row name cells whatever their labels).
+        plain = not (by_wording or asked.component_balance)
+        named = []
+        for cell in cells:
+            if not (plain and readings.hopeless(cell.named, cell.period)):
+                likeness = self._likeness(asked, cell, readings, by_wording)
+                cell.label = max(likeness)
+                if cell.label >= self.settings.min_label:
+                    named.append((cell, likeness))
+        return named
+
+    def _best(
+        self,
+        asked: CellQuestion,
+        named: list[tuple[_Cell, tuple[float, ...]]],
+        readings: _Readings,
+        persons: set[tuple[str, str]],
+        keep: int = TRACED,
+    ) -> list[_Cell]:
+        """The `keep` best of the named cells (with their likeness) by score, the first of equals first.
+
+        A cell's costly points (its context words, titles, member) are weighed only while it can still be one of
+        them: cells are scored by the most they can score, highest first, until the rest cannot reach the last of
+        the best so far (a question names ~30 cells, a trace keeps 3)."""
+        most = self._most_member_points(asked, persons) + CAPTIONED
+        bounded = []
+        for order, (cell, likeness) in enumerate(named):
+            plain = _plain_points(asked, cell)
+            fit = _most_fit(likeness, readings.matches) + 0.5 * cell.rank
+            bounded.append(
+                (fit + sum(plain.values()) + most + _row_points(asked, cell), order, likeness, plain)
+            )
+        bounded.sort(key=lambda b: -b[0])
+        scored: list[tuple[int, _Cell]] = []
+        scores: list[float] = []  # the scores so far, highest first
+        for bound, order, likeness, plain in bounded:
+            if len(scores) >= keep and bound < scores[keep - 1] - 1e-9:
+                break  # nor can any after it: their bounds are no higher
+            cell = named[order][0]
+            self._score(asked, cell, likeness, readings, plain, persons)
+            scored.append((order, cell))
+            scores.append(cell.score)
+            scores.sort(reverse=True)
+        # in the named cells' order, as a sort of all of them keeps equals
+        scored.sort(key=lambda s: s[0])
+        return sorted((cell for _, cell in scored), key=lambda c: -c.score)[:keep]
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -496,40 +546,35 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
+        likeness: tuple[float, ...],
         readings: _Readings,
+        plain: dict[str, float],
         persons: set[tuple[str, str]] = frozenset(),
-        by_wording: bool = False,
     ) -> None:
-        likeness = self._likeness(asked, cell, readings, by_wording)
-        cell.label = max(likeness)
-        if cell.label < self.settings.min_label:
-            return  # never the answer: spare the rest
-        fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = cell.named, cell.period
+        """The cell's score and its parts: its label's fit (`likeness`: each reading's), titles and member points
+        with its plain points (`_plain_points`)."""
         parts = cell.parts = {}
         parts["label"] = _fit(cell, likeness, readings.matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
-        parts["titled"] = CAPTIONED * _titled(asked.wanted, titles)
-        if asked.year is not None and fact.year:
-            parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
-        if fact.statement in _PRIMARY:
-            parts["statement"] = 0.8
-        if asked.per_share != _per_share(named_row):
-            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if asked.point_in_time and fact.period_kind == "change":
-            parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
-        if asked.us_gaap != _us_gaap(period):
-            # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-            parts["gaap"] = -1.5
-        scope = _scope_points(asked, fact.statement, fact.scope)
-        if scope is not None:
-            parts["scope"] = scope
+        parts["titled"] = CAPTIONED * _titled(asked.wanted, cell.chunk.titles)
+        parts.update(plain)
         member = self._member_points(asked, cell, persons)
         if member is not None:
             parts["member"] = member
-        # Same label in both sections of a statement: the later row is the non-current one.
-        cell.score = sum(parts.values()) + (cell.row if asked.later_section else -cell.row) * 0.001
+        cell.score = sum(parts.values()) + _row_points(asked, cell)
+
+    def _most_member_points(self, asked: CellQuestion, persons: set[tuple[str, str]]) -> float:
+        """The most points `_member_points` gives a cell of this question (none gives fewer than 0)."""
+        if asked.member_words and asked.member in self.members.neutral:
+            return NEUTRAL_ROW
+        if asked.member_words:
+            return 2.0
+        if persons:
+            return 3.0
+        if asked.spoken:
+            return 2.0
+        return 0.6 if asked.member not in self.members.neutral else 0.0  # _default_column's most
 
     def _likeness(
         self,
@@ -654,6 +699,43 @@ def _fit(
             for similarity, (_, context) in zip(likeness, matches)
         ]
     )
+
+
+def _most_fit(likeness: tuple[float, ...], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
+    """The most `_fit` gives a cell of this likeness: each context word found as a heading's name."""
+    return max(
+        [
+            4.0 * similarity
+            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
+            + CONTEXT_NAMED * len(context)
+            for similarity, (_, context) in zip(likeness, matches)
+        ]
+    )
+
+
+def _plain_points(asked: CellQuestion, cell: _Cell) -> dict[str, float]:
+    """The score's parts that the fact and row tell at once: year, statement, per share, flow, GAAP, scope."""
+    fact, parts = cell.fact, {}
+    if asked.year is not None and fact.year:
+        parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
+    if fact.statement in _PRIMARY:
+        parts["statement"] = 0.8
+    if asked.per_share != _per_share(cell.named):
+        parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
+    if asked.point_in_time and fact.period_kind == "change":
+        parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
+    if asked.us_gaap != _us_gaap(cell.period):
+        # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+        parts["gaap"] = -1.5
+    scope = _scope_points(asked, fact.statement, fact.scope)
+    if scope is not None:
+        parts["scope"] = scope
+    return parts
+
+
+def _row_points(asked: CellQuestion, cell: _Cell) -> float:
+    """Same label in both sections of a statement: the later row is the non-current one."""
+    return (cell.row if asked.later_section else -cell.row) * 0.001
 
 
 def _scope_points(asked: CellQuestion, statement: str, scope: str) -> float | None:
@@ -787,7 +869,7 @@ def _context_match(part: str, titles: frozenset[str], row: str, where: str, abov
     if not part:
         return 0.0
     if part in titles or part == row:
-        return 1.5
+        return CONTEXT_NAMED
     unnegated = _unnegated(part)
     if unnegated.search(where) or (above and unnegated.search(above)):
         return 1.0
