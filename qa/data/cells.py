@@ -21,7 +21,8 @@ leaves the label to name the table's caption). A question at a point in time
 (2024年時点) takes a balance, never a movement within the year (a row between two
 dated balances, a column of changes); the whole equity (純資産) of a member of one
 of its parts (CapitalStockMember) is that part's balance row in the statement of
-changes in equity. The best cell answers with the
+changes in equity. A cell whose label cannot name the asked one is not scored, nor is one that cannot reach
+the best three (by the most its label, context and member can give). The best cell answers with the
 value as the report prints it in base units and its cell id as evidence.
 
 >>> answerer = CellAnswerer(index, store, tokenizer, templates)
@@ -693,21 +694,22 @@ def _fit(
         points = {p: _context_match(_norm(p), title_names, row, where, above) for p in matches[0][1]}
     return max(
         [
-            4.0 * similarity
-            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-            + sum([points[p] for p in context])
+            _label_points(similarity, len(matches) - len(context) - 1) + sum([points[p] for p in context])
             for similarity, (_, context) in zip(likeness, matches)
         ]
     )
+
+
+def _label_points(similarity: float, taken: int) -> float:
+    """A reading's label likeness (x4), and ABSORBED for each quoted part it takes when it names the row whole."""
+    return 4.0 * similarity + (ABSORBED * taken if similarity >= WHOLE else 0.0)
 
 
 def _most_fit(likeness: tuple[float, ...], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
     """The most `_fit` gives a cell of this likeness: each context word found as a heading's name."""
     return max(
         [
-            4.0 * similarity
-            + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-            + CONTEXT_NAMED * len(context)
+            _label_points(similarity, len(matches) - len(context) - 1) + CONTEXT_NAMED * len(context)
             for similarity, (_, context) in zip(likeness, matches)
         ]
     )
