@@ -78,9 +78,7 @@ NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
 CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
 FLOW = -1.0  # points for a change within the year when the question asks for a point in time
-CONTEXT_NAMED = (
-    1.5  # points for a context word that is the name of one of a cell's headings or its row (the most)
-)
+CONTEXT_NAMED = 1.5  # points for a context word naming one of a cell's headings or its row (the most)
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
 _SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
 _CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
@@ -901,9 +899,7 @@ class _Readings:
         self._points = 100 * floor - 1e-6
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
         self._hopeless: dict[tuple[str, str], bool] = {}
-        self._titled: dict[
-            str, bool
-        ] = {}  # by row label: `titled`, asked of most rows by `hopeless` and `_score`
+        self._titled: dict[str, bool] = {}  # by row label: asked by `hopeless` and `_likeness`
 
     def of(self, field: str, period: str) -> tuple[float, ...]:
         """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
@@ -985,12 +981,10 @@ class _LabelMatch:
                 best = named
             # Row and column read together can beat the best so far, and the floor, only if the characters they
             # can share with the label allow (most pairs: not): the ratio is 200 x the common subsequence / both
-            # lengths, and that subsequence is no longer than the label, the two together, or what the row and the
-            # column each share with it, added; so the pair is not even built then.
+            # lengths, and that subsequence is no longer than the label, nor than what the row and the column each
+            # share with it, added; so the pair is not even built then.
             together = len(name) + len(column)
             common = row_common + column_common
-            if together < common:
-                common = together
             if self._length < common:
                 common = self._length
             if 200 * common / (together + self._length) > (best if best > floor else floor) - 1e-9:
