@@ -607,6 +607,43 @@ def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_a
     assert 0 < sum(told.values()) < len(told)
 
 
+def test_a_label_naming_column_and_row_together_is_read_whole_with_or_without_a_floor():
+    # neither the row nor the column alone reaches the floor; together, in either order, they are the label
+    for label in ("報告セグメント計売上高", "売上高報告セグメント計"):
+        match = _LabelMatch(label)
+        row, column = "売上高", "報告セグメント計"
+        assert match.of(row, "") < 0.45
+        assert match.of(row, column, 44.9) == match.of(row, column) == 1.0
+    # a pair sharing few characters with the label stays below the floor
+    assert _LabelMatch("報告セグメント計売上高").of("営業利益", "前期", 44.9) < 0.45
+
+
+def test_the_best_cells_are_those_scoring_every_named_cell_ranks_first(small_engine):
+    analyzer, answerer = small_engine
+    unweighed = 0
+    for text in (
+        f"{COMPANY}の2020年における「売上高」は？",
+        f"{COMPANY}の2020年における「減価償却累計額、工具、器具及び備品」は？",
+        f"{COMPANY}の2020年の個別決算における「流動資産合計、貸借対照表」は？",
+        f"{COMPANY}の2020年のCapitalStockMemberにおける「純資産、株主資本等変動計算書」は？",
+    ):
+        analysis = analyzer.run(Question("q", text, ("TEST0001/",)))
+        asked = CellQuestion.parse(text, analysis.years, answerer.members)
+        cells = answerer.candidates(asked, ("TEST0001/",), language=analysis.language)
+        readings = _Readings(asked, answerer.settings.min_label)
+        named = answerer._named(asked, cells, readings, False)
+        every = answerer._best(asked, named, readings, set(), keep=len(named))
+        assert len(named) > 3 and all(cell.parts is not None for cell, _ in named)
+        for cell, _ in named:
+            cell.score, cell.parts = 0.0, None
+        best = answerer._best(asked, named, readings, set())
+        assert [(c.fact.cell_id, c.score) for c in best] == [(c.fact.cell_id, c.score) for c in every[:3]], (
+            text
+        )
+        unweighed += sum(cell.parts is None for cell, _ in named)
+    assert unweighed  # cells that could not be among the best were never weighed whole
+
+
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():
     assert _titled("銘柄数", ("b.銘柄数及び貸借対照表計上額",)) == 1.0
     assert _titled("銘柄数", ("当事業年度において株式数が増加した銘柄",)) == 0.0
