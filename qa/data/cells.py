@@ -1079,9 +1079,12 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
     two_line = [(cell, lines) for cell in cells if (lines := _two_lines(cell.named)) is not None]
     if not two_line:
         return  # most questions: no candidate row has a second line
+    # the rows of each table named by one of those labels (most cells are named by none: passed over by name)
+    names = {cell.named for cell, _ in two_line}
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
+        if cell.named in names:
+            rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
     for cell, (head, second) in two_line:
         spanned = sorted(rows[(cell.place[0], cell.named)])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:

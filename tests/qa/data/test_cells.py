@@ -559,11 +559,9 @@ def test_a_fact_without_a_company_never_answers_a_question_naming_a_company_but_
 def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     label = "株主総利回り (比較指標：配当込みTOPIX)"
 
-    def cell(row: int, field: str = label) -> _Cell:
-        fact = CellFact(
-            f"T-0101010-tab5-r{row}c3", field, "", 2024, "T/0101010", "", "1", "1", "", "1", "", "", ""
-        )
-        return _Cell(fact, None, 1.0, ("T-0101010-tab5", str(row)), row, field, "", {})
+    def cell(row: int, field: str = label, table: str = "T-0101010-tab5") -> _Cell:
+        fact = CellFact(f"{table}-r{row}c3", field, "", 2024, "T/0101010", "", "1", "1", "", "1", "", "", "")
+        return _Cell(fact, None, 1.0, (table, str(row)), row, field, "", {})
 
     pair = [cell(21), cell(22)]
     _split_spanned_labels(pair)
@@ -574,6 +572,10 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     empty = [cell(13, "貸倒引当金()"), cell(14, "貸倒引当金()")]  # an empty second line names no row
     _split_spanned_labels(empty)
     assert [c.named for c in empty] == ["貸倒引当金", "貸倒引当金()"]
+    # rows of other labels, and the label's row in another table, neither part nor break the pair
+    among = [cell(20, "売上高"), cell(21), cell(22), cell(23, "売上高"), cell(22, table="T-0101010-tab6")]
+    _split_spanned_labels(among)
+    assert [c.named for c in among] == ["売上高", "株主総利回り", "比較指標:配当込みTOPIX", "売上高", label]
 
 
 def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_as_well_as_the_floor():
