@@ -21,7 +21,8 @@ leaves the label to name the table's caption). A question at a point in time
 (2024年時点) takes a balance, never a movement within the year (a row between two
 dated balances, a column of changes); the whole equity (純資産) of a member of one
 of its parts (CapitalStockMember) is that part's balance row in the statement of
-changes in equity. The best cell answers with the
+changes in equity. A cell whose label cannot name the asked one is not scored, nor is one that cannot reach
+the best three (by the most its label, context and member can give). The best cell answers with the
 value as the report prints it in base units and its cell id as evidence.
 
 >>> answerer = CellAnswerer(index, store, tokenizer, templates)
@@ -77,6 +78,7 @@ NEUTRAL_ROW = 0.5  # points for a row named by a member that picks no column
 CAPTIONED = 0.4  # points for a table whose titles print the label's words (times how much of them)
 MIN_TITLED = 0.85  # a title printing less of the label does not print it
 FLOW = -1.0  # points for a change within the year when the question asks for a point in time
+CONTEXT_NAMED = 1.5  # points for a context word naming one of a cell's headings or its row (the most)
 HEADED = 0.97  # a row label's head before a parenthesised second line fits a little less than the whole label
 _SECOND_LINE = re.compile(r"^(?P<head>.+?)\s*\((?P<second>[^()]*)\)?\s*$")  # matched after NFKC
 _CONSOLIDATED = per_book(lambda: _CELLS["consolidated_title"])
@@ -212,6 +214,16 @@ class CellQuestion:
     @cached_property
     def per_share(self) -> bool:
         return is_per_share(self.label)
+
+    @cached_property
+    def wanted(self) -> str:
+        """The label normalised, as every cell's scoring reads it."""
+        return _norm(self.label)
+
+    @cached_property
+    def printed_members(self) -> tuple[str, ...]:
+        """The member's printed words normalised, as every cell's scoring reads them."""
+        return tuple(_norm(w) for w in self.member_words)
 
     @cached_property
     def us_gaap(self) -> bool:
@@ -362,26 +374,78 @@ class CellAnswerer:
         # A report that does not print the asked label may print a wording of it from the field list
         # (株価指数における総利回り as 比較指標：配当込みTOPIX); one that prints it is read as printed, since
         # wordings tell statements apart (売上高 in the parent's summary, 売上収益 in the IFRS one).
-        label = _norm(asked.label)
-        printed = any(_norm(c.named) == label for c in cells)
+        printed = any(_norm(c.named) == asked.wanted for c in cells)
         wordings = () if printed else self._wordings(asked.label)
         if wordings:
             cells = self.candidates(asked, question.sources, wordings, analysis.language)
         if not cells:
             return None
+        return self._pick(analysis, asked, cells, wordings)
+
+    def _pick(
+        self, analysis: Analysis, asked: CellQuestion, cells: list[_Cell], wordings: tuple[str, ...]
+    ) -> Answer | None:
+        """The answer from the best of the candidate cells, or None when no cell's label fits."""
         persons = self._person_rows(asked, cells)
         readings = _Readings(asked, self.settings.min_label)
-        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the scoring (the field
-        # list's wordings and a component's balance row name cells whatever their labels).
-        plain = not (wordings or asked.component_balance)
-        for cell in cells:
-            if not (plain and readings.hopeless(cell.named, cell.period)):
-                self._score(asked, cell, readings, persons, bool(wordings))
-        named = [c for c in cells if c.label >= self.settings.min_label]
+        named = self._named(asked, cells, readings, bool(wordings))
         if not named:
             return None
-        best = sorted(named, key=lambda c: -c.score)[:TRACED]
+        best = self._best(asked, named, readings, persons)
         return self._answer(analysis, asked, best[0], best[1:])
+
+    def _named(
+        self, asked: CellQuestion, cells: list[_Cell], readings: _Readings, by_wording: bool
+    ) -> list[tuple[_Cell, tuple[float, ...]]]:
+        """The cells whose label the question's names (cell.label: how well; at least min_label), each with every
+        reading's likeness."""
+        # Most cells' labels cannot name the asked one, nor can their table's titles: spared the likeness (the field
+        # list's wordings and a component's balance row name cells whatever their labels).
+        plain = not (by_wording or asked.component_balance)
+        named = []
+        for cell in cells:
+            if not (plain and readings.hopeless(cell.named, cell.period)):
+                likeness = self._likeness(asked, cell, readings, by_wording)
+                cell.label = max(likeness)
+                if cell.label >= self.settings.min_label:
+                    named.append((cell, likeness))
+        return named
+
+    def _best(
+        self,
+        asked: CellQuestion,
+        named: list[tuple[_Cell, tuple[float, ...]]],
+        readings: _Readings,
+        persons: set[tuple[str, str]],
+        keep: int = TRACED,
+    ) -> list[_Cell]:
+        """The `keep` best of the named cells (with their likeness) by score, the first of equals first.
+
+        A cell's costly points (its context words, titles, member) are weighed only while it can still be one of
+        them: cells are scored by the most they can score, highest first, until the rest cannot reach the last of
+        the best so far (a question names ~30 cells, a trace keeps 3)."""
+        most = self._most_member_points(asked, persons) + CAPTIONED
+        bounded = []
+        for order, (cell, likeness) in enumerate(named):
+            plain = _plain_points(asked, cell)
+            fit = _most_fit(likeness, readings.matches) + 0.5 * cell.rank
+            bounded.append(
+                (fit + sum(plain.values()) + most + _row_points(asked, cell), order, likeness, plain)
+            )
+        bounded.sort(key=lambda b: -b[0])
+        scored: list[tuple[int, _Cell]] = []
+        scores: list[float] = []  # the scores so far, highest first
+        for bound, order, likeness, plain in bounded:
+            if len(scores) >= keep and bound < scores[keep - 1] - 1e-9:
+                break  # nor can any after it: their bounds are no higher
+            cell = named[order][0]
+            self._score(asked, cell, likeness, readings, plain, persons)
+            scored.append((order, cell))
+            scores.append(cell.score)
+            scores.sort(reverse=True)
+        # in the named cells' order, as a sort of all of them keeps equals
+        scored.sort(key=lambda s: s[0])
+        return sorted((cell for _, cell in scored), key=lambda c: -c.score)[:keep]
 
     # -- candidates --------------------------------------------------------------------------------
 
@@ -481,40 +545,35 @@ class CellAnswerer:
         self,
         asked: CellQuestion,
         cell: _Cell,
+        likeness: tuple[float, ...],
         readings: _Readings,
+        plain: dict[str, float],
         persons: set[tuple[str, str]] = frozenset(),
-        by_wording: bool = False,
     ) -> None:
-        likeness = self._likeness(asked, cell, readings, by_wording)
-        cell.label = max(likeness)
-        if cell.label < self.settings.min_label:
-            return  # never the answer: spare the rest
-        fact, titles = cell.fact, cell.chunk.titles
-        named_row, period = cell.named, cell.period
+        """The cell's score and its parts: its label's fit (`likeness`: each reading's), titles and member points
+        with its plain points (`_plain_points`)."""
         parts = cell.parts = {}
         parts["label"] = _fit(cell, likeness, readings.matches) + 0.5 * cell.rank
         # Tables alike but for their captions (銘柄数及び貸借対照表計上額, 株式数が増加した銘柄, 株式数が減少した銘柄):
         # the one whose titles print the label's words.
-        parts["titled"] = CAPTIONED * _titled(_norm(asked.label), titles)
-        if asked.year is not None and fact.year:
-            parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
-        if fact.statement in _PRIMARY:
-            parts["statement"] = 0.8
-        if asked.per_share != _per_share(named_row):
-            parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
-        if asked.point_in_time and fact.period_kind == "change":
-            parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
-        if asked.us_gaap != _us_gaap(period):
-            # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
-            parts["gaap"] = -1.5
-        scope = _scope_points(asked, fact.statement, fact.scope)
-        if scope is not None:
-            parts["scope"] = scope
+        parts["titled"] = CAPTIONED * _titled(asked.wanted, cell.chunk.titles)
+        parts.update(plain)
         member = self._member_points(asked, cell, persons)
         if member is not None:
             parts["member"] = member
-        # Same label in both sections of a statement: the later row is the non-current one.
-        cell.score = sum(parts.values()) + (cell.row if asked.later_section else -cell.row) * 0.001
+        cell.score = sum(parts.values()) + _row_points(asked, cell)
+
+    def _most_member_points(self, asked: CellQuestion, persons: set[tuple[str, str]]) -> float:
+        """The most points `_member_points` gives a cell of this question (none gives fewer than 0)."""
+        if asked.member_words and asked.member in self.members.neutral:
+            return NEUTRAL_ROW
+        if asked.member_words:
+            return 2.0
+        if persons:
+            return 3.0
+        if asked.spoken:
+            return 2.0
+        return 0.6 if asked.member not in self.members.neutral else 0.0  # _default_column's most
 
     def _likeness(
         self,
@@ -547,13 +606,16 @@ class CellAnswerer:
         """Points for how well the cell's column or row is the member's (None: the question names no member that
         weighs here)."""
         named_row, period = cell.named, cell.period
-        if asked.member_words and asked.member in self.members.neutral:
+        words = asked.printed_members
+        if words and asked.member in self.members.neutral:
             # A member every column is of (OrdinaryShare) picks no column, but a row named by it is its own (普通株式,
             # not 計, in the table of issued shares); a little, since most tables it asks about have no such row.
-            return NEUTRAL_ROW if any(_norm(w) in _norm(named_row) for w in asked.member_words) else 0.0
-        if asked.member_words:
-            matched = max(_member_fit(_norm(w), period) for w in asked.member_words)
-            row_match = any(_names(_norm(w), _norm(named_row)) for w in asked.member_words)
+            row = _norm(named_row)
+            return NEUTRAL_ROW if any(w in row for w in words) else 0.0
+        if words:
+            matched = max([_member_fit(w, period) for w in words])
+            row = _norm(named_row)
+            row_match = any(_names(w, row) for w in words)
             return 2.0 * max(matched, 0.8 if row_match else 0.0)
         if persons:
             return 3.0 if cell.place in persons else 0.0
@@ -618,21 +680,62 @@ def _fit(
     A reading whose label is the row's label, whole, though it takes more of the quoted parts leaves fewer to
     match as context: each part it takes counts as a context word found ("受取手形、売掛金及び契約資産" is the
     balance sheet's row, not a note's row 受取手形 under some heading that names the rest)."""
+    if len(matches) == 1 and not matches[0][1]:
+        return 4.0 * likeness[0]  # most questions: a label alone, no context words, one reading
     # The first reading's context holds every part another reading reads as context: each part is matched once.
     points: dict[str, float] = {}
     if matches[0][1]:
         row = _norm(cell.named)
         titled, title_names = _titles(cell.chunk.titles)
         where = titled + _norm(cell.period) + row  # each part is kept normalised
-        names = title_names | {row}
         above = _norm(cell.above)
-        points = {p: _context_match(_norm(p), names, where, above) for p in matches[0][1]}
+        points = {p: _context_match(_norm(p), title_names, row, where, above) for p in matches[0][1]}
     return max(
-        4.0 * similarity
-        + (ABSORBED * (len(matches) - len(context) - 1) if similarity >= WHOLE else 0.0)
-        + sum(points[p] for p in context)
-        for similarity, (_, context) in zip(likeness, matches)
+        [
+            _label_points(similarity, len(matches) - len(context) - 1) + sum([points[p] for p in context])
+            for similarity, (_, context) in zip(likeness, matches)
+        ]
     )
+
+
+def _label_points(similarity: float, taken: int) -> float:
+    """A reading's label likeness (x4), and ABSORBED for each quoted part it takes when it names the row whole."""
+    return 4.0 * similarity + (ABSORBED * taken if similarity >= WHOLE else 0.0)
+
+
+def _most_fit(likeness: tuple[float, ...], matches: list[tuple[_LabelMatch, tuple[str, ...]]]) -> float:
+    """The most `_fit` gives a cell of this likeness: each context word found as a heading's name."""
+    return max(
+        [
+            _label_points(similarity, len(matches) - len(context) - 1) + CONTEXT_NAMED * len(context)
+            for similarity, (_, context) in zip(likeness, matches)
+        ]
+    )
+
+
+def _plain_points(asked: CellQuestion, cell: _Cell) -> dict[str, float]:
+    """The score's parts that the fact and row tell at once: year, statement, per share, flow, GAAP, scope."""
+    fact, parts = cell.fact, {}
+    if asked.year is not None and fact.year:
+        parts["year"] = 1.5 if int(fact.year) == asked.year else -1.5
+    if fact.statement in _PRIMARY:
+        parts["statement"] = 0.8
+    if asked.per_share != _per_share(cell.named):
+        parts["per_share"] = -2.0  # 当期純利益 is no 1株当たり当期純利益, however alike the labels read
+    if asked.point_in_time and fact.period_kind == "change":
+        parts["flow"] = FLOW  # a movement row or a column of changes is no balance at a point in time
+    if asked.us_gaap != _us_gaap(cell.period):
+        # the five-year summary's US GAAP columns answer only labels marked (US GAAP)
+        parts["gaap"] = -1.5
+    scope = _scope_points(asked, fact.statement, fact.scope)
+    if scope is not None:
+        parts["scope"] = scope
+    return parts
+
+
+def _row_points(asked: CellQuestion, cell: _Cell) -> float:
+    """Same label in both sections of a statement: the later row is the non-current one."""
+    return (cell.row if asked.later_section else -cell.row) * 0.001
 
 
 def _scope_points(asked: CellQuestion, statement: str, scope: str) -> float | None:
@@ -758,15 +861,17 @@ def _header(period: str) -> tuple[str, str]:
     return _norm(header_name(period)), _norm(period)
 
 
-def _context_match(part: str, names: set[str], where: str, above: str = "") -> float:
-    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings (best),
-    a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the row above
-    that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy likeness."""
+def _context_match(part: str, titles: frozenset[str], row: str, where: str, above: str = "") -> float:
+    """How well a context word of the question ("流動負債") fits a cell: the name of one of its headings or its
+    row (best), a word within its headings or labels (not as the tail of its opposite: 非流動負債), a word of the
+    row above that its own headings and labels lack (減価償却累計額 under 工具、器具及び備品), or a fuzzy
+    likeness."""
     if not part:
         return 0.0
-    if part in names:
-        return 1.5
-    if _unnegated(part).search(where) or (above and _unnegated(part).search(above)):
+    if part in titles or part == row:
+        return CONTEXT_NAMED
+    unnegated = _unnegated(part)
+    if unnegated.search(where) or (above and unnegated.search(above)):
         return 1.0
     return fuzz.partial_ratio(part, where) / 100 * 0.6
 
@@ -794,6 +899,7 @@ class _Readings:
         self._points = 100 * floor - 1e-6
         self._pairs: dict[tuple[str, str], tuple[float, ...]] = {}
         self._hopeless: dict[tuple[str, str], bool] = {}
+        self._titled: dict[str, bool] = {}  # by row label: asked by `hopeless` and `_likeness`
 
     def of(self, field: str, period: str) -> tuple[float, ...]:
         """Each reading's likeness (0..1) of the cell in row `field` and column `period`."""
@@ -819,8 +925,13 @@ class _Readings:
 
     def titled(self, field: str) -> bool:
         """Whether a row so named is about what its table is about: a bare total (合計, 計) or the member's name."""
-        spoken = self.asked.spoken
-        return _bare_total(field) or bool(spoken and spoken.likeness(field) >= MIN_SPOKEN)
+        titled = self._titled.get(field)
+        if titled is None:
+            spoken = self.asked.spoken
+            titled = self._titled[field] = _bare_total(field) or bool(
+                spoken and spoken.likeness(field) >= MIN_SPOKEN
+            )
+        return titled
 
 
 class _LabelMatch:
@@ -843,10 +954,10 @@ class _LabelMatch:
         self.reordered = _norm(qualifier + head) if colon else ""
         parts = [_norm(p) for p in re.split(r"[-―]", folded) if _norm(p)]
         self.parts = parts if len(parts) > 1 else []
-        self._rows: dict[str, float] = {}
-        self._fields: dict[str, tuple[str, float]] = {}  # by row label as stored: _named_row's
-        self._columns: dict[str, float] = {}
-        self._headers: dict[str, tuple[tuple[str, ...], str, float]] = {}  # by header path: _header's
+        self._rows: dict[str, tuple[float, int]] = {}
+        self._fields: dict[str, tuple[str, float, int]] = {}  # by row label as stored: _named_row's
+        self._columns: dict[str, tuple[float, int]] = {}
+        self._headers: dict[str, tuple[tuple[str, ...], str, float, int]] = {}  # by header path: _header's
         self._parts: dict[str, list[float]] = {}
 
     def of(self, field: str, period: str, floor: float = 0.0) -> float:
@@ -857,56 +968,74 @@ class _LabelMatch:
         row = self._fields.get(field)
         if row is None:
             row = self._fields[field] = self._named_row(field)
-        name, best = row
+        name, best, row_common = row
         header = self._headers.get(period)
         if header is None:
             header = self._headers[period] = self._header(period)
-        columns, column, named = header
+        columns, column, named, column_common = header
         if self.parts:
             terms = [self._part_ratios(t) for t in (name, *columns)]
             best = max(best, sum(max(ratios) for ratios in zip(*terms)) / len(self.parts))
         if columns:
             if named > best:
                 best = named
-            # Row and column read together can beat the best so far, and the floor, only if their length allows
-            # (most pairs: not): the ratio is at most 200 x the shorter length / both lengths, so the pair is not
-            # even built then.
+            # Row and column read together can beat the best so far, and the floor, only if the characters they
+            # can share with the label allow (most pairs: not): the ratio is 200 x the common subsequence / both
+            # lengths, and that subsequence is no longer than the label, nor than what the row and the column each
+            # share with it, added; so the pair is not even built then.
             together = len(name) + len(column)
-            shorter = together if together < self._length else self._length
-            if 200 * shorter / (together + self._length) > (best if best > floor else floor) - 1e-9:
-                best = max(
-                    best,
-                    fuzz.ratio(self.wanted, name + column, score_cutoff=best),
-                    fuzz.ratio(self.wanted, column + name, score_cutoff=best),
-                )
+            common = row_common + column_common
+            if self._length < common:
+                common = self._length
+            if 200 * common / (together + self._length) > (best if best > floor else floor) - 1e-9:
+                ratio = fuzz.ratio(self.wanted, name + column, score_cutoff=best)
+                if ratio > best:
+                    best = ratio
+                ratio = fuzz.ratio(self.wanted, column + name, score_cutoff=best)
+                if ratio > best:
+                    best = ratio
         return best / 100
 
-    def _named_row(self, field: str) -> tuple[str, float]:
-        """A row label normalised, and how well the label names it (kept per normalised label)."""
+    def _named_row(self, field: str) -> tuple[str, float, int]:
+        """A row label normalised, how well the label names it and how many characters they share in order (kept
+        per normalised label)."""
         name = _norm(field)
-        score = self._rows.get(name)
-        if score is None:
-            score = self._rows[name] = self._row(name, _head(field))
-        return name, score
+        row = self._rows.get(name)
+        if row is None:
+            row = self._rows[name] = self._row(name, _head(field))
+        return name, *row
 
-    def _header(self, period: str) -> tuple[tuple[str, ...], str, float]:
-        """A column header path's headers, its own (last) header, and how well the label names that header (the
-        label may name the column of a row the member or the context picks: "報酬等の総額")."""
+    def _header(self, period: str) -> tuple[tuple[str, ...], str, float, int]:
+        """A column header path's headers, its own (last) header, how well the label names that header (the label
+        may name the column of a row the member or the context picks: "報酬等の総額") and how many characters they
+        share in order."""
         columns = _columns(period)
         if not columns:
-            return columns, "", 0.0
-        named = self._columns.get(columns[-1])
-        if named is None:
-            named = self._columns[columns[-1]] = 0.9 * fuzz.ratio(self.wanted, columns[-1])
-        return columns, columns[-1], named
+            return columns, "", 0.0, 0
+        column = self._columns.get(columns[-1])
+        if column is None:
+            ratio = fuzz.ratio(self.wanted, columns[-1])
+            column = self._columns[columns[-1]] = (0.9 * ratio, self._common(columns[-1], ratio))
+        return columns, columns[-1], *column
 
-    def _row(self, name: str, head: str = "") -> float:
-        score = max(fuzz.ratio(self.wanted, name), fuzz.ratio(self.wanted, _without_total(name)))
+    def _common(self, text: str, ratio: float) -> int:
+        """The length of the longest common subsequence of the label and a text, read back from their ratio (200 x
+        that length / both lengths)."""
+        return round(ratio * (self._length + len(text)) / 200)
+
+    def _row(self, name: str, head: str = "") -> tuple[float, int]:
+        """How well the label names a row label (normalised; `head`: its first line), and how many characters the
+        two share in order."""
+        score = fuzz.ratio(self.wanted, name)
+        common = self._common(name, score)
+        bare = _without_total(name)
+        if bare != name:  # most labels end in no total suffix: their ratio is the one above
+            score = max(score, fuzz.ratio(self.wanted, bare))
         if head:
             score = max(score, HEADED * fuzz.ratio(self.wanted, head))
         if self.reordered:
             score = max(score, fuzz.ratio(self.reordered, name))
-        return score
+        return score, common
 
     def _part_ratios(self, term: str) -> list[float]:
         ratios = self._parts.get(term)
@@ -950,9 +1079,12 @@ def _split_spanned_labels(cells: list[_Cell]) -> None:
     two_line = [(cell, lines) for cell in cells if (lines := _two_lines(cell.named)) is not None]
     if not two_line:
         return  # most questions: no candidate row has a second line
+    # the rows of each table named by one of those labels (most cells are named by none: passed over by name)
+    names = {cell.named for cell, _ in two_line}
     rows: dict[tuple[str, str], set[int]] = {}
     for cell in cells:
-        rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
+        if cell.named in names:
+            rows.setdefault((cell.place[0], cell.named), set()).add(cell.row)
     for cell, (head, second) in two_line:
         spanned = sorted(rows[(cell.place[0], cell.named)])
         if len(spanned) != 2 or spanned[1] != spanned[0] + 1:

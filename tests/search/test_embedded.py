@@ -131,7 +131,15 @@ def test_every_field_of_a_chunk_comes_back_from_the_stored_form(settings, search
 
 @pytest.mark.parametrize(
     "stored",
-    [None, "{not json", '{"chunk_id": "d#0"}', '["d#0", "d"]', '["d#0","d","x",3,0,0,"","","t","",""]'],
+    [
+        None,
+        "",
+        "{not json",
+        '{"chunk_id": "d#0"}',
+        '["d#0", "d"]',
+        '["d#0","d","x",3,0,0,"","","t","",""]',
+        '["d#0","d","x",[],0,0,"",null,"t","",""]]',  # a whole chunk, then more
+    ],
 )
 def test_a_damaged_stored_chunk_is_reported_not_raised_as_another_error(
     settings, search_tokenizer, corpus, stored

@@ -559,11 +559,9 @@ def test_a_fact_without_a_company_never_answers_a_question_naming_a_company_but_
 def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     label = "株主総利回り (比較指標：配当込みTOPIX)"
 
-    def cell(row: int, field: str = label) -> _Cell:
-        fact = CellFact(
-            f"T-0101010-tab5-r{row}c3", field, "", 2024, "T/0101010", "", "1", "1", "", "1", "", "", ""
-        )
-        return _Cell(fact, None, 1.0, ("T-0101010-tab5", str(row)), row, field, "", {})
+    def cell(row: int, field: str = label, table: str = "T-0101010-tab5") -> _Cell:
+        fact = CellFact(f"{table}-r{row}c3", field, "", 2024, "T/0101010", "", "1", "1", "", "1", "", "", "")
+        return _Cell(fact, None, 1.0, (table, str(row)), row, field, "", {})
 
     pair = [cell(21), cell(22)]
     _split_spanned_labels(pair)
@@ -574,6 +572,10 @@ def test_a_two_line_label_spanning_two_rows_names_each_row_by_one_line():
     empty = [cell(13, "貸倒引当金()"), cell(14, "貸倒引当金()")]  # an empty second line names no row
     _split_spanned_labels(empty)
     assert [c.named for c in empty] == ["貸倒引当金", "貸倒引当金()"]
+    # rows of other labels, and the label's row in another table, neither part nor break the pair
+    among = [cell(20, "売上高"), cell(21), cell(22), cell(23, "売上高"), cell(22, table="T-0101010-tab6")]
+    _split_spanned_labels(among)
+    assert [c.named for c in among] == ["売上高", "株主総利回り", "比較指標:配当込みTOPIX", "売上高", label]
 
 
 def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_as_well_as_the_floor():
@@ -605,6 +607,43 @@ def test_a_cell_is_told_hopeless_exactly_when_no_reading_of_the_label_names_it_a
         assert hopeless == (max(exact) < 0.45 and row != "合計"), (row, column)
         assert readings.of(row, column) == tuple(exact)
     assert 0 < sum(told.values()) < len(told)
+
+
+def test_a_label_naming_column_and_row_together_is_read_whole_with_or_without_a_floor():
+    # neither the row nor the column alone reaches the floor; together, in either order, they are the label
+    for label in ("報告セグメント計売上高", "売上高報告セグメント計"):
+        match = _LabelMatch(label)
+        row, column = "売上高", "報告セグメント計"
+        assert match.of(row, "") < 0.45
+        assert match.of(row, column, 44.9) == match.of(row, column) == 1.0
+    # a pair sharing few characters with the label stays below the floor
+    assert _LabelMatch("報告セグメント計売上高").of("営業利益", "前期", 44.9) < 0.45
+
+
+def test_the_best_cells_are_those_scoring_every_named_cell_ranks_first(small_engine):
+    analyzer, answerer = small_engine
+    unweighed = 0
+    for text in (
+        f"{COMPANY}の2020年における「売上高」は？",
+        f"{COMPANY}の2020年における「減価償却累計額、工具、器具及び備品」は？",
+        f"{COMPANY}の2020年の個別決算における「流動資産合計、貸借対照表」は？",
+        f"{COMPANY}の2020年のCapitalStockMemberにおける「純資産、株主資本等変動計算書」は？",
+    ):
+        analysis = analyzer.run(Question("q", text, ("TEST0001/",)))
+        asked = CellQuestion.parse(text, analysis.years, answerer.members)
+        cells = answerer.candidates(asked, ("TEST0001/",), language=analysis.language)
+        readings = _Readings(asked, answerer.settings.min_label)
+        named = answerer._named(asked, cells, readings, False)
+        every = answerer._best(asked, named, readings, set(), keep=len(named))
+        assert len(named) > 3 and all(cell.parts is not None for cell, _ in named)
+        for cell, _ in named:
+            cell.score, cell.parts = 0.0, None
+        best = answerer._best(asked, named, readings, set())
+        assert [(c.fact.cell_id, c.score) for c in best] == [(c.fact.cell_id, c.score) for c in every[:3]], (
+            text
+        )
+        unweighed += sum(cell.parts is None for cell, _ in named)
+    assert unweighed  # cells that could not be among the best were never weighed whole
 
 
 def test_a_title_names_a_label_only_when_it_prints_most_of_it():
