@@ -16,6 +16,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from core.rulebook import per_book
 from core.vocabulary import vocabulary
 
 _DROPPED = re.compile(r"[\s()]+")
@@ -71,7 +72,11 @@ def fold_field_with_offsets(text: str) -> tuple[str, list[int]]:
 
 def field_particles() -> str:
     """The particles field names are matched without (rules/tokens.yaml field_particles)."""
-    return vocabulary("tokens")["field_particles"]
+    return _FIELD_PARTICLES.value()
+
+
+# Every fold of a field name or question reads them: once per rule book, not through the book each time.
+_FIELD_PARTICLES = per_book(lambda: vocabulary("tokens")["field_particles"])
 
 
 @lru_cache(maxsize=2)
@@ -80,6 +85,15 @@ def opencc(config: str):
     import opencc as _opencc  # loads its dictionaries; only when Chinese text is folded
 
     return _opencc.OpenCC(config)
+
+
+def convert_all(config: str, texts: list[str]) -> list[str]:
+    """Each text converted by the OpenCC converter `config`, in one call: OpenCC is fast per call, not per
+    text, and no dictionary entry holds a newline, so texts joined by newlines convert as they do alone."""
+    converter = opencc(config)
+    if not texts or any("\n" in text for text in texts):
+        return [converter.convert(text) for text in texts]
+    return converter.convert("\n".join(texts)).split("\n")
 
 
 def nfkc(text: str) -> str:

@@ -23,6 +23,7 @@ import jsonschema
 import yaml
 
 from core.errors import InputError, RuleError
+from core.schema_check import conforms
 
 # libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -93,7 +94,9 @@ class RuleFile:
         except RecursionError:
             raise RuleError("invalid YAML: nested too deeply", str(path)) from None
         rule_file = cls(path, data, lines)
-        if schema is not None:
+        # Most files are valid: the quick check (core/schema_check.py) lets them skip jsonschema, which
+        # decides and words the error of every other file.
+        if schema is not None and not conforms(data, schema):
             # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
             validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
             errors = sorted(validator.iter_errors(data), key=lambda e: rule_file.line(*e.absolute_path))

@@ -42,7 +42,7 @@ from pathlib import Path
 from core.dates import eras, western_year
 from core.errors import InputError
 from core.fields import field_words
-from core.folding import opencc
+from core.folding import convert_all, opencc
 from core.language import HAN, JA, LATIN, ZH, language_of
 from core.numerals import cjk_number
 from core.rulebook import active, pattern_per_book, per_book
@@ -191,11 +191,13 @@ class Tokenizer:
         Index and queries must have the same words added.
         """
         self._short.clear()  # the new words change how cached texts split
-        for word in words:
-            norm = _normalize(word).strip()
-            if len(norm) < 2 or len(norm) > self.settings.max_token_chars or not _CJK.search(norm):
-                continue  # Latin words are whole already; one character is no compound
-            zh = self._fold(norm)
+        # Latin words are whole already; one character is no compound
+        norms = [
+            norm
+            for norm in (_normalize(word).strip() for word in words)
+            if 2 <= len(norm) <= self.settings.max_token_chars and _CJK.search(norm)
+        ]
+        for norm, zh in zip(norms, convert_all("t2s", norms) if self._t2s is not None else norms):
             self._pending.append(zh)
             self._zh_words.add(zh)
             self._ja_words.add(norm)

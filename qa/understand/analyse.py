@@ -253,11 +253,12 @@ class QuestionAnalyzer:
     def _names(self, text: str, year_match: YearMatch, trace: list[str]) -> _Names:
         """The company, fields, topic, formula and quoted words the question names."""
         # A field name is no company's abbreviation (在建工程 does not abbreviate 建发合诚工程咨询).
-        field_spans = [(m.start, m.end) for m in self.fields.find(text)]
+        named_fields = self.fields.find(text)
+        field_spans = [(m.start, m.end) for m in named_fields]
         company = self.register.find(text, year_match.years, field_spans) if self.register else CompanyMatch()
         # Fields are looked for outside the company's name (青岛汇金通电力设备股份有限公司外文名称).
         unnamed = _blank(text, [(company.start, company.end)])
-        field_matches = self.fields.find(unnamed)
+        field_matches = named_fields if unnamed == text else self.fields.find(unnamed)
         company, absent = self._unregistered(text, company, year_match.written, field_matches)
         trace.append(self._company_trace(company))
         if absent:

@@ -4,8 +4,8 @@ The register holds full names, short names (every one a company has used),
 stock codes and derived aliases (the full name without its legal suffix),
 built from the corpus's company-years and, optionally, a reports list in the
 FinGLM file-name format (`date__full name__code__short name__year__年度报告`).
-All names go into one compiled `PhraseMatcher`, so matching costs one regex
-scan per question whatever the size of the register; when nothing matches
+All names go into one `PhraseMatcher`, so matching costs about one look-up
+per character of the question whatever the size of the register; when nothing matches
 exactly, rapidfuzz compares company-like spans with the full names.
 
 >>> register = CompanyRegister.from_reports_list(Path("reports_list.csv"))
@@ -25,7 +25,7 @@ from rapidfuzz import fuzz, process
 
 from core.errors import InputError
 from core.fields import PhraseMatcher
-from core.folding import fold, fold_with_offsets, opencc
+from core.folding import convert_all, fold, fold_with_offsets, opencc
 from core.identity import core_name
 from core.records import ReportYear
 from core.rulebook import pattern_per_book, per_book
@@ -383,9 +383,8 @@ def _other_script(phrases: dict[str, list[str]]) -> dict[str, list[str]]:
     """Each phrase converted Simplified->Traditional and Traditional->Simplified (OpenCC), where that changes it."""
     keys = list(phrases)
     converted: dict[str, list[str]] = {}
-    for converter in (opencc("s2t"), opencc("t2s")):
-        # One call over all names: OpenCC is fast per call, not per name.
-        for key, other in zip(keys, converter.convert("\n".join(keys)).split("\n")):
+    for config in ("s2t", "t2s"):
+        for key, other in zip(keys, convert_all(config, keys)):
             if other != key:
                 converted.setdefault(other, []).extend(phrases[key])
     return converted

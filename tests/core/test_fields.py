@@ -95,6 +95,18 @@ def test_phrase_matcher_prefers_the_longest_overlapping_phrase():
     assert [m.text for m in matcher.find("中国平安和银行")] == ["中国平安", "银行"]
 
 
+def test_phrase_matcher_takes_the_longest_phrase_starting_at_a_position_and_single_characters():
+    matcher = PhraseMatcher(
+        {"资产": ["a"], "资产总计": ["b"], "资产总计数": ["c"], "债": ["d"], "负债合计": ["e"]}
+    )
+    # "资产总计" is the longest phrase there: "资产总计数" is cut short by the end of the text
+    assert [(m.start, m.end, m.values) for m in matcher.find("资产总计")] == [(0, 4, ("b",))]
+    assert [m.text for m in matcher.find("资产总")] == ["资产"]
+    assert [m.text for m in matcher.find("负债和资产总计数")] == ["债", "资产总计数"]
+    assert [m.text for m in matcher.find("负债合计")] == ["负债合计"]
+    assert matcher.find("") == [] and PhraseMatcher({}).find("资产") == []
+
+
 def test_fold_drops_width_case_spaces_and_parentheses():
     assert fold("福建龙溪轴承（集团）股份 有限公司 ＡＢ") == "福建龙溪轴承集团股份有限公司ab"
 
@@ -103,3 +115,31 @@ def test_a_dictionary_needs_fields():
     with pytest.raises(InputError):
         FieldDictionary([])
     assert FieldDictionary([FieldDef("存货")]).canonical("存貨") == "存货"
+
+
+def test_fuzzy_matching_answers_as_scoring_every_field_would(fields):
+    from rapidfuzz import fuzz, process
+
+    from core.folding import fold_field
+
+    choices = {fold_field(f): f for f in fields.fields if len(f) >= fields.fuzzy_min_chars}
+    texts = [
+        "2019年四方科技的营业总收人是多少",
+        "归属母公司净利润",
+        "净利闰",
+        "営業収益の金額",
+        "产总计",
+        "货币资金余额",
+    ]
+    for text in texts:
+        for cutoff in (60, 80, 95):
+            best = process.extractOne(
+                fold_field(text),
+                list(choices),
+                scorer=fuzz.partial_ratio,
+                processor=None,
+                score_cutoff=cutoff,
+            )
+            expected = [(choices[best[0]], round(best[1]))] if best else []
+            assert [(m.field, m.score) for m in fields.find_fuzzy(text, cutoff)] == expected, (text, cutoff)
+    assert fields.find_fuzzy("营业总收人")[0].field == "营业总收入"
