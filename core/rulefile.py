@@ -11,8 +11,11 @@ checks (a bad regex, a duplicate id) can point to `file:line`.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
+import json
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,8 +25,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from core.cache import user_cache
 from core.errors import InputError, RuleError
-from core.schema_check import conforms
 
 # libyaml's parser when PyYAML was built with it (several times faster: rule files load at every start).
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -52,6 +55,25 @@ def data_dir(name: str, variable: str = "") -> Path:
     # a real folder: finqa is installed as files, never zipped. Resolved, so that errors in a
     # checkout name rules/x.yaml, the file a maintainer edits, not the symlink.
     return Path(str(importlib.resources.files("finqa").joinpath(name))).resolve()
+
+
+def _known_valid(text: str, schema: dict) -> Path:
+    """Where the verdict that this text meets this schema is kept once given (as Python keeps compiled modules):
+    validating every rule file is a third of opening an engine, paid again by each worker process, while the
+    files rarely change. The key is the text, the schema and the Python version (which patterns compile), so an
+    edited file, or one read against another schema, is validated again; only a valid verdict is kept."""
+    key = hashlib.sha256(json.dumps([schema, sys.version_info[:2]], sort_keys=True).encode())
+    key.update(text.encode())
+    return user_cache() / "valid-rules" / key.hexdigest()
+
+
+def _remember_valid(text: str, schema: dict) -> None:
+    marker = _known_valid(text, schema)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
+    except OSError:  # a read-only or full cache: the next run validates again, nothing else changes
+        pass
 
 
 @dataclass
@@ -94,9 +116,7 @@ class RuleFile:
         except RecursionError:
             raise RuleError("invalid YAML: nested too deeply", str(path)) from None
         rule_file = cls(path, data, lines)
-        # Most files are valid: the quick check (core/schema_check.py) lets them skip jsonschema, which
-        # decides and words the error of every other file.
-        if schema is not None and not conforms(data, schema):
+        if schema is not None and not _known_valid(text, schema).exists():
             # The format checker compiles every "format": "regex" value, so a bad pattern is a file:line error too.
             validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
             errors = sorted(validator.iter_errors(data), key=lambda e: rule_file.line(*e.absolute_path))
@@ -113,6 +133,7 @@ class RuleFile:
                     err.message if len(err.message) <= 300 else f"{err.message[:120]} … {err.message[-80:]}"
                 )
                 raise rule_file.error(f"{where + ': ' if where else ''}{message}", *at)
+            _remember_valid(text, schema)
         return rule_file
 
     def strings(self) -> Iterator[tuple[tuple, str]]:

@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from core.cache import user_cache
 from core.command_names import command_name
 from core.errors import InputError, disk_error
 from core.logs import add_verbosity, configure, summary
@@ -70,9 +71,8 @@ def examples_index(corpus: Path = EXAMPLES_CORPUS) -> Path:
     install) must not share an index their different code wrote; an upgrade that stores chunks otherwise
     builds a new one rather than refusing the old.
     """
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     copy = hashlib.sha256(str(corpus.resolve()).encode()).hexdigest()[:12]
-    return cache / "finqa" / f"examples-{copy}-{TEXT_INDEX_FORMAT}"
+    return user_cache() / f"examples-{copy}-{TEXT_INDEX_FORMAT}"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -28,6 +28,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.cache import user_cache
 from core.command_names import command_name
 from core.errors import InputError
 from core.logs import add_verbosity, configure
@@ -49,7 +50,7 @@ _CHUNK = 1 << 20
 
 def models_dir() -> Path:
     """Where models from a mirror go: the user's cache, as the bundled examples' index."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "finqa" / "models"
+    return user_cache() / "models"
 
 
 def file_sha256(path: Path) -> str:
