@@ -350,12 +350,7 @@ class Tokenizer:
         return self._t2s.convert(text) if self._t2s is not None else text
 
     def _fold_tokens(self, tokens: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
-        # One OpenCC call for the whole list; tokens never contain a newline.
-        if not tokens:
-            return tokens
-        folded = self._t2s.convert("\n".join(t for t, _ in tokens)).split("\n")
-        if len(folded) != len(tokens):
-            folded = [self._t2s.convert(t) for t, _ in tokens]
+        folded = convert_all("t2s", [t for t, _ in tokens])  # one OpenCC call for the whole list
         return [(f, part) for f, (_, part) in zip(folded, tokens)]
 
 
