@@ -59,7 +59,7 @@ def data_dir(name: str, variable: str = "") -> Path:
 
 def _known_valid(text: str, schema: dict) -> Path:
     """Where the verdict that this text meets this schema is kept once given (as Python keeps compiled modules):
-    validating every rule file is a third of opening an engine, paid again by each worker process, while the
+    validating every rule file was about a third of opening an engine, paid again by each worker process, while the
     files rarely change. The key is the text, the schema and the Python version (which patterns compile), so an
     edited file, or one read against another schema, is validated again; only a valid verdict is kept."""
     key = hashlib.sha256(json.dumps([schema, sys.version_info[:2]], sort_keys=True).encode())
@@ -84,7 +84,8 @@ class RuleFile:
 
     @classmethod
     def load(cls, path: Path, schema: dict | None = None) -> RuleFile:
-        """Parse and (optionally) validate against a JSON schema; InputError on any problem."""
+        """Parse and (optionally) validate against a JSON schema; InputError on any problem. A text once found
+        valid against the schema is not validated again (_known_valid)."""
         path = Path(path)
         try:
             if path.stat().st_size > MAX_FILE_BYTES:
