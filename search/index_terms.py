@@ -162,9 +162,8 @@ def chunk_to_stored(chunk: Chunk) -> dict:
     return {name: getattr(chunk, name) for name in CHUNK_FIELD_NAMES}
 
 
-CHUNK_FIELD_NAMES = tuple(
-    f.name for f in dataclasses.fields(Chunk)
-)  # in Chunk's order: the stored forms' fields
+# in Chunk's order: the stored forms' fields
+CHUNK_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Chunk))
 _CHUNK_FIELDS = frozenset(CHUNK_FIELD_NAMES)
 
 

@@ -1,8 +1,9 @@
 """The embedded facts store: long-form facts and company-years in one SQLite file.
 
 Facts are never loaded whole: every question reads only the rows it needs
-through an index, into a small pandas DataFrame (or, for the cells of table
-rows, CellFact tuples).
+through an index: plain rows (dicts) for a look-up, CellFact tuples for the
+cells of table rows, a small pandas DataFrame for the queries over many
+companies.
 
     facts(company, year, field, value, number, num, unit, raw, period, short_name, code,
           doc_id, page, table_id, cell_id, report_year, precision, statement, scope, period_kind)

@@ -64,9 +64,8 @@ class Dealer:
                 least = min(range(self.workers), key=loads.__getitem__)
                 worker = self.owner.get(key) if isinstance(key, tuple) else None
                 if worker is None or loads[worker] - loads[least] > slack:
-                    worker = (
-                        least  # a new document, or its worker too far ahead: it moves (a large one is shared)
-                    )
+                    # a new document, or its worker too far ahead: it moves (a large one is shared)
+                    worker = least
                     if isinstance(key, tuple):
                         self.owner[key] = worker
                 dealt[worker].append(position)
